@@ -1,0 +1,5 @@
+export * from './users.js';
+export * from './settings.js';
+export * from './files.js';
+export * from './shares.js';
+export * from './http.js';

@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Permissions, Rule, Sorting } from './users.js';
+
+export const THEMES = ['', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
+
+export const AUTH_METHODS = ['json', 'proxy', 'hook', 'noauth'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+export const HOOK_EVENTS = ['save', 'copy', 'rename', 'upload', 'delete'] as const;
+export const HOOK_TRIGGERS = HOOK_EVENTS.flatMap((e) => [`before_${e}`, `after_${e}`] as const);
+
+export const UserDefaults = Type.Object({
+  scope: Type.String(),
+  locale: Type.String(),
+  viewMode: Type.String(),
+  singleClick: Type.Boolean(),
+  redirectAfterCopyMove: Type.Boolean(),
+  sorting: Sorting,
+  perm: Permissions,
+  commands: Type.Array(Type.String()),
+  hideDotfiles: Type.Boolean(),
+  dateFormat: Type.Boolean(),
+  aceEditorTheme: Type.String(),
+  uploadsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+});
+export type UserDefaults = Static<typeof UserDefaults>;
+
+export const Branding = Type.Object({
+  name: Type.String(),
+  disableExternal: Type.Boolean(),
+  disableUsedPercentage: Type.Boolean(),
+  files: Type.String(),
+  theme: Type.String(),
+  color: Type.String(),
+});
+export type Branding = Static<typeof Branding>;
+
+export const TusSettings = Type.Object({
+  chunkSize: Type.Integer({ minimum: 0 }),
+  retryCount: Type.Integer({ minimum: 0, maximum: 65535 }),
+});
+export type TusSettings = Static<typeof TusSettings>;
+
+/** GET/PUT /api/settings, in File Browser's field order. */
+export const Settings = Type.Object({
+  signup: Type.Boolean(),
+  hideLoginButton: Type.Boolean(),
+  createUserDir: Type.Boolean(),
+  minimumPasswordLength: Type.Integer({ minimum: 0 }),
+  userHomeBasePath: Type.String(),
+  defaults: UserDefaults,
+  authMethod: Type.String(),
+  rules: Type.Array(Rule),
+  branding: Branding,
+  tus: TusSettings,
+  shell: Type.Array(Type.String()),
+  commands: Type.Record(Type.String(), Type.Array(Type.String())),
+});
+export type Settings = Static<typeof Settings>;
+
+/** What PUT /api/settings accepts: missing keys take zero values, as in the old server. */
+export const SettingsInput = Type.Partial(
+  Type.Object({
+    ...Settings.properties,
+    defaults: Type.Partial(UserDefaults),
+    branding: Type.Partial(Branding),
+    tus: Type.Partial(TusSettings),
+    rules: Type.Union([Type.Array(Rule), Type.Null()]),
+    shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    commands: Type.Union([Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])), Type.Null()]),
+  }),
+);
+export type SettingsInput = Static<typeof SettingsInput>;
+
+/** `window.FileBrowser`: the start-up settings the page needs before it runs (keys alphabetical). */
+export const StartupSettings = Type.Object({
+  AuthMethod: Type.String(),
+  BaseURL: Type.String(),
+  CSS: Type.Boolean(),
+  Color: Type.String(),
+  DisableExternal: Type.Boolean(),
+  DisableUsedPercentage: Type.Boolean(),
+  EnableExec: Type.Boolean(),
+  EnableThumbs: Type.Boolean(),
+  HideLoginButton: Type.Boolean(),
+  LoginPage: Type.Boolean(),
+  LogoutPage: Type.String(),
+  Name: Type.String(),
+  NoAuth: Type.Boolean(),
+  ReCaptcha: Type.Boolean(),
+  ReCaptchaHost: Type.Optional(Type.String()),
+  ReCaptchaKey: Type.Optional(Type.String()),
+  ResizePreview: Type.Boolean(),
+  Signup: Type.Boolean(),
+  StaticURL: Type.String(),
+  Theme: Type.String(),
+  TusSettings,
+  Version: Type.String(),
+  /** Archive formats this server can write (algo values of GET /api/raw); an addition of ours. */
+  ArchiveFormats: Type.Optional(Type.Array(Type.String())),
+});
+export type StartupSettings = Static<typeof StartupSettings>;

@@ -1,0 +1,80 @@
+import path from 'node:path';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { AuthService } from './auth/service.js';
+import type { ServerConfig } from './config/types.js';
+import type { AppContext, Logger } from './context.js';
+import { authRoutes } from './http/auth/routes.js';
+import { installErrorHandler } from './http/errors.js';
+import { sendStatus } from './http/replies.js';
+import { settingsRoutes } from './http/settings/routes.js';
+import { staticRoutes } from './http/static/routes.js';
+import { usersRoutes } from './http/users/routes.js';
+import type { Store } from './store/index.js';
+
+export interface BuildOptions {
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+}
+
+/** Strips the optional base URL (contract 1.1: the prefix may be present or not). */
+function stripBaseURL(baseURL: string, url: string): string {
+  if (!baseURL) return url;
+  if (url === baseURL || url.startsWith(baseURL + '/') || url.startsWith(baseURL + '?')) {
+    return url.slice(baseURL.length) || '/';
+  }
+  return url;
+}
+
+/** Builds the whole application on an open store. Tests use this; only main.ts listens. */
+export async function buildApp(config: ServerConfig, store: Store, opts: BuildOptions = {}): Promise<BuiltApp> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    trustProxy: config.trustedProxies,
+    bodyLimit: 64 * 1024 * 1024,
+    routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 4096 },
+    rewriteUrl: (req) => stripBaseURL(config.baseURL, req.url ?? '/'),
+  });
+  const ctx = { config, store, log: app.log as Logger } as AppContext;
+  ctx.auth = new AuthService(ctx);
+
+  installErrorHandler(app);
+  await app.register(fastifyCookie);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw.url ?? '/';
+    // A bare base URL is redirected to its folder form so relative asset URLs resolve.
+    if (config.baseURL && raw === config.baseURL) return reply.redirect(config.baseURL + '/', 301);
+    const pathname = request.url.split('?')[0] ?? '/';
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      return sendStatus(reply, 400, 'the request path is not valid percent-encoding');
+    }
+    if (/\/\/|\/\.\.?(\/|$)/.test(decoded)) {
+      const cleaned = path.posix.normalize(decoded).replace(/\/\.\.?$/, '/');
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      return reply.redirect(config.baseURL + encodeURI(cleaned) + query, 301);
+    }
+    if (pathname.startsWith('/api/')) {
+      void reply.header('Cache-Control', 'no-cache, no-store, must-revalidate');
+    }
+    void reply.header('Content-Security-Policy', "default-src 'self'; style-src 'unsafe-inline';");
+    void reply.header('X-Content-Type-Options', 'nosniff');
+  });
+
+  await app.register(authRoutes(ctx));
+  await app.register(usersRoutes(ctx));
+  await app.register(settingsRoutes(ctx));
+  await app.register(staticRoutes(ctx));
+  return { app, ctx };
+}
+
+export function defaultWebDist(): string {
+  return path.resolve(import.meta.dirname, '../../web/dist');
+}

@@ -1,0 +1,52 @@
+import crypto from 'node:crypto';
+import { compare, hash } from '@node-rs/bcrypt';
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { badRequest } from '../errors.js';
+
+/** bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut. */
+export const MAX_PASSWORD_BYTES = 72;
+export const BCRYPT_COST = 10;
+
+let common: Set<string> | undefined;
+function commonPasswords(): Set<string> {
+  common ??= new Set(dictionary['passwords-common']);
+  return common;
+}
+
+/** File Browser's password rules (contract 4.4); throws a 400 naming what is wrong. */
+export function validatePassword(password: string, minimumLength: number): void {
+  const min = minimumLength || 12;
+  const bytes = Buffer.byteLength(password, 'utf8');
+  if (bytes < min) throw badRequest(`password is too short, minimum length is ${min}`);
+  if (bytes > MAX_PASSWORD_BYTES) throw badRequest(`password is too long, maximum length is ${MAX_PASSWORD_BYTES} bytes`);
+  if (commonPasswords().has(password)) throw badRequest('password is too easy');
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, { cost: BCRYPT_COST });
+}
+
+export async function checkPassword(password: string, passwordHash: string): Promise<boolean> {
+  if (!passwordHash || Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return false;
+  try {
+    return await compare(password, passwordHash);
+  } catch {
+    return false;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+/** Spends the time of a real bcrypt compare, so unknown usernames cannot be told apart by timing. */
+export async function spendPasswordCheckTime(password: string): Promise<void> {
+  dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+  await checkPassword(password.slice(0, 64), await dummyHash);
+}
+
+/** A password nobody knows: for accounts that never log in with one (proxy, first admin until shown). */
+export function randomPassword(bytes = 12): string {
+  return crypto.randomBytes(bytes).toString('base64url');
+}
+
+export function looksLikeBcryptHash(value: string): boolean {
+  return /^\$2[abxy]\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
+}

@@ -1,0 +1,160 @@
+import type { TokenClaims } from '@filebrowser/contract';
+import type { AppContext } from '../context.js';
+import { AppError, forbidden, unauthorized } from '../errors.js';
+import type { StoredUser } from '../store/users.js';
+import { createAccount } from './accounts.js';
+import { isTrustedAddress } from './ip.js';
+import { checkPassword, MAX_PASSWORD_BYTES, randomPassword, spendPasswordCheckTime } from './passwords.js';
+import { AttemptLimiter } from './rate-limit.js';
+import { signToken, verifyToken } from './tokens.js';
+
+export interface LoginInput {
+  username?: string;
+  password?: string;
+  recaptcha?: string;
+  /** Client address as the socket (or a trusted proxy) reports it. */
+  ip: string;
+  /** Request headers, for the proxy method. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export interface Authenticated {
+  user: StoredUser;
+  claims: TokenClaims;
+  sessionId: string;
+}
+
+/** Logs people in, issues and checks session tokens. One per app. */
+export class AuthService {
+  private readonly byAddress: AttemptLimiter;
+  private readonly byUsername: AttemptLimiter;
+
+  constructor(private readonly ctx: AppContext) {
+    const windowMs = ctx.config.loginRateWindowSeconds * 1000;
+    this.byAddress = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
+    this.byUsername = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
+  }
+
+  /** POST /api/login: returns a fresh token or throws 403 (bad credentials) / 429 (too many tries). */
+  async login(input: LoginInput): Promise<string> {
+    const settings = this.ctx.store.settings.get();
+    switch (settings.authMethod) {
+      case 'noauth': {
+        const user = this.ctx.store.users.get(1) ?? this.ctx.store.users.list().find((u) => u.perm.admin);
+        if (!user) throw new AppError('internal', 'no user to sign in as');
+        return this.issue(user);
+      }
+      case 'proxy':
+        return this.issue(await this.proxyUser(input));
+      case 'json':
+        return this.passwordLogin(input);
+      default:
+        throw new AppError('internal', `auth method ${settings.authMethod} is not supported`);
+    }
+  }
+
+  private async passwordLogin(input: LoginInput): Promise<string> {
+    const username = (input.username ?? '').normalize('NFC');
+    const password = input.password ?? '';
+    const userKey = username.toLowerCase();
+    const wait = Math.max(this.byAddress.retryAfter(input.ip), this.byUsername.retryAfter(userKey));
+    if (wait > 0) {
+      throw new AppError('too_many_requests', 'too many login attempts, try again later', {
+        'Retry-After': String(wait),
+      });
+    }
+    const fail = () => {
+      this.byAddress.fail(input.ip);
+      if (username) this.byUsername.fail(userKey);
+      return forbidden();
+    };
+
+    const { recaptcha } = this.ctx.store.settings.get().auther;
+    if (recaptcha?.key && recaptcha.secret) {
+      if (!(await verifyRecaptcha(recaptcha, input.recaptcha ?? ''))) throw fail();
+    }
+    if (!username || !password || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
+      await spendPasswordCheckTime(password);
+      throw fail();
+    }
+    const user = this.ctx.store.users.getByUsername(username);
+    if (!user) {
+      await spendPasswordCheckTime(password);
+      throw fail();
+    }
+    if (!(await checkPassword(password, user.passwordHash))) throw fail();
+    this.byUsername.reset(userKey);
+    return this.issue(user);
+  }
+
+  private async proxyUser(input: LoginInput): Promise<StoredUser> {
+    const header = this.ctx.store.settings.get().auther.header;
+    if (!header) throw new AppError('internal', 'proxy authentication has no header configured');
+    if (!isTrustedAddress(input.ip, this.ctx.config.trustedProxies)) throw forbidden();
+    const raw = input.headers[header.toLowerCase()];
+    const username = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
+    if (!username) throw forbidden();
+    const existing = this.ctx.store.users.getByUsername(username);
+    if (existing) return existing;
+    return createAccount(this.ctx, { username }, randomPassword(22), 'proxy', { passwordIsHash: false });
+  }
+
+  /** Signup demands the captcha too when one is configured (the old server skipped it). */
+  async checkSignupCaptcha(response: string): Promise<void> {
+    const { recaptcha } = this.ctx.store.settings.get().auther;
+    if (recaptcha?.key && recaptcha.secret && !(await verifyRecaptcha(recaptcha, response))) {
+      throw forbidden('the captcha was not solved');
+    }
+  }
+
+  /** A new session and its token. */
+  async issue(user: StoredUser): Promise<string> {
+    const lifetime = this.ctx.config.tokenExpirationTime;
+    const session = this.ctx.store.sessions.create(user.id, lifetime);
+    return signToken(user, session.id, this.ctx.store.settings.get().key, lifetime);
+  }
+
+  /** POST /api/renew: the old session ends, a new one starts with the user's current state. */
+  async renew(auth: Authenticated): Promise<string> {
+    this.ctx.store.sessions.revoke(auth.sessionId);
+    return this.issue(auth.user);
+  }
+
+  logout(sessionId: string): void {
+    this.ctx.store.sessions.revoke(sessionId);
+  }
+
+  /** Checks a token: valid signature, unexpired, its session live, its user present. */
+  async verify(token: string | undefined): Promise<Authenticated> {
+    if (!token) throw unauthorized();
+    const claims = await verifyToken(token, this.ctx.store.settings.get().key);
+    if (!claims?.sid) throw unauthorized();
+    const session = this.ctx.store.sessions.get(claims.sid);
+    if (!session || session.userId !== claims.user.id) throw unauthorized();
+    const user = this.ctx.store.users.get(session.userId);
+    if (!user) throw unauthorized();
+    return { user, claims, sessionId: session.id };
+  }
+}
+
+async function verifyRecaptcha(
+  cfg: { host: string; secret: string },
+  response: string,
+): Promise<boolean> {
+  if (!response) return false;
+  const host = (cfg.host || 'https://www.google.com').replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await fetch(`${host}/recaptcha/api/siteverify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ secret: cfg.secret, response }),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch {
+    throw new AppError('internal', 'the captcha could not be verified');
+  }
+  if (!res.ok) return false;
+  const body = (await res.json().catch(() => ({}))) as { success?: boolean };
+  return body.success === true;
+}

@@ -1,0 +1,55 @@
+import { SignJWT, jwtVerify } from 'jose';
+import { TOKEN_ISSUER, type TokenClaims, type TokenUser } from '@filebrowser/contract';
+import type { StoredUser } from '../store/users.js';
+
+export function tokenUser(u: StoredUser): TokenUser {
+  return {
+    id: u.id,
+    locale: u.locale,
+    viewMode: u.viewMode,
+    singleClick: u.singleClick,
+    redirectAfterCopyMove: u.redirectAfterCopyMove,
+    perm: u.perm,
+    commands: u.commands,
+    lockPassword: u.lockPassword,
+    hideDotfiles: u.hideDotfiles,
+    dateFormat: u.dateFormat,
+    username: u.username,
+    aceEditorTheme: u.aceEditorTheme,
+    uploadsLimit: u.uploadsLimit,
+    sorting: u.sorting,
+  };
+}
+
+function keyBytes(key: string): Uint8Array {
+  return new Uint8Array(Buffer.from(key, 'base64'));
+}
+
+/** HS256 JWT with File Browser's claims plus `sid`, the server-side session it belongs to. */
+export async function signToken(
+  user: StoredUser,
+  sessionId: string,
+  key: string,
+  lifetimeSeconds: number,
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ user: tokenUser(user), sid: sessionId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(TOKEN_ISSUER)
+    .setIssuedAt(now)
+    .setExpirationTime(now + lifetimeSeconds)
+    .sign(keyBytes(key));
+}
+
+/** The claims of a valid, unexpired token signed with `key`; undefined otherwise. */
+export async function verifyToken(token: string, key: string): Promise<TokenClaims | undefined> {
+  if (token.split('.').length !== 3) return undefined;
+  try {
+    const { payload } = await jwtVerify(token, keyBytes(key), { algorithms: ['HS256'], requiredClaims: ['exp'] });
+    const claims = payload as unknown as TokenClaims;
+    if (typeof claims.user?.id !== 'number') return undefined;
+    return claims;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,47 @@
+import { LOOPBACK } from '../auth/ip.js';
+import type { ServerConfig } from './types.js';
+
+export const VERSION = '2.63.23-next.0.1.0';
+
+/** Built-in defaults: the last layer under flags, FB_* variables, the config file and the database. */
+export function defaultConfig(): ServerConfig {
+  return {
+    root: process.cwd(),
+    database: './filebrowser.db',
+    address: '127.0.0.1',
+    port: 8080,
+    baseURL: '',
+    log: 'stdout',
+    cert: '',
+    key: '',
+    socket: '',
+    socketPerm: 0o666,
+    tokenExpirationTime: 2 * 3600,
+    disableThumbnails: false,
+    disablePreviewResize: false,
+    disableExec: true,
+    disableTypeDetectionByHeader: false,
+    followExternalSymlinks: false,
+    cacheDir: '',
+    imageProcessors: 4,
+    trustedProxies: [...LOOPBACK],
+    loginRateLimit: 10,
+    loginRateWindowSeconds: 300,
+    webDist: '',
+    version: VERSION,
+  };
+}
+
+/** Parses Go duration strings as File Browser's --tokenExpirationTime takes them ("2h", "90m", "1h30m"). */
+export function parseDuration(text: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)(h|m|s|ms)/gy;
+  let total = 0;
+  let matched = 0;
+  for (const m of text.trim().matchAll(re)) {
+    const n = Number(m[1]);
+    total += m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : m[2] === 's' ? n : n / 1000;
+    matched += m[0].length;
+  }
+  if (!text.trim() || matched !== text.trim().length) return undefined;
+  return Math.floor(total);
+}

@@ -1,0 +1,36 @@
+/** Everything the server process is configured with, parsed and validated once (see config/load.ts). */
+export interface ServerConfig {
+  /** Absolute path of the served root folder. */
+  root: string;
+  /** Path of the SQLite database file. */
+  database: string;
+  address: string;
+  port: number;
+  /** Base URL without a trailing slash; "" when served at the origin's root. */
+  baseURL: string;
+  /** "stdout", "stderr", "" (discard) or a file path. */
+  log: string;
+  cert: string;
+  key: string;
+  socket: string;
+  socketPerm: number;
+  /** Session token lifetime in seconds. */
+  tokenExpirationTime: number;
+  disableThumbnails: boolean;
+  disablePreviewResize: boolean;
+  disableExec: boolean;
+  disableTypeDetectionByHeader: boolean;
+  followExternalSymlinks: boolean;
+  /** Folder of the preview cache; "" means beside the database. */
+  cacheDir: string;
+  imageProcessors: number;
+  /** Addresses whose proxy-auth header is trusted (exact IPs or CIDR ranges). */
+  trustedProxies: string[];
+  /** Login attempts allowed per address and per username in one window. */
+  loginRateLimit: number;
+  loginRateWindowSeconds: number;
+  /** Folder of the built web app (index.html and its assets). */
+  webDist: string;
+  /** Version string shown to clients. */
+  version: string;
+}

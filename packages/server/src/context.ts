@@ -1,0 +1,21 @@
+import type { ServerConfig } from './config/types.js';
+import type { AuthService } from './auth/service.js';
+import type { Store } from './store/index.js';
+
+/** A minimal logger interface so services do not depend on Fastify's. */
+export interface Logger {
+  info(msg: string): void;
+  info(obj: object, msg?: string): void;
+  warn(msg: string): void;
+  warn(obj: object, msg?: string): void;
+  error(msg: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What every service and route is given: configuration, the store and a logger. Built once per app. */
+export interface AppContext {
+  config: ServerConfig;
+  store: Store;
+  log: Logger;
+  auth: AuthService;
+}

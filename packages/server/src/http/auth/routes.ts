@@ -1,0 +1,71 @@
+import { RENEW_HEADER, type LoginRequest, type SignupRequest } from '@filebrowser/contract';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { createAccount } from '../../auth/accounts.js';
+import type { AppContext } from '../../context.js';
+import { AppError, badRequest, forbidden } from '../../errors.js';
+import { currentAuth, requireUser } from '../guards.js';
+import { sendStatus } from '../replies.js';
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** Reads a JSON body leniently: login answers 403 (not 400) to anything it cannot read, as before. */
+function jsonBody<T>(request: FastifyRequest): T | undefined {
+  const raw = request.body;
+  if (typeof raw !== 'string' || !raw.trim()) return undefined;
+  try {
+    const value = JSON.parse(raw) as unknown;
+    return value && typeof value === 'object' ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function authRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    // These endpoints take any body type and parse it themselves (see jsonBody).
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+
+    // File Browser accepted any method on these three.
+    app.all('/api/login', async (request, reply) => {
+      const body = jsonBody<LoginRequest>(request);
+      const method = ctx.store.settings.get().authMethod;
+      if (!body && method === 'json') throw forbidden();
+      const token = await ctx.auth.login({
+        username: str(body?.username),
+        password: str(body?.password),
+        recaptcha: str(body?.recaptcha),
+        ip: request.ip,
+        headers: request.headers,
+      });
+      return reply.type('text/plain; charset=utf-8').send(token);
+    });
+
+    app.all('/api/renew', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const token = await ctx.auth.renew(currentAuth(request));
+      return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
+    });
+
+    app.all('/api/logout', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      ctx.auth.logout(currentAuth(request).sessionId);
+      return sendStatus(reply, 200);
+    });
+
+    app.all('/api/signup', async (request, reply) => {
+      const settings = ctx.store.settings.get();
+      if (!settings.signup) return sendStatus(reply, 405);
+      if (settings.authMethod !== 'json') throw new AppError('method_not_allowed', 'signup needs password login');
+      const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
+      const username = str(body?.username) ?? '';
+      const password = str(body?.password) ?? '';
+      if (!username || !password) throw badRequest('username and password are required');
+      await ctx.auth.checkSignupCaptcha(str(body?.recaptcha) ?? '');
+      await createAccount(ctx, { username }, password, 'signup');
+      return sendStatus(reply, 200);
+    });
+  };
+}

@@ -1,0 +1,87 @@
+import { Settings, SettingsInput, THEMES } from '@filebrowser/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
+import { validateRules } from '../../rules/validate.js';
+import { emptyCommands, type StoredSettings } from '../../store/settings.js';
+import { requireAdmin } from '../guards.js';
+import { sendStatus } from '../replies.js';
+
+function present(s: StoredSettings): Settings {
+  return {
+    signup: s.signup,
+    hideLoginButton: s.hideLoginButton,
+    createUserDir: s.createUserDir,
+    minimumPasswordLength: s.minimumPasswordLength,
+    userHomeBasePath: s.userHomeBasePath,
+    defaults: s.defaults,
+    authMethod: s.authMethod,
+    rules: s.rules,
+    branding: s.branding,
+    tus: s.tus,
+    shell: s.shell,
+    commands: s.commands,
+  };
+}
+
+/**
+ * Merges a PUT body onto the stored settings. Unlike the old server, a key the body leaves out
+ * keeps its value instead of being zeroed, and every value is checked before anything is saved.
+ */
+export function mergeSettings(current: StoredSettings, input: SettingsInput): StoredSettings {
+  const next: StoredSettings = {
+    ...current,
+    ...(input.signup !== undefined && { signup: input.signup }),
+    ...(input.hideLoginButton !== undefined && { hideLoginButton: input.hideLoginButton }),
+    ...(input.createUserDir !== undefined && { createUserDir: input.createUserDir }),
+    ...(input.minimumPasswordLength !== undefined && { minimumPasswordLength: input.minimumPasswordLength }),
+    ...(input.userHomeBasePath !== undefined && { userHomeBasePath: input.userHomeBasePath }),
+    defaults: { ...current.defaults, ...input.defaults },
+    rules: input.rules === undefined ? current.rules : (input.rules ?? []),
+    branding: { ...current.branding, ...input.branding },
+    tus: { ...current.tus, ...input.tus },
+    shell: input.shell === undefined ? current.shell : (input.shell ?? []),
+    commands:
+      input.commands === undefined
+        ? current.commands
+        : {
+            ...emptyCommands(),
+            ...Object.fromEntries(Object.entries(input.commands ?? {}).map(([k, v]) => [k, v ?? []])),
+          },
+  };
+  if (!next.defaults.locale) next.defaults.locale = 'en';
+  if (!next.defaults.viewMode) next.defaults.viewMode = 'mosaic';
+
+  if (!(THEMES as readonly string[]).includes(next.branding.theme)) {
+    throw badRequest(`theme must be one of: default (empty), light, dark`);
+  }
+  if (next.tus.chunkSize <= 0) throw badRequest('tus chunk size must be greater than 0');
+  if (next.tus.retryCount < 0) throw badRequest('tus retry count must be 0 or more');
+  const limit = next.defaults.uploadsLimit;
+  if (limit !== undefined && (limit < 1 || limit > 10)) throw badRequest('uploads limit must be between 1 and 10');
+  if (next.defaults.perm.share && !next.defaults.perm.download) {
+    throw badRequest('permission to share requires permission to download');
+  }
+  if (next.userHomeBasePath.split('/').includes('..')) throw badRequest('user home base path must stay inside the root');
+  validateRules(next.rules, 'global');
+  return next;
+}
+
+export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/settings',
+      { onRequest: requireAdmin(ctx), schema: { response: { 200: Settings } } },
+      async () => present(ctx.store.settings.get()),
+    );
+
+    app.put(
+      '/api/settings',
+      { onRequest: requireAdmin(ctx), schema: { body: SettingsInput } },
+      async (request, reply) => {
+        ctx.store.settings.save(mergeSettings(ctx.store.settings.get(), request.body));
+        return sendStatus(reply, 200);
+      },
+    );
+  };
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { sendStatus } from '../replies.js';
+import { pageCsp, renderIndex } from './index-page.js';
+import { startupSettings } from './startup.js';
+
+export interface StaticOptions {
+  /** Archive formats this server can write, advertised to the page. */
+  archiveFormats?: () => string[];
+}
+
+const HASHED_ASSET = /^assets\//;
+
+/** /static/* (the built web app and branding files), /health, and the page for every other GET. */
+export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): FastifyPluginAsync {
+  const dist = ctx.config.webDist;
+  let template: string | undefined;
+  const readTemplate = () => {
+    template ??= fs.readFileSync(path.join(dist, 'index.html'), 'utf8');
+    return template;
+  };
+
+  return async (app) => {
+    await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false });
+
+    app.all('/health', async (_request, reply) => reply.type('application/json; charset=utf-8').send('{"status":"OK"}'));
+
+    app.get('/static/*', async (request, reply) => {
+      const rel = (request.params as { '*': string })['*'];
+      if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
+      const branding = ctx.store.settings.get().branding.files;
+      if (branding && (rel.startsWith('img/') || rel === 'custom.css')) {
+        const file = path.join(branding, rel);
+        if (file.startsWith(path.resolve(branding) + path.sep) && fs.existsSync(file)) {
+          return cached(reply, 86400).sendFile(rel, path.resolve(branding));
+        }
+      }
+      return cached(reply, HASHED_ASSET.test(rel) ? 31536000 : 86400).sendFile(rel);
+    });
+
+    app.setNotFoundHandler(async (request, reply) => {
+      const url = request.url.split('?')[0] ?? '';
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || url.startsWith('/api/')) {
+        return sendStatus(reply, 404);
+      }
+      const startup = startupSettings(ctx, opts.archiveFormats?.());
+      let html: string;
+      try {
+        html = renderIndex(readTemplate(), startup);
+      } catch {
+        return sendStatus(reply, 503, 'the web app is not built: run npm run build');
+      }
+      return reply
+        .header('Content-Type', 'text/html; charset=utf-8')
+        .header('Content-Security-Policy', pageCsp(startup))
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Referrer-Policy', 'same-origin')
+        .header('Cache-Control', 'no-cache, no-store, must-revalidate')
+        .send(html);
+    });
+  };
+}
+
+function cached(reply: FastifyReply, seconds: number): FastifyReply {
+  return reply
+    .header('Cache-Control', `public, max-age=${seconds}${seconds > 86400 ? ', immutable' : ''}`)
+    .header('X-Content-Type-Options', 'nosniff');
+}

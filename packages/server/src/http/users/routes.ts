@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { User, UserRequest, type UserDeleteRequest } from '@filebrowser/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
+import { checkPassword } from '../../auth/passwords.js';
+import type { AppContext } from '../../context.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
+import type { StoredUser } from '../../store/users.js';
+import { currentAuth, currentUser, requireAdmin, requireUser } from '../guards.js';
+import { sendStatus } from '../replies.js';
+import { presentUser } from './present.js';
+
+const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) });
+
+export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  /** Under json auth, sensitive changes need the caller to prove they are still at the keyboard. */
+  async function requireCurrentPassword(caller: StoredUser, given: string | undefined): Promise<void> {
+    if (ctx.store.settings.get().authMethod !== 'json') return;
+    if (!given || !(await checkPassword(given, caller.passwordHash))) {
+      throw badRequest('the current password is incorrect');
+    }
+  }
+
+  function target(id: string, caller: StoredUser): StoredUser {
+    const n = Number(id);
+    if (n !== caller.id && !caller.perm.admin) throw forbidden();
+    const user = ctx.store.users.get(n);
+    if (!user) throw notFound();
+    return user;
+  }
+
+  return async (app) => {
+    app.get(
+      '/api/users',
+      { onRequest: requireAdmin(ctx), schema: { response: { 200: Type.Array(User) } } },
+      async () => ctx.store.users.list().map((u) => presentUser(u, true)),
+    );
+
+    app.get(
+      '/api/users/:id',
+      { onRequest: requireUser(ctx), schema: { params: IdParams, response: { 200: User } } },
+      async (request) => {
+        const caller = currentUser(request);
+        return presentUser(target(request.params.id, caller), caller.perm.admin);
+      },
+    );
+
+    app.post(
+      '/api/users',
+      { onRequest: requireAdmin(ctx), schema: { body: UserRequest } },
+      async (request, reply) => {
+        const { what, which, current_password, data } = request.body;
+        if (what !== 'user') throw badRequest('what must be "user"');
+        if (which && which.length > 0) throw badRequest('which must be empty when creating a user');
+        await requireCurrentPassword(currentUser(request), current_password);
+        if (!data.password) throw badRequest('password is required');
+        const scope = data.scope?.trim();
+        const user = await createAccount(ctx, { ...data, scope }, data.password, 'admin', {
+          createHome: !scope && ctx.store.settings.get().createUserDir,
+        });
+        return sendStatus(reply.header('Location', `/settings/users/${user.id}`), 201);
+      },
+    );
+
+    app.put(
+      '/api/users/:id',
+      { onRequest: requireUser(ctx), schema: { params: IdParams, body: UserRequest } },
+      async (request, reply) => {
+        const caller = currentUser(request);
+        const { what, which = [], current_password, data } = request.body;
+        if (what !== 'user') throw badRequest('what must be "user"');
+        const user = target(request.params.id, caller);
+        const fields = which.map((w) => w.toLowerCase());
+        const wholeRecord = fields.length === 0;
+        if (wholeRecord || fields.some((f) => SENSITIVE_FIELDS.includes(f))) {
+          await requireCurrentPassword(caller, current_password);
+        }
+        if (data.id !== undefined && data.id !== user.id) throw badRequest('the user id does not match the URL');
+        const { user: saved, revokeSessions } = await updateAccount(ctx, caller, user, which, data);
+        if (revokeSessions) {
+          // Whoever made the change keeps the session they made it from; every other one ends.
+          ctx.store.sessions.revokeUser(saved.id, saved.id === caller.id ? currentAuth(request).sessionId : undefined);
+        }
+        return sendStatus(reply, 200);
+      },
+    );
+
+    app.delete(
+      '/api/users/:id',
+      { onRequest: requireUser(ctx), schema: { params: IdParams } },
+      async (request, reply) => {
+        const caller = currentUser(request);
+        const user = target(request.params.id, caller);
+        const body = request.body as UserDeleteRequest | undefined;
+        if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
+        await requireCurrentPassword(caller, body.current_password);
+        deleteAccount(ctx, user.id);
+        return sendStatus(reply, 200);
+      },
+    );
+  };
+}

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/**
+ * Schema migrations, applied in order; the index + 1 is the schema version kept in
+ * `PRAGMA user_version`. Append, never edit: databases in the field have run the old ones.
+ */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE config (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  CREATE TABLE users (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    username      TEXT NOT NULL,
+    username_key  TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    profile       TEXT NOT NULL,
+    updated_at    INTEGER NOT NULL
+  );
+  CREATE TABLE sessions (
+    id         TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions(user_id);
+  CREATE TABLE shares (
+    hash          TEXT PRIMARY KEY,
+    path          TEXT NOT NULL,
+    user_id       INTEGER NOT NULL,
+    expire        INTEGER NOT NULL,
+    password_hash TEXT NOT NULL DEFAULT '',
+    created_at    INTEGER NOT NULL
+  );
+  CREATE INDEX shares_user_path ON shares(user_id, path);
+  `,
+];
+
+/** True when the database file does not exist or is empty: the first start that needs quick setup. */
+export function isNewDatabase(file: string): boolean {
+  try {
+    return fs.statSync(file).size === 0;
+  } catch {
+    return true;
+  }
+}
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  const db = new Database(file);
+  if (file !== ':memory:') {
+    try {
+      fs.chmodSync(file, 0o640);
+    } catch {
+      // A database on a file system without modes still works.
+    }
+  }
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

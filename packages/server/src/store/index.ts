@@ -1,0 +1,24 @@
+import { openDatabase, type Db } from './db.js';
+import { SessionsRepo } from './sessions.js';
+import { SettingsRepo } from './settings.js';
+import { UsersRepo } from './users.js';
+
+/** Every repository over one database connection. */
+export interface Store {
+  db: Db;
+  users: UsersRepo;
+  settings: SettingsRepo;
+  sessions: SessionsRepo;
+  close(): void;
+}
+
+export function openStore(file: string): Store {
+  const db = openDatabase(file);
+  return {
+    db,
+    users: new UsersRepo(db),
+    settings: new SettingsRepo(db),
+    sessions: new SessionsRepo(db),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,146 @@
+import crypto from 'node:crypto';
+import { HOOK_TRIGGERS, type Settings, type UserDefaults } from '@filebrowser/contract';
+import type { Db } from './db.js';
+
+/** Auth-method details that the settings API never exposes. */
+export interface AutherConfig {
+  recaptcha: { host: string; key: string; secret: string } | null;
+  /** Request header naming the user, for the proxy method. */
+  header: string;
+  /** Command of the hook method (not supported here; kept so exports round-trip). */
+  command: string;
+}
+
+/** Global settings as stored: the API shape plus what the API never shows. */
+export interface StoredSettings extends Settings {
+  /** HS256 signing key, base64 of 64 random bytes. */
+  key: string;
+  logoutPage: string;
+  fileMode: number;
+  dirMode: number;
+  auther: AutherConfig;
+}
+
+export const DEFAULT_USER_DEFAULTS: UserDefaults = {
+  scope: '.',
+  locale: 'en',
+  viewMode: 'mosaic',
+  singleClick: false,
+  redirectAfterCopyMove: true,
+  sorting: { by: 'name', asc: false },
+  perm: {
+    admin: false,
+    execute: true,
+    create: true,
+    rename: true,
+    modify: true,
+    delete: true,
+    share: true,
+    download: true,
+  },
+  commands: [],
+  hideDotfiles: false,
+  dateFormat: false,
+  aceEditorTheme: '',
+  uploadsLimit: 5,
+};
+
+export function emptyCommands(): Record<string, string[]> {
+  return Object.fromEntries(HOOK_TRIGGERS.map((t) => [t, [] as string[]]));
+}
+
+/** Settings of a brand-new installation (File Browser's quick setup). */
+export function defaultSettings(): StoredSettings {
+  return {
+    signup: false,
+    hideLoginButton: true,
+    createUserDir: false,
+    minimumPasswordLength: 12,
+    userHomeBasePath: '/users',
+    defaults: structuredClone(DEFAULT_USER_DEFAULTS),
+    authMethod: 'json',
+    rules: [],
+    branding: { name: '', disableExternal: false, disableUsedPercentage: false, files: '', theme: '', color: '' },
+    tus: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
+    shell: [],
+    commands: emptyCommands(),
+    key: crypto.randomBytes(64).toString('base64'),
+    logoutPage: '/login',
+    fileMode: 0o640,
+    dirMode: 0o750,
+    auther: { recaptcha: null, header: '', command: '' },
+  };
+}
+
+/** Fills what older or imported records lack, as File Browser does on read. */
+export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
+  const d = defaultSettings();
+  const tus = s.tus && (s.tus.chunkSize || s.tus.retryCount) ? s.tus : d.tus;
+  return {
+    ...d,
+    ...s,
+    minimumPasswordLength: s.minimumPasswordLength || 12,
+    userHomeBasePath: s.userHomeBasePath || '/users',
+    defaults: { ...d.defaults, ...s.defaults, sorting: { ...d.defaults.sorting, ...s.defaults?.sorting } },
+    rules: s.rules ?? [],
+    branding: { ...d.branding, ...s.branding },
+    tus: { ...d.tus, ...tus },
+    shell: s.shell ?? [],
+    commands: { ...emptyCommands(), ...s.commands },
+    key: s.key || d.key,
+    logoutPage: s.logoutPage || '/login',
+    fileMode: s.fileMode || d.fileMode,
+    dirMode: s.dirMode || d.dirMode,
+    auther: { ...d.auther, ...s.auther },
+  };
+}
+
+/**
+ * Key/value records of the config table: `settings` (StoredSettings) and `server`
+ * (server options persisted by `config init|set|import`). Settings are cached in memory:
+ * they are read on every request and written only through this class.
+ */
+export class SettingsRepo {
+  private cached: StoredSettings | undefined;
+
+  constructor(private readonly db: Db) {}
+
+  exists(): boolean {
+    return this.read('settings') !== undefined;
+  }
+
+  get(): StoredSettings {
+    if (!this.cached) {
+      const raw = this.read<Partial<StoredSettings>>('settings');
+      this.cached = normaliseSettings(raw ?? {});
+      if (!raw) this.save(this.cached);
+    }
+    return this.cached;
+  }
+
+  save(settings: StoredSettings): StoredSettings {
+    const normalised = normaliseSettings(settings);
+    this.write('settings', normalised);
+    this.cached = normalised;
+    return normalised;
+  }
+
+  getServer(): Record<string, unknown> {
+    return this.read<Record<string, unknown>>('server') ?? {};
+  }
+
+  saveServer(server: Record<string, unknown>): void {
+    this.write('server', server);
+  }
+
+  private read<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value FROM config WHERE key = ?').get(key) as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  private write(key: string, value: unknown): void {
+    this.db
+      .prepare('INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .run(key, JSON.stringify(value));
+  }
+}

@@ -1,0 +1,262 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('POST /api/login', () => {
+  it('answers the token as plain text with File Browser claims', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    const claims = decodeJwt(res.body);
+    expect(claims.iss).toBe('File Browser');
+    expect(Object.keys(claims.user as object)).toEqual(
+      expect.arrayContaining(['id', 'locale', 'viewMode', 'singleClick', 'perm', 'commands', 'username']),
+    );
+    expect((claims.user as { username: string }).username).toBe('admin');
+    expect(claims.exp! - claims.iat!).toBe(7200);
+  });
+
+  it('refuses wrong passwords, unknown users and unreadable bodies with 403', async () => {
+    for (const payload of [
+      { username: 'admin', password: 'nope-nope-nope' },
+      { username: 'ghost', password: ADMIN_PASSWORD },
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/login', payload });
+      expect(res.statusCode).toBe(403);
+      expect(res.body).toBe('403 Forbidden\n');
+    }
+    const bad = await t.app.inject({ method: 'POST', url: '/api/login', payload: '{not json' });
+    expect(bad.statusCode).toBe(403);
+  });
+
+  it('rate limits repeated failures per address with 429 and Retry-After', async () => {
+    let last = 0;
+    let retryAfter: string | undefined;
+    for (let i = 0; i < 12; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { username: `ghost${i}`, password: 'wrong-wrong-wrong' },
+      });
+      last = res.statusCode;
+      retryAfter = res.headers['retry-after'] as string | undefined;
+    }
+    expect(last).toBe(429);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
+    // Even the right password waits until the window passes.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
+    expect(res.statusCode).toBe(429);
+  });
+
+  it('rate limits per username across addresses', async () => {
+    for (let i = 0; i < 10; i++) {
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        remoteAddress: `10.0.0.${i + 1}`,
+        payload: { username: 'admin', password: 'wrong-wrong-wrong' },
+      });
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '10.0.1.1',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
+    expect(res.statusCode).toBe(429);
+    expect(res.body).toContain('too many login attempts');
+  });
+
+  it('refuses passwords longer than bcrypt reads', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD + 'x'.repeat(80) },
+    });
+    expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('sessions', () => {
+  it('accepts X-Auth on any method and the auth cookie on GET only', async () => {
+    const get = await t.app.inject({ method: 'GET', url: '/api/users/1', cookies: { auth: t.adminToken } });
+    expect(get.statusCode).toBe(200);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/users/1',
+      cookies: { auth: t.adminToken },
+      payload: { what: 'user', which: ['locale'], data: { id: 1, locale: 'de' } },
+    });
+    expect(put.statusCode).toBe(401);
+    expect(put.body).toBe('401 Unauthorized\n');
+  });
+
+  it('logout revokes the token', async () => {
+    const token = await t.login('admin', ADMIN_PASSWORD);
+    expect((await t.request(token, { method: 'POST', url: '/api/logout' })).statusCode).toBe(200);
+    expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(401);
+    // Other sessions of the same user live on.
+    expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+  });
+
+  it('renew rotates: the old token stops working, the new one works', async () => {
+    const old = await t.login('admin', ADMIN_PASSWORD);
+    const res = await t.request(old, { method: 'POST', url: '/api/renew' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-renew-token']).toBe('false');
+    expect((await t.request(old, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(401);
+    expect((await t.request(res.body, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+  });
+
+  it('a password change ends the other sessions of that user', async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const first = await t.login('bob');
+    const second = await t.login('bob');
+    const res = await t.request(first, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['password'],
+        current_password: USER_PASSWORD,
+        data: { id: bob.id, password: 'a-brand-new-password-42' },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await t.request(second, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+    expect((await t.request(first, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(200);
+    await t.login('bob', 'a-brand-new-password-42');
+  });
+
+  it('an admin removing a permission ends the sessions of that user', async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['perm'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, perm: { ...bob.perm, delete: false } },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+  });
+
+  it("a deleted user's token answers 401, not 500", async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    const del = await t.request(t.adminToken, {
+      method: 'DELETE',
+      url: `/api/users/${bob.id}`,
+      payload: { current_password: ADMIN_PASSWORD },
+    });
+    expect(del.statusCode).toBe(200);
+    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+  });
+
+  it('asks for renewal after the user was changed', async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    await new Promise((r) => setTimeout(r, 1100));
+    await t.request(token, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: { what: 'user', which: ['locale'], data: { id: bob.id, locale: 'fr' } },
+    });
+    const res = await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` });
+    expect(res.headers['x-renew-token']).toBe('true');
+    expect(res.json().locale).toBe('fr');
+  });
+
+  it('rejects tokens signed with another key, or malformed', async () => {
+    const [h, p] = t.adminToken.split('.');
+    for (const token of [`${h}.${p}.forged`, 'abc', '']) {
+      expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(401);
+    }
+  });
+});
+
+describe('POST /api/signup', () => {
+  it('is 405 while signup is off', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/signup', payload: { username: 'x', password: 'y' } });
+    expect(res.statusCode).toBe(405);
+  });
+
+  describe('when enabled', () => {
+    beforeEach(() => {
+      const s = t.ctx.store.settings.get();
+      t.ctx.store.settings.save({
+        ...s,
+        signup: true,
+        createUserDir: true,
+        defaults: { ...s.defaults, perm: { ...s.defaults.perm, admin: true, execute: true }, commands: ['ls'] },
+      });
+    });
+
+    it('creates a user without admin or execute, in their own home folder', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'Carol', password: 'carols-long-password' },
+      });
+      expect(res.statusCode).toBe(200);
+      const carol = t.ctx.store.users.getByUsername('carol')!;
+      expect(carol.perm.admin).toBe(false);
+      expect(carol.perm.execute).toBe(false);
+      expect(carol.commands).toEqual([]);
+      expect(carol.scope).toBe('/users/Carol');
+      await t.login('Carol', 'carols-long-password');
+    });
+
+    it('answers 409 for a username that differs only in case or normalisation', async () => {
+      await t.createUser({ username: 'José' });
+      for (const username of ['JOSÉ', 'Jose\u0301', 'josé']) {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/signup',
+          payload: { username, password: 'another-long-password' },
+        });
+        expect(res.statusCode).toBe(409);
+      }
+    });
+
+    it('checks password rules with 400 and a message', async () => {
+      const short = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'dave', password: 'short' },
+      });
+      expect(short.statusCode).toBe(400);
+      expect(short.body).toBe('400 Bad Request (password is too short, minimum length is 12)\n');
+      const easy = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'dave', password: 'password1234' },
+      });
+      expect(easy.statusCode).toBe(400);
+      expect(easy.body).toContain('password is too easy');
+      const empty = await t.app.inject({ method: 'POST', url: '/api/signup', payload: {} });
+      expect(empty.statusCode).toBe(400);
+      expect(t.ctx.store.users.getByUsername('dave')).toBeUndefined();
+    });
+  });
+});

@@ -1,0 +1,83 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { UserInput } from '@filebrowser/contract';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { createAccount } from '../src/auth/accounts.js';
+import { defaultConfig } from '../src/config/defaults.js';
+import type { ServerConfig } from '../src/config/types.js';
+import type { AppContext } from '../src/context.js';
+import { quickSetup } from '../src/setup.js';
+import { openStore } from '../src/store/index.js';
+import type { StoredUser } from '../src/store/users.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+export const USER_PASSWORD = 'user-password-for-tests';
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** The served root: a fresh temporary folder. */
+  root: string;
+  /** A temporary folder outside the root, for escape tests. */
+  outside: string;
+  dbFile: string;
+  /** Token of the quick-setup administrator "admin". */
+  adminToken: string;
+  login(username: string, password?: string): Promise<string>;
+  /** Creates a user through the accounts service (password USER_PASSWORD unless given). */
+  createUser(data: UserInput & { username: string }, password?: string): Promise<StoredUser>;
+  /** app.inject with X-Auth set from `token`. */
+  request(token: string | undefined, opts: InjectOptions): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** A real app on a temporary folder and a temporary SQLite file. Nothing is mocked. */
+export async function startTestApp(overrides: Partial<ServerConfig> = {}): Promise<TestApp> {
+  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-test-'));
+  const root = path.join(base, 'root');
+  const outside = path.join(base, 'outside');
+  await fs.mkdir(root);
+  await fs.mkdir(outside);
+  const dbFile = path.join(base, 'db', 'filebrowser.db');
+  const config: ServerConfig = {
+    ...defaultConfig(),
+    root,
+    database: dbFile,
+    cacheDir: path.join(base, 'cache'),
+    webDist: path.join(base, 'web'),
+    ...overrides,
+  };
+  const store = openStore(dbFile);
+  const { app, ctx } = await buildApp(config, store);
+  const { hashPassword } = await import('../src/auth/passwords.js');
+  await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(ADMIN_PASSWORD), noauth: false });
+  // Tests log in many times from one address; the limiter itself has its own tests.
+  await app.ready();
+
+  const login = async (username: string, password = USER_PASSWORD) => {
+    const res = await app.inject({ method: 'POST', url: '/api/login', payload: { username, password } });
+    if (res.statusCode !== 200) throw new Error(`login of ${username} failed: ${res.statusCode} ${res.body}`);
+    return res.body;
+  };
+  const adminToken = await login('admin', ADMIN_PASSWORD);
+
+  return {
+    app,
+    ctx,
+    root,
+    outside,
+    dbFile,
+    adminToken,
+    login,
+    createUser: (data, password = USER_PASSWORD) => createAccount(ctx, data, password, 'cli'),
+    request: (token, opts) =>
+      app.inject({ ...opts, headers: { ...(token ? { 'x-auth': token } : {}), ...opts.headers } }),
+    close: async () => {
+      await app.close();
+      store.close();
+      await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+}
