@@ -37,6 +37,9 @@ export async function buildApp(config: ServerConfig, store: Store, opts: BuildOp
     trustProxy: config.trustedProxies,
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 4096 },
+    // Bodies are checked strictly: a number where a string belongs is an error, not a conversion.
+    // Query and path values therefore are declared as strings in route schemas.
+    ajv: { customOptions: { coerceTypes: false } },
     rewriteUrl: (req) => stripBaseURL(config.baseURL, req.url ?? '/'),
   });
   const ctx = { config, store, log: app.log as Logger } as AppContext;
@@ -46,7 +49,7 @@ export async function buildApp(config: ServerConfig, store: Store, opts: BuildOp
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {
-    const raw = request.raw.url ?? '/';
+    const raw = request.originalUrl;
     // A bare base URL is redirected to its folder form so relative asset URLs resolve.
     if (config.baseURL && raw === config.baseURL) return reply.redirect(config.baseURL + '/', 301);
     const pathname = request.url.split('?')[0] ?? '/';

@@ -5,8 +5,9 @@ import { AppError, badRequest } from '../errors.js';
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {
   const trimmed = scope.trim().replaceAll('\\', '/');
+  // Refused rather than silently clamped: a scope naming ".." is a mistake the admin should see.
+  if (trimmed.split('/').includes('..')) throw badRequest('scope must stay inside the server root');
   const clean = path.posix.normalize('/' + trimmed);
-  if (clean.split('/').includes('..')) throw badRequest('scope must stay inside the server root');
   return clean.length > 1 ? clean.replace(/\/+$/, '') : '/';
 }
 

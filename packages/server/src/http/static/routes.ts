@@ -43,7 +43,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
 
     app.setNotFoundHandler(async (request, reply) => {
       const url = request.url.split('?')[0] ?? '';
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || url.startsWith('/api/')) {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || /^\/(api|static)\//.test(url)) {
         return sendStatus(reply, 404);
       }
       const startup = startupSettings(ctx, opts.archiveFormats?.());
@@ -51,7 +51,10 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       try {
         html = renderIndex(readTemplate(), startup);
       } catch {
-        return sendStatus(reply, 503, 'the web app is not built: run npm run build');
+        return reply
+          .code(503)
+          .type('text/plain; charset=utf-8')
+          .send('503 Service Unavailable: the web app is not built; run npm run build\n');
       }
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')

@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+describe('/api/settings', () => {
+  it('answers the exact File Browser shape, without secrets', async () => {
+    const res = await t.request(t.adminToken, { method: 'GET', url: '/api/settings' });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(Object.keys(body)).toEqual([
+      'signup',
+      'hideLoginButton',
+      'createUserDir',
+      'minimumPasswordLength',
+      'userHomeBasePath',
+      'defaults',
+      'authMethod',
+      'rules',
+      'branding',
+      'tus',
+      'shell',
+      'commands',
+    ]);
+    expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
+    expect(body.minimumPasswordLength).toBe(12);
+    expect(Object.keys(body.commands)).toHaveLength(10);
+    expect(res.body).not.toContain(t.ctx.store.settings.get().key);
+  });
+
+  it('is for admins only', async () => {
+    await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    expect((await t.request(token, { method: 'GET', url: '/api/settings' })).statusCode).toBe(403);
+    expect((await t.request(token, { method: 'PUT', url: '/api/settings', payload: { signup: true } })).statusCode).toBe(403);
+    expect(t.ctx.store.settings.get().signup).toBe(false);
+  });
+
+  it('saves a full body and keeps the authMethod', async () => {
+    const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/settings',
+      payload: {
+        ...current,
+        signup: true,
+        authMethod: 'noauth',
+        branding: { ...current.branding, name: 'Family files', theme: 'dark' },
+        tus: { chunkSize: 5 * 1024 * 1024, retryCount: 0 },
+        rules: [{ regex: false, allow: false, path: '/private', regexp: null }],
+        commands: { after_upload: ['echo done'] },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const saved = t.ctx.store.settings.get();
+    expect(saved.signup).toBe(true);
+    expect(saved.authMethod).toBe('json');
+    expect(saved.branding).toMatchObject({ name: 'Family files', theme: 'dark' });
+    expect(saved.tus).toEqual({ chunkSize: 5242880, retryCount: 0 });
+    expect(saved.commands.after_upload).toEqual(['echo done']);
+    expect(saved.commands.before_save).toEqual([]);
+  });
+
+  it('validates every field and saves nothing on error', async () => {
+    const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    const cases: [object, string][] = [
+      [{ branding: { ...current.branding, theme: 'pink' } }, 'theme must be one of'],
+      [{ tus: { chunkSize: 0, retryCount: 1 } }, 'chunk size must be greater than 0'],
+      [{ tus: { chunkSize: 10, retryCount: -1 } }, 'retryCount'],
+      [{ defaults: { ...current.defaults, uploadsLimit: 0 } }, 'uploadsLimit'],
+      [{ rules: [{ regex: true, allow: true, path: '', regexp: { raw: '[a-' } }] }, 'global rule 1 has an invalid regular expression'],
+      [{ rules: [{ regex: true, allow: true, path: '', regexp: null }] }, 'without a pattern'],
+      [{ signup: 'yes please' }, 'signup'],
+      [{ userHomeBasePath: '/../x' }, 'inside the root'],
+    ];
+    for (const [patch, message] of cases) {
+      const res = await t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload: { ...current, ...patch } });
+      expect(res.statusCode, message).toBe(400);
+      expect(res.body).toContain(message);
+    }
+    expect((await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json()).toEqual(current);
+    const bad = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/settings',
+      headers: { 'content-type': 'application/json' },
+      payload: '{oops',
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+});
