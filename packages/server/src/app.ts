@@ -8,6 +8,7 @@ import { authRoutes } from './http/auth/routes.js';
 import { installErrorHandler } from './http/errors.js';
 import { sendStatus } from './http/replies.js';
 import { settingsRoutes } from './http/settings/routes.js';
+import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { usersRoutes } from './http/users/routes.js';
 import type { Store } from './store/index.js';
@@ -74,6 +75,7 @@ export async function buildApp(config: ServerConfig, store: Store, opts: BuildOp
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
   await app.register(settingsRoutes(ctx));
+  await app.register(shareRoutes(ctx));
   await app.register(staticRoutes(ctx));
   return { app, ctx };
 }

@@ -214,5 +214,9 @@ export function deleteAccount(ctx: AppContext, id: number): void {
   if (target.perm.admin && ctx.store.users.countAdmins() <= 1) {
     throw forbidden('the last administrator cannot be deleted');
   }
-  ctx.store.users.delete(id);
+  ctx.store.users.transaction(() => {
+    // A removed account's links must not outlive it, nor pass to a later user with its id.
+    ctx.store.shares.deleteByUser(id);
+    ctx.store.users.delete(id);
+  });
 }

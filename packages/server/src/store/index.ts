@@ -1,6 +1,7 @@
 import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
+import { SharesRepo } from './shares.js';
 import { UsersRepo } from './users.js';
 
 /** Every repository over one database connection. */
@@ -9,6 +10,7 @@ export interface Store {
   users: UsersRepo;
   settings: SettingsRepo;
   sessions: SessionsRepo;
+  shares: SharesRepo;
   close(): void;
 }
 
@@ -19,6 +21,7 @@ export function openStore(file: string): Store {
     users: new UsersRepo(db),
     settings: new SettingsRepo(db),
     sessions: new SessionsRepo(db),
+    shares: new SharesRepo(db),
     close: () => db.close(),
   };
 }

@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { Share } from '@filebrowser/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../context.js';
+import { createShare, deleteShare, listShares, sharesOfPath } from '../../shares/service.js';
+import { currentUser, requireUser } from '../guards.js';
+import { sendStatus } from '../replies.js';
+
+const Wildcard = Type.Object({ '*': Type.String() });
+
+/** Share management for signed-in users (contract 8.1–8.4). */
+export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/api/shares',
+      { onRequest: requireUser(ctx), schema: { response: { 200: Type.Array(Share) } } },
+      async (request) => listShares(ctx, currentUser(request)),
+    );
+
+    app.get(
+      '/api/share/*',
+      { onRequest: requireUser(ctx), schema: { params: Wildcard, response: { 200: Type.Array(Share) } } },
+      async (request) => sharesOfPath(ctx, currentUser(request), '/' + request.params['*']),
+    );
+
+    app.post(
+      '/api/share/*',
+      { onRequest: requireUser(ctx), schema: { params: Wildcard, response: { 200: Share } } },
+      async (request) => {
+        const body = request.body as Record<string, unknown> | undefined;
+        const text = (v: unknown) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : undefined);
+        return createShare(
+          ctx,
+          currentUser(request),
+          '/' + request.params['*'],
+          body && typeof body === 'object'
+            ? { password: text(body.password), expires: text(body.expires), unit: text(body.unit) }
+            : undefined,
+        );
+      },
+    );
+
+    app.delete(
+      '/api/share/*',
+      { onRequest: requireUser(ctx), schema: { params: Wildcard } },
+      async (request, reply) => {
+        deleteShare(ctx, currentUser(request), request.params['*'].replace(/\/+$/, ''));
+        return sendStatus(reply, 200);
+      },
+    );
+  };
+}
