@@ -10,6 +10,7 @@ import { sendStatus } from './http/replies.js';
 import { settingsRoutes } from './http/settings/routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
+import { tusRoutes } from './http/tus/routes.js';
 import { usersRoutes } from './http/users/routes.js';
 import type { Store } from './store/index.js';
 
@@ -76,6 +77,7 @@ export async function buildApp(config: ServerConfig, store: Store, opts: BuildOp
   await app.register(usersRoutes(ctx));
   await app.register(settingsRoutes(ctx));
   await app.register(shareRoutes(ctx));
+  await app.register(tusRoutes(ctx));
   await app.register(staticRoutes(ctx));
   return { app, ctx };
 }

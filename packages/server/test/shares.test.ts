@@ -73,7 +73,7 @@ describe('share management', () => {
       const u = await t.createUser({
         username: name,
         scope: '/bob',
-        perm: { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, share: true, download: true, ...perm },
+        perm: { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, download: true, ...perm },
       });
       const token = await t.login(u.username);
       expect((await share(token, '/docs/a.txt')).statusCode).toBe(403);

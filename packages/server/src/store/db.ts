@@ -39,6 +39,19 @@ const MIGRATIONS: string[] = [
   );
   CREATE INDEX shares_user_path ON shares(user_id, path);
   `,
+  `
+  CREATE TABLE uploads (
+    id          TEXT PRIMARY KEY,
+    user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    path        TEXT NOT NULL,
+    length      INTEGER NOT NULL,
+    override    INTEGER NOT NULL,
+    staging     TEXT NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    UNIQUE (user_id, path)
+  );
+  `,
 ];
 
 /** True when the database file does not exist or is empty: the first start that needs quick setup. */

@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
+import { UploadsRepo } from './uploads.js';
 import { UsersRepo } from './users.js';
 
 /** Every repository over one database connection. */
@@ -11,6 +12,7 @@ export interface Store {
   settings: SettingsRepo;
   sessions: SessionsRepo;
   shares: SharesRepo;
+  uploads: UploadsRepo;
   close(): void;
 }
 
@@ -22,6 +24,7 @@ export function openStore(file: string): Store {
     settings: new SettingsRepo(db),
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
+    uploads: new UploadsRepo(db),
     close: () => db.close(),
   };
 }

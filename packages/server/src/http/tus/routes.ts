@@ -1,0 +1,95 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { ResumableUploads } from '../../uploads/resumable.js';
+import { currentUser, requireUser } from '../guards.js';
+
+const TUS_VERSION = '1.0.0';
+const PATCH_TYPE = 'application/offset+octet-stream';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function pathOf(request: FastifyRequest): string {
+  return '/' + ((request.params as { '*'?: string })['*'] ?? '');
+}
+
+/**
+ * `/api/tus{path}`: File Browser's resumable upload endpoint, where the upload URL is the target
+ * path. It also answers the standard tus 1.0 handshake (OPTIONS, Tus-Resumable), so any tus client works.
+ */
+export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)): FastifyPluginAsync {
+  return async (app) => {
+    // Upload bodies are streamed to disk by the handler, never parsed or buffered.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+    // Abandoned uploads only cost disk space: sweep their staging files now and then.
+    let sweeper: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      sweeper = setInterval(() => void uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed')), 3600_000);
+      sweeper.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(sweeper));
+
+    app.addHook('onSend', async (_request, reply) => {
+      void reply.header('Tus-Resumable', TUS_VERSION);
+    });
+
+    const routes = ['/api/tus', '/api/tus/*'];
+    const tusHeaders = (reply: FastifyReply) =>
+      reply
+        .header('Tus-Version', TUS_VERSION)
+        .header('Tus-Extension', 'creation,termination')
+        .header('Cache-Control', 'no-store');
+
+    for (const url of routes) {
+      app.options(url, async (_request, reply) => tusHeaders(reply).code(204).send());
+
+      app.post(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+        const query = request.query as Record<string, string | undefined>;
+        if (header(request, 'upload-defer-length')) {
+          throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
+        }
+        await uploads.create(currentUser(request), pathOf(request), header(request, 'upload-length'), query.override === 'true');
+        const location = `${ctx.config.baseURL}/api/tus${encodePath(pathOf(request))}`;
+        return reply.code(201).header('Location', location).header('Upload-Offset', '0').type('text/plain; charset=utf-8').send('201 Created\n');
+      });
+
+      const head = async (request: FastifyRequest, reply: FastifyReply) => {
+        const { offset, length } = await uploads.status(currentUser(request), pathOf(request));
+        return tusHeaders(reply)
+          .code(200)
+          .header('Upload-Offset', String(offset))
+          .header('Upload-Length', String(length))
+          .send();
+      };
+      app.head(url, { onRequest: requireUser(ctx) }, head);
+      app.get(url, { onRequest: requireUser(ctx) }, head);
+
+      app.patch(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+        if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
+          throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
+        }
+        const { offset } = await uploads.append(
+          currentUser(request),
+          pathOf(request),
+          header(request, 'upload-offset'),
+          request.raw,
+        );
+        return reply.code(204).header('Upload-Offset', String(offset)).send();
+      });
+
+      app.delete(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+        await uploads.cancel(currentUser(request), pathOf(request));
+        return reply.code(204).send();
+      });
+    }
+  };
+}
+
+function encodePath(p: string): string {
+  return p.split('/').map(encodeURIComponent).join('/');
+}

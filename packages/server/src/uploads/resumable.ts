@@ -1,0 +1,219 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { fileAccessFor, type FileAccess } from '../files/access.js';
+import type { PendingUpload } from '../store/uploads.js';
+import type { StoredUser } from '../store/users.js';
+
+/** Uploads nobody has touched for this long are abandoned: only their staging file is removed. */
+export const ABANDONED_AFTER_MS = 24 * 3600 * 1000;
+
+export interface UploadStatus {
+  offset: number;
+  length: number;
+}
+
+/**
+ * Resumable uploads (the tus protocol's core, creation and termination). Bytes go to a staging
+ * file outside the served folder and replace the target in one rename when the last byte is in:
+ * until then an existing file stays intact and readable, and a failed or abandoned upload never
+ * deletes anything but its own staging file.
+ */
+export class ResumableUploads {
+  /** One promise chain per upload: PATCHes to the same upload run one after the other. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  get stagingDir(): string {
+    return path.join(path.dirname(path.resolve(this.ctx.config.database)), 'uploads');
+  }
+
+  private async access(user: StoredUser): Promise<FileAccess> {
+    if (!user.perm.create) throw forbidden();
+    return fileAccessFor(this.ctx, user);
+  }
+
+  /** POST: registers an upload of `length` bytes to `rawPath`. Zero bytes complete at once. */
+  async create(user: StoredUser, rawPath: string, lengthHeader: string | undefined, override: boolean): Promise<PendingUpload | undefined> {
+    const access = await this.access(user);
+    const target = await access.resolve(rawPath);
+    if (target.virtual === '/') throw forbidden();
+    if (target.stat?.isDirectory()) throw badRequest('a folder with this name exists');
+    if (target.stat || target.isSymlink) {
+      if (!override) throw conflict('a file with this name exists');
+      if (!user.perm.modify) throw forbidden();
+    }
+    if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader) || !Number.isSafeInteger(Number(lengthHeader))) {
+      throw badRequest('Upload-Length must be a whole number of bytes');
+    }
+    const length = Number(lengthHeader);
+    await fs.mkdir(path.dirname(target.real), { recursive: true, mode: this.ctx.store.settings.get().dirMode });
+
+    await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+    const id = crypto.randomBytes(16).toString('base64url');
+    const staging = path.join(this.stagingDir, `${id}.part`);
+    await (await fs.open(staging, 'wx', 0o600)).close();
+    const { upload, replaced } = this.ctx.store.uploads.put({
+      id,
+      userId: user.id,
+      path: target.virtual,
+      length,
+      override,
+      staging,
+    });
+    if (replaced) await removeQuietly(replaced.staging);
+    if (length === 0) {
+      await this.complete(user, access, upload);
+      return undefined;
+    }
+    return upload;
+  }
+
+  private pending(user: StoredUser, virtual: string): PendingUpload {
+    const upload = this.ctx.store.uploads.find(user.id, virtual);
+    if (!upload) throw notFound('no upload in progress for this path');
+    return upload;
+  }
+
+  /** HEAD: how far the upload has come. */
+  async status(user: StoredUser, rawPath: string): Promise<UploadStatus> {
+    const access = await this.access(user);
+    const target = await access.resolve(rawPath);
+    const upload = this.pending(user, target.virtual);
+    const st = await fs.stat(upload.staging).catch(() => undefined);
+    if (!st) {
+      this.ctx.store.uploads.delete(upload.id);
+      throw notFound('no upload in progress for this path');
+    }
+    this.ctx.store.uploads.touch(upload.id);
+    return { offset: st.size, length: upload.length };
+  }
+
+  /** PATCH: appends the body at `offset`; never writes past the declared length. */
+  async append(user: StoredUser, rawPath: string, offsetHeader: string | undefined, body: Readable): Promise<UploadStatus> {
+    const access = await this.access(user);
+    const target = await access.resolve(rawPath);
+    if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader)) throw badRequest('Upload-Offset must be a whole number');
+    const upload = this.pending(user, target.virtual);
+    return this.serialised(upload.id, async () => {
+      const current = this.ctx.store.uploads.find(user.id, target.virtual);
+      if (!current || current.id !== upload.id) throw notFound('no upload in progress for this path');
+      const offset = Number(offsetHeader);
+      if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
+      const written = await this.writeAt(upload, offset, body);
+      this.ctx.store.uploads.touch(upload.id);
+      if (written === upload.length) await this.complete(user, access, upload);
+      return { offset: written, length: upload.length };
+    });
+  }
+
+  private async writeAt(upload: PendingUpload, offset: number, body: Readable): Promise<number> {
+    const fh = await fs.open(upload.staging, 'r+').catch(() => {
+      throw notFound('no upload in progress for this path');
+    });
+    let position = offset;
+    try {
+      const { size } = await fh.stat();
+      if (size !== offset) throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
+      const room = upload.length - offset;
+      for await (const chunk of body) {
+        const buf = chunk as Buffer;
+        if (position - offset + buf.length > room) {
+          await fh.truncate(offset);
+          position = offset;
+          throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
+        }
+        let done = 0;
+        while (done < buf.length) {
+          const { bytesWritten } = await fh.write(buf, done, buf.length - done, position);
+          done += bytesWritten;
+          position += bytesWritten;
+        }
+      }
+      await fh.sync();
+      return position;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Moves the finished staging file over the target in one rename. */
+  private async complete(user: StoredUser, access: FileAccess, upload: PendingUpload): Promise<void> {
+    try {
+      // Rules or the tree may have changed while the bytes were coming in: check again.
+      const target = await access.resolve(upload.path);
+      if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
+      if ((target.stat || target.isSymlink) && !upload.override) throw conflict('a file with this name was created meanwhile');
+      const settings = this.ctx.store.settings.get();
+      await fs.chmod(upload.staging, settings.fileMode);
+      await replaceAtomically(upload.staging, target.isSymlink ? target.entry : target.real);
+    } finally {
+      this.ctx.store.uploads.delete(upload.id);
+      await removeQuietly(upload.staging);
+    }
+  }
+
+  /** DELETE: abandons the upload. The target was never touched, so there is nothing else to undo. */
+  async cancel(user: StoredUser, rawPath: string): Promise<void> {
+    const access = await this.access(user);
+    const target = await access.resolve(rawPath);
+    const upload = this.pending(user, target.virtual);
+    await this.serialised(upload.id, async () => {
+      this.ctx.store.uploads.delete(upload.id);
+      await removeQuietly(upload.staging);
+    });
+  }
+
+  /** Removes abandoned uploads' staging files. */
+  async sweep(now = Date.now()): Promise<number> {
+    const stale = this.ctx.store.uploads.stale(now - ABANDONED_AFTER_MS);
+    for (const upload of stale) {
+      this.ctx.store.uploads.delete(upload.id);
+      await removeQuietly(upload.staging);
+    }
+    return stale.length;
+  }
+
+  private serialised<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return run;
+  }
+}
+
+/**
+ * Renames `from` onto `to`. Across file systems (EXDEV) the bytes are first copied to a temporary
+ * file beside the target, so the replacement is still a single rename.
+ */
+async function replaceAtomically(from: string, to: string): Promise<void> {
+  try {
+    await fs.rename(from, to);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  const temp = path.join(path.dirname(to), `.${path.basename(to)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await fs.copyFile(from, temp);
+    const fh = await fs.open(temp, 'r+');
+    await fh.sync();
+    await fh.close();
+    await fs.rename(temp, to);
+  } catch (err) {
+    await removeQuietly(temp);
+    throw err;
+  }
+}
+
+async function removeQuietly(file: string): Promise<void> {
+  await fs.rm(file, { force: true }).catch(() => undefined);
+}
