@@ -1,0 +1,89 @@
+import { badRequest } from '../errors.js';
+
+/** Subtitle files are read whole to convert them, so they are capped. */
+export const MAX_SUBTITLE_BYTES = 4 * 1024 * 1024;
+
+/** File Browser's subtitle name test (contract 3.3), with the dot escaped this time. */
+export function isSubtitleName(name: string): boolean {
+  return /\.(vtt|srt|ass|ssa)$/i.test(name);
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+function vttTime(ms: number): string {
+  const h = Math.floor(ms / 3600000);
+  const m = Math.floor((ms % 3600000) / 60000);
+  const s = Math.floor((ms % 60000) / 1000);
+  return `${pad(h)}:${pad(m)}:${pad(s)}.${pad(Math.round(ms % 1000), 3)}`;
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** SRT → WebVTT: `<br>` tags become line breaks, commas in times become dots. */
+export function srtToVtt(srt: string): string {
+  const blocks = stripBom(srt).replace(/\r\n?/g, '\n').split(/\n{2,}/);
+  const cues: string[] = [];
+  const timing = /(\d{1,2}):(\d{2}):(\d{2})[,.](\d{1,3})\s*-->\s*(\d{1,2}):(\d{2}):(\d{2})[,.](\d{1,3})/;
+  for (const block of blocks) {
+    const lines = block.trim().split('\n');
+    const at = lines.findIndex((l) => timing.test(l));
+    if (at < 0) continue;
+    const m = timing.exec(lines[at]!)!;
+    const ms = (i: number) =>
+      Number(m[i]) * 3600000 + Number(m[i + 1]) * 60000 + Number(m[i + 2]) * 1000 + Number(m[i + 3]!.padEnd(3, '0'));
+    const text = lines
+      .slice(at + 1)
+      .join('\n')
+      .replace(/<br\s*\/?>/gi, '\n');
+    cues.push(`${vttTime(ms(1))} --> ${vttTime(ms(5))}\n${text}`);
+  }
+  return `WEBVTT\n\n${cues.join('\n\n')}\n`;
+}
+
+/** ASS/SSA → WebVTT: dialogue lines of the [Events] section, override tags removed. */
+export function assToVtt(ass: string): string {
+  const lines = stripBom(ass).replace(/\r\n?/g, '\n').split('\n');
+  let format: string[] = [];
+  let inEvents = false;
+  const cues: { start: number; end: number; text: string }[] = [];
+  const time = (t: string) => {
+    const m = /^(\d+):(\d{2}):(\d{2})[.:](\d{1,3})$/.exec(t.trim());
+    if (!m) throw badRequest(`the subtitle file has an invalid time: ${t.trim()}`);
+    return Number(m[1]) * 3600000 + Number(m[2]) * 60000 + Number(m[3]) * 1000 + Number(m[4]!.padEnd(3, '0').slice(0, 3));
+  };
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (/^\[.*\]$/.test(line)) {
+      inEvents = line.toLowerCase() === '[events]';
+      continue;
+    }
+    if (!inEvents) continue;
+    if (/^format\s*:/i.test(line)) {
+      format = line.replace(/^format\s*:/i, '').split(',').map((f) => f.trim().toLowerCase());
+      continue;
+    }
+    if (!/^dialogue\s*:/i.test(line)) continue;
+    const fields = line.replace(/^dialogue\s*:/i, '').split(',');
+    const textAt = format.indexOf('text');
+    const get = (name: string) => fields[format.indexOf(name)] ?? '';
+    const text = fields
+      .slice(textAt < 0 ? 9 : textAt)
+      .join(',')
+      .replace(/\{[^}]*\}/g, '')
+      .replace(/\\[Nn]/g, '\n')
+      .replace(/\\h/g, ' ');
+    cues.push({ start: time(get('start')), end: time(get('end')), text });
+  }
+  cues.sort((a, b) => a.start - b.start);
+  return `WEBVTT\n\n${cues.map((c) => `${vttTime(c.start)} --> ${vttTime(c.end)}\n${c.text}`).join('\n\n')}\n`;
+}
+
+/** Converts a subtitle file's text to WebVTT by its extension; VTT passes through. */
+export function toWebVtt(name: string, text: string): string {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.srt')) return srtToVtt(text);
+  if (lower.endsWith('.ass') || lower.endsWith('.ssa')) return assToVtt(text);
+  return text;
+}
