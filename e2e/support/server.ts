@@ -46,7 +46,11 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
   };
   const store = openStore(config.database);
   const { app, ctx } = await buildApp(config, store);
-  await quickSetup(ctx, { username: ADMIN.username, passwordHash: await hashPassword(ADMIN.password), noauth: false });
+  await quickSetup(ctx, {
+    username: ADMIN.username,
+    passwordHash: await hashPassword(ADMIN.password),
+    noauth: false,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   return {

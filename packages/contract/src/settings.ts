@@ -68,7 +68,10 @@ export const SettingsInput = Type.Partial(
     tus: Type.Partial(TusSettings),
     rules: Type.Union([Type.Array(Rule), Type.Null()]),
     shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
-    commands: Type.Union([Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])), Type.Null()]),
+    commands: Type.Union([
+      Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])),
+      Type.Null(),
+    ]),
   }),
 );
 export type SettingsInput = Static<typeof SettingsInput>;

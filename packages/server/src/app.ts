@@ -33,7 +33,11 @@ function stripBaseURL(baseURL: string, url: string): string {
 }
 
 /** Builds the whole application on an open store. Tests use this; only main.ts listens. */
-export async function buildApp(config: ServerConfig, store: Store, opts: BuildOptions = {}): Promise<BuiltApp> {
+export async function buildApp(
+  config: ServerConfig,
+  store: Store,
+  opts: BuildOptions = {},
+): Promise<BuiltApp> {
   const app = Fastify({
     logger: opts.logger ?? false,
     trustProxy: config.trustedProxies,

@@ -197,7 +197,11 @@ describe('sessions', () => {
 
 describe('POST /api/signup', () => {
   it('is 405 while signup is off', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/signup', payload: { username: 'x', password: 'y' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/signup',
+      payload: { username: 'x', password: 'y' },
+    });
     expect(res.statusCode).toBe(405);
   });
 
@@ -208,7 +212,11 @@ describe('POST /api/signup', () => {
         ...s,
         signup: true,
         createUserDir: true,
-        defaults: { ...s.defaults, perm: { ...s.defaults.perm, admin: true, execute: true }, commands: ['ls'] },
+        defaults: {
+          ...s.defaults,
+          perm: { ...s.defaults.perm, admin: true, execute: true },
+          commands: ['ls'],
+        },
       });
     });
 

@@ -52,7 +52,11 @@ export async function startTestApp(overrides: Partial<ServerConfig> = {}): Promi
   const store = openStore(dbFile);
   const { app, ctx } = await buildApp(config, store);
   const { hashPassword } = await import('../src/auth/passwords.js');
-  await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(ADMIN_PASSWORD), noauth: false });
+  await quickSetup(ctx, {
+    username: 'admin',
+    passwordHash: await hashPassword(ADMIN_PASSWORD),
+    noauth: false,
+  });
   // Tests log in many times from one address; the limiter itself has its own tests.
   await app.ready();
 

@@ -38,7 +38,9 @@ describe('/api/settings', () => {
     await t.createUser({ username: 'bob' });
     const token = await t.login('bob');
     expect((await t.request(token, { method: 'GET', url: '/api/settings' })).statusCode).toBe(403);
-    expect((await t.request(token, { method: 'PUT', url: '/api/settings', payload: { signup: true } })).statusCode).toBe(403);
+    expect(
+      (await t.request(token, { method: 'PUT', url: '/api/settings', payload: { signup: true } })).statusCode,
+    ).toBe(403);
     expect(t.ctx.store.settings.get().signup).toBe(false);
   });
 
@@ -74,13 +76,20 @@ describe('/api/settings', () => {
       [{ tus: { chunkSize: 0, retryCount: 1 } }, 'chunk size must be greater than 0'],
       [{ tus: { chunkSize: 10, retryCount: -1 } }, 'retryCount'],
       [{ defaults: { ...current.defaults, uploadsLimit: 0 } }, 'uploadsLimit'],
-      [{ rules: [{ regex: true, allow: true, path: '', regexp: { raw: '[a-' } }] }, 'global rule 1 has an invalid regular expression'],
+      [
+        { rules: [{ regex: true, allow: true, path: '', regexp: { raw: '[a-' } }] },
+        'global rule 1 has an invalid regular expression',
+      ],
       [{ rules: [{ regex: true, allow: true, path: '', regexp: null }] }, 'without a pattern'],
       [{ signup: 'yes please' }, 'signup'],
       [{ userHomeBasePath: '/../x' }, 'inside the root'],
     ];
     for (const [patch, message] of cases) {
-      const res = await t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload: { ...current, ...patch } });
+      const res = await t.request(t.adminToken, {
+        method: 'PUT',
+        url: '/api/settings',
+        payload: { ...current, ...patch },
+      });
       expect(res.statusCode, message).toBe(400);
       expect(res.body).toContain(message);
     }

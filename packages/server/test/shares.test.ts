@@ -73,7 +73,16 @@ describe('share management', () => {
       const u = await t.createUser({
         username: name,
         scope: '/bob',
-        perm: { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, download: true, ...perm },
+        perm: {
+          admin: false,
+          execute: false,
+          create: true,
+          rename: true,
+          modify: true,
+          delete: true,
+          download: true,
+          ...perm,
+        },
       });
       const token = await t.login(u.username);
       expect((await share(token, '/docs/a.txt')).statusCode).toBe(403);
@@ -89,7 +98,9 @@ describe('share management', () => {
     expect(denied.statusCode).toBe(403);
     expect(t.ctx.store.shares.get(hash)).toBeDefined();
     expect((await t.request(eve, { method: 'DELETE', url: '/api/share/nope' })).statusCode).toBe(404);
-    expect((await t.request(t.adminToken, { method: 'DELETE', url: `/api/share/${hash}` })).statusCode).toBe(200);
+    expect((await t.request(t.adminToken, { method: 'DELETE', url: `/api/share/${hash}` })).statusCode).toBe(
+      200,
+    );
     expect(t.ctx.store.shares.get(hash)).toBeUndefined();
   });
 
@@ -116,12 +127,16 @@ describe('share management', () => {
     const from = path.join(t.root, 'bob', 'docs');
     const to = path.join(t.root, 'bob', 'papers');
     await fs.rename(from, to);
-    await sharesFollowMove(t.ctx, await fs.realpath(path.join(t.root, 'bob')) + '/docs', await fs.realpath(to));
+    await sharesFollowMove(
+      t.ctx,
+      (await fs.realpath(path.join(t.root, 'bob'))) + '/docs',
+      await fs.realpath(to),
+    );
     expect(t.ctx.store.shares.get(file.hash)!.path).toBe('/papers/a.txt');
     expect(t.ctx.store.shares.get(folder.hash)!.path).toBe('/papers/');
     expect(t.ctx.store.shares.get(adminLink.hash)!.path).toBe('/bob/papers/a.txt');
     await fs.rm(to, { recursive: true });
-    await sharesFollowDelete(t.ctx, await fs.realpath(path.join(t.root, 'bob')) + '/papers');
+    await sharesFollowDelete(t.ctx, (await fs.realpath(path.join(t.root, 'bob'))) + '/papers');
     expect(t.ctx.store.shares.list()).toEqual([]);
   });
 

@@ -6,7 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestApp } from './helpers.js';
 
 /** A request over a real socket: inject() normalises dot segments the way browsers do, curl does not. */
-async function rawGet(t: TestApp, rawPath: string): Promise<{ status: number; location?: string; body: string }> {
+async function rawGet(
+  t: TestApp,
+  rawPath: string,
+): Promise<{ status: number; location?: string; body: string }> {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
@@ -60,23 +63,48 @@ describe('the page and static files', () => {
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     const csp = String(res.headers['content-security-policy']);
     expect(csp).toContain("script-src 'self'");
-    expect(csp).not.toContain('unsafe-inline\'; script');
+    expect(csp).not.toContain("unsafe-inline'; script");
     expect(csp).toMatch(/script-src 'self'(;|$)/);
     const startup = startupOf(res.body);
     expect(Object.keys(startup)).toEqual(
       expect.arrayContaining([
-        'AuthMethod', 'BaseURL', 'CSS', 'Color', 'DisableExternal', 'DisableUsedPercentage', 'EnableExec',
-        'EnableThumbs', 'HideLoginButton', 'LoginPage', 'LogoutPage', 'Name', 'NoAuth', 'ReCaptcha',
-        'ResizePreview', 'Signup', 'StaticURL', 'Theme', 'TusSettings', 'Version',
+        'AuthMethod',
+        'BaseURL',
+        'CSS',
+        'Color',
+        'DisableExternal',
+        'DisableUsedPercentage',
+        'EnableExec',
+        'EnableThumbs',
+        'HideLoginButton',
+        'LoginPage',
+        'LogoutPage',
+        'Name',
+        'NoAuth',
+        'ReCaptcha',
+        'ResizePreview',
+        'Signup',
+        'StaticURL',
+        'Theme',
+        'TusSettings',
+        'Version',
       ]),
     );
-    expect(startup).toMatchObject({ AuthMethod: 'json', LoginPage: true, StaticURL: '/static', EnableExec: false });
+    expect(startup).toMatchObject({
+      AuthMethod: 'json',
+      LoginPage: true,
+      StaticURL: '/static',
+      EnableExec: false,
+    });
     expect(res.body).toContain('src="/static/assets/index-abc123.js"');
   });
 
   it('escapes branding text in the title and the data block', async () => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, branding: { ...s.branding, name: '</script><script>alert(1)</script>' } });
+    t.ctx.store.settings.save({
+      ...s,
+      branding: { ...s.branding, name: '</script><script>alert(1)</script>' },
+    });
     const res = await t.app.inject({ method: 'GET', url: '/login' });
     expect(res.body).not.toContain('<script>alert(1)');
     expect(res.body).toContain('<title>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>');
@@ -102,7 +130,9 @@ describe('the page and static files', () => {
     await fs.writeFile(path.join(t.outside, 'secret.txt'), 'secret');
     const s = t.ctx.store.settings.get();
     t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
-    expect((await t.app.inject({ method: 'GET', url: '/static/img/logo.svg' })).body).toBe('<svg id="custom"/>');
+    expect((await t.app.inject({ method: 'GET', url: '/static/img/logo.svg' })).body).toBe(
+      '<svg id="custom"/>',
+    );
     expect((await t.app.inject({ method: 'GET', url: '/static/custom.css' })).body).toBe('body{color:red}');
     const page = await t.app.inject({ method: 'GET', url: '/' });
     expect(page.body).toContain('href="/static/custom.css"');
@@ -140,7 +170,11 @@ describe('base URL', () => {
     expect(page.body).toContain('src="/fb/static/assets/index-abc123.js"');
     expect((await t.app.inject({ method: 'GET', url: '/fb/health' })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
-    const login = await t.app.inject({ method: 'POST', url: '/fb/api/login', payload: { username: 'x', password: 'y' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/fb/api/login',
+      payload: { username: 'x', password: 'y' },
+    });
     expect(login.statusCode).toBe(403);
   });
 });

@@ -64,7 +64,11 @@ describe('tus protocol', () => {
     expect(created.statusCode).toBe(201);
     expect(created.headers.location).toBe('/api/tus/a.txt');
     expect(created.headers['tus-resumable']).toBe('1.0.0');
-    expect((await head('/a.txt')).headers).toMatchObject({ 'upload-offset': '0', 'upload-length': '5', 'cache-control': 'no-store' });
+    expect((await head('/a.txt')).headers).toMatchObject({
+      'upload-offset': '0',
+      'upload-length': '5',
+      'cache-control': 'no-store',
+    });
     const first = await patch('/a.txt', '0', 'he');
     expect(first.statusCode).toBe(204);
     expect(first.headers['upload-offset']).toBe('2');
@@ -113,7 +117,11 @@ describe('tus protocol', () => {
     expect(await fs.readFile(target, 'utf8')).toBe('original');
     expect(await fs.readdir(path.join(path.dirname(t.dbFile), 'uploads'))).toEqual([]);
 
-    await t.request(token, { method: 'POST', url: '/api/tus/report.txt?override=true', headers: { 'upload-length': '10' } });
+    await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/report.txt?override=true',
+      headers: { 'upload-length': '10' },
+    });
     await patch('/report.txt', '0', 'REPLA');
     await patch('/report.txt', '5', 'CED!!');
     expect(await fs.readFile(target, 'utf8')).toBe('REPLACED!!');
@@ -139,7 +147,16 @@ describe('tus protocol', () => {
     const noCreate = await t.createUser({
       username: 'reader',
       scope: '/bob',
-      perm: { admin: false, execute: false, create: false, rename: true, modify: true, delete: true, share: true, download: true },
+      perm: {
+        admin: false,
+        execute: false,
+        create: false,
+        rename: true,
+        modify: true,
+        delete: true,
+        share: true,
+        download: true,
+      },
     });
     const reader = await t.login(noCreate.username);
     expect((await post('/r.txt', '1', {}, reader)).statusCode).toBe(403);
@@ -147,18 +164,43 @@ describe('tus protocol', () => {
     await t.createUser({
       username: 'nomod',
       scope: '/bob',
-      perm: { admin: false, execute: false, create: true, rename: true, modify: false, delete: true, share: true, download: true },
+      perm: {
+        admin: false,
+        execute: false,
+        create: true,
+        rename: true,
+        modify: false,
+        delete: true,
+        share: true,
+        download: true,
+      },
     });
     const nomod = await t.login('nomod');
-    const res = await t.request(nomod, { method: 'POST', url: '/api/tus/keep.txt?override=true', headers: { 'upload-length': '1' } });
+    const res = await t.request(nomod, {
+      method: 'POST',
+      url: '/api/tus/keep.txt?override=true',
+      headers: { 'upload-length': '1' },
+    });
     expect(res.statusCode).toBe(403);
-    await t.createUser({ username: 'ruled', scope: '/bob', rules: [{ regex: false, allow: false, path: '/private', regexp: null }] });
+    await t.createUser({
+      username: 'ruled',
+      scope: '/bob',
+      rules: [{ regex: false, allow: false, path: '/private', regexp: null }],
+    });
     const ruled = await t.login('ruled');
     expect((await post('/private/x.txt', '1', {}, ruled)).statusCode).toBe(403);
     expect((await post('/private_ok/x.txt', '1', {}, ruled)).statusCode).toBe(201);
     await fs.symlink(t.outside, path.join(t.root, 'bob', 'escape'));
     expect((await post('/escape/x.txt', '1')).statusCode).toBe(403);
     expect(await fs.readdir(t.outside)).toEqual([]);
-    expect((await t.request(undefined, { method: 'POST', url: '/api/tus/x.txt', headers: { 'upload-length': '1' } })).statusCode).toBe(401);
+    expect(
+      (
+        await t.request(undefined, {
+          method: 'POST',
+          url: '/api/tus/x.txt',
+          headers: { 'upload-length': '1' },
+        })
+      ).statusCode,
+    ).toBe(401);
   });
 });

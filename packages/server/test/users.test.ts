@@ -74,15 +74,38 @@ describe('POST /api/users', () => {
       [newUser({}, 'not-my-password'), 400, 'the current password is incorrect'],
       [newUser({ password: '' }), 400, 'password is required'],
       [newUser({ password: 'short' }), 400, 'password is too short'],
-      [newUser({ perm: { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, share: true, download: false } }), 400, 'permission to share requires permission to download'],
+      [
+        newUser({
+          perm: {
+            admin: false,
+            execute: false,
+            create: true,
+            rename: true,
+            modify: true,
+            delete: true,
+            share: true,
+            download: false,
+          },
+        }),
+        400,
+        'permission to share requires permission to download',
+      ],
       [newUser({ uploadsLimit: 11 }), 400, 'uploadsLimit'],
-      [newUser({ rules: [{ regex: true, allow: false, path: '', regexp: { raw: '(' } }] }), 400, 'rule 1 has an invalid regular expression'],
+      [
+        newUser({ rules: [{ regex: true, allow: false, path: '', regexp: { raw: '(' } }] }),
+        400,
+        'rule 1 has an invalid regular expression',
+      ],
       [newUser({ viewMode: 42 }), 400, 'viewMode'],
       [newUser({ scope: '/../../etc' }), 400, 'scope must stay inside'],
       [newUser({ username: '' }), 400, 'username is required'],
     ];
     for (const [payload, status, message] of cases) {
-      const res = await t.request(t.adminToken, { method: 'POST', url: '/api/users', payload: payload as object });
+      const res = await t.request(t.adminToken, {
+        method: 'POST',
+        url: '/api/users',
+        payload: payload as object,
+      });
       expect(res.statusCode, JSON.stringify(payload)).toBe(status);
       expect(res.body).toContain(message);
     }
@@ -117,7 +140,10 @@ describe('PUT /api/users/{id}', () => {
       },
     });
     expect(ok.statusCode).toBe(200);
-    expect(t.ctx.store.users.get(bob.id)).toMatchObject({ viewMode: 'list', sorting: { by: 'size', asc: true } });
+    expect(t.ctx.store.users.get(bob.id)).toMatchObject({
+      viewMode: 'list',
+      sorting: { by: 'size', asc: true },
+    });
     for (const which of ['perm', 'scope', 'rules', 'username']) {
       const res = await t.request(token, {
         method: 'PUT',
@@ -150,7 +176,11 @@ describe('PUT /api/users/{id}', () => {
       data: { id: bob.id, password: 'the-next-password-1' },
     });
     for (const current of [undefined, 'wrong-password-here']) {
-      const res = await t.request(token, { method: 'PUT', url: `/api/users/${bob.id}`, payload: body(current) });
+      const res = await t.request(token, {
+        method: 'PUT',
+        url: `/api/users/${bob.id}`,
+        payload: body(current),
+      });
       expect(res.statusCode).toBe(400);
       expect(res.body).toBe('400 Bad Request (the current password is incorrect)\n');
     }
@@ -190,7 +220,9 @@ describe('PUT /api/users/{id}', () => {
 
   it('lets an admin replace a user with which ["all"], keeping the password when blank', async () => {
     const bob = await t.createUser({ username: 'bob' });
-    const { password: _p, ...data } = (await t.request(t.adminToken, { method: 'GET', url: `/api/users/${bob.id}` })).json();
+    const { password: _p, ...data } = (
+      await t.request(t.adminToken, { method: 'GET', url: `/api/users/${bob.id}` })
+    ).json();
     const res = await t.request(t.adminToken, {
       method: 'PUT',
       url: `/api/users/${bob.id}`,
@@ -214,7 +246,19 @@ describe('PUT /api/users/{id}', () => {
         what: 'user',
         which: ['perm'],
         current_password: ADMIN_PASSWORD,
-        data: { id: 1, perm: { admin: false, execute: true, create: true, rename: true, modify: true, delete: true, share: true, download: true } },
+        data: {
+          id: 1,
+          perm: {
+            admin: false,
+            execute: true,
+            create: true,
+            rename: true,
+            modify: true,
+            delete: true,
+            share: true,
+            download: true,
+          },
+        },
       },
     });
     expect(res.statusCode).toBe(403);
@@ -228,7 +272,12 @@ describe('PUT /api/users/{id}', () => {
     const res = await t.request(t.adminToken, {
       method: 'PUT',
       url: `/api/users/${bob.id}`,
-      payload: { what: 'user', which: ['username'], current_password: ADMIN_PASSWORD, data: { id: bob.id, username: 'CAROL' } },
+      payload: {
+        what: 'user',
+        which: ['username'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, username: 'CAROL' },
+      },
     });
     expect(res.statusCode).toBe(409);
     expect(t.ctx.store.users.get(bob.id)!.username).toBe('bob');

@@ -2,7 +2,13 @@ import type { Permissions, UserInput } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
-import { ALL_PERMISSIONS, normaliseSorting, usernameKey, type NewUser, type StoredUser } from '../store/users.js';
+import {
+  ALL_PERMISSIONS,
+  normaliseSorting,
+  usernameKey,
+  type NewUser,
+  type StoredUser,
+} from '../store/users.js';
 import { ensureScopeFolder, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
 
@@ -15,7 +21,10 @@ function checkUsername(username: string | undefined): string {
   const name = (username ?? '').normalize('NFC');
   if (!name.trim()) throw badRequest('username is required');
   if (name.length > MAX_USERNAME_LENGTH) throw badRequest('username is too long');
-  if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw badRequest('username contains characters that are not allowed');
+  // Control characters and path separators make names that cannot be shown or used as folders.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f/\\]/.test(name))
+    throw badRequest('username contains characters that are not allowed');
   return name;
 }
 
@@ -43,7 +52,8 @@ export async function createAccount(
 ): Promise<StoredUser> {
   const settings = ctx.store.settings.get();
   const username = checkUsername(data.username);
-  if (ctx.store.users.getByUsername(username)) throw new AppError('conflict', 'a user with this username already exists');
+  if (ctx.store.users.getByUsername(username))
+    throw new AppError('conflict', 'a user with this username already exists');
   checkFields(data);
 
   let passwordHash = password;
@@ -88,7 +98,8 @@ export async function createAccount(
   checkPermissions(user.perm);
 
   const wantsHome =
-    opts.createHome ?? ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
+    opts.createHome ??
+    ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
   if (wantsHome) {
     user.scope = homeScope(settings.userHomeBasePath, username);
     const taken = ctx.store.users
@@ -114,7 +125,15 @@ const SELF_FIELDS = new Set([
   'uploadsLimit',
   'password',
 ]);
-const ADMIN_FIELDS = new Set([...SELF_FIELDS, 'username', 'scope', 'lockPassword', 'perm', 'commands', 'rules']);
+const ADMIN_FIELDS = new Set([
+  ...SELF_FIELDS,
+  'username',
+  'scope',
+  'lockPassword',
+  'perm',
+  'commands',
+  'rules',
+]);
 /** Changing any of these needs the caller's current password under json auth. */
 export const SENSITIVE_FIELDS = ['all', 'username', 'password', 'scope', 'commands', 'perm', 'lockpassword'];
 
@@ -192,7 +211,11 @@ export async function updateAccount(
     throw forbidden('the last administrator cannot be demoted');
   }
   if (next.scope !== target.scope) await ensureScopeFolder(ctx.config.root, next.scope, settings.dirMode);
-  if (permissionsReduced(target.perm, next.perm) || next.scope !== target.scope || next.username !== target.username) {
+  if (
+    permissionsReduced(target.perm, next.perm) ||
+    next.scope !== target.scope ||
+    next.username !== target.username
+  ) {
     revoke = true;
   }
   return { user: ctx.store.users.update(next), revokeSessions: revoke };

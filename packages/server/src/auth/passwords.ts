@@ -18,7 +18,8 @@ export function validatePassword(password: string, minimumLength: number): void 
   const min = minimumLength || 12;
   const bytes = Buffer.byteLength(password, 'utf8');
   if (bytes < min) throw badRequest(`password is too short, minimum length is ${min}`);
-  if (bytes > MAX_PASSWORD_BYTES) throw badRequest(`password is too long, maximum length is ${MAX_PASSWORD_BYTES} bytes`);
+  if (bytes > MAX_PASSWORD_BYTES)
+    throw badRequest(`password is too long, maximum length is ${MAX_PASSWORD_BYTES} bytes`);
   if (commonPasswords().has(password)) throw badRequest('password is too easy');
 }
 

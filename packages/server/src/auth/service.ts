@@ -137,10 +137,7 @@ export class AuthService {
   }
 }
 
-async function verifyRecaptcha(
-  cfg: { host: string; secret: string },
-  response: string,
-): Promise<boolean> {
+async function verifyRecaptcha(cfg: { host: string; secret: string }, response: string): Promise<boolean> {
   if (!response) return false;
   const host = (cfg.host || 'https://www.google.com').replace(/\/+$/, '');
   let res: Response;

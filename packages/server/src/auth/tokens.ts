@@ -45,7 +45,10 @@ export async function signToken(
 export async function verifyToken(token: string, key: string): Promise<TokenClaims | undefined> {
   if (token.split('.').length !== 3) return undefined;
   try {
-    const { payload } = await jwtVerify(token, keyBytes(key), { algorithms: ['HS256'], requiredClaims: ['exp'] });
+    const { payload } = await jwtVerify(token, keyBytes(key), {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp'],
+    });
     const claims = payload as unknown as TokenClaims;
     if (typeof claims.user?.id !== 'number') return undefined;
     return claims;

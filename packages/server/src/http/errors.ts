@@ -13,7 +13,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     const fe = error as FastifyError;
     if (fe.validation) {
       const detail = fe.validation
-        .map((v) => `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') + ' ' : ''}${v.message ?? ''}`)
+        .map(
+          (v) =>
+            `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') + ' ' : ''}${v.message ?? ''}`,
+        )
         .join(', ');
       return sendStatus(reply, 400, detail || 'invalid request');
     }

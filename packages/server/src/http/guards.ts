@@ -28,7 +28,11 @@ export function tokenFrom(request: FastifyRequest): string | undefined {
 
 const RENEW_WITHIN_SECONDS = 3600;
 
-async function authenticate(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<StoredUser> {
+async function authenticate(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<StoredUser> {
   const auth = await ctx.auth.verify(tokenFrom(request));
   request.auth = auth;
   request.user = auth.user;

@@ -5,7 +5,18 @@ import { AppError } from '../errors.js';
 export type PreviewSize = 'thumb' | 'big';
 
 /** Formats sharp decodes from its bundled libvips. GIFs are left alone to keep their animation. */
-export const RESIZABLE = new Set(['.jpg', '.jpeg', '.jpe', '.jfif', '.png', '.tif', '.tiff', '.bmp', '.webp', '.avif']);
+export const RESIZABLE = new Set([
+  '.jpg',
+  '.jpeg',
+  '.jpe',
+  '.jfif',
+  '.png',
+  '.tif',
+  '.tiff',
+  '.bmp',
+  '.webp',
+  '.avif',
+]);
 export const MAX_DIMENSION = 10_000;
 
 const THUMB = 256;
@@ -20,14 +31,20 @@ export async function resizeImage(file: string, size: PreviewSize): Promise<Buff
     throw new AppError('internal', 'the image could not be decoded');
   }
   if ((meta.width ?? 0) > MAX_DIMENSION || (meta.height ?? 0) > MAX_DIMENSION) {
-    throw new AppError('payload_too_large', `the image is larger than ${MAX_DIMENSION} pixels in one dimension`);
+    throw new AppError(
+      'payload_too_large',
+      `the image is larger than ${MAX_DIMENSION} pixels in one dimension`,
+    );
   }
   const image = sharp(file, { limitInputPixels: false, failOn: 'none' }).rotate();
   const resized =
     size === 'thumb'
       ? image.resize(THUMB, THUMB, { fit: 'cover', position: 'attention' })
       : image.resize(BIG, BIG, { fit: 'inside', withoutEnlargement: true });
-  return resized.flatten({ background: '#ffffff' }).jpeg({ quality: size === 'thumb' ? 75 : 85, mozjpeg: false }).toBuffer();
+  return resized
+    .flatten({ background: '#ffffff' })
+    .jpeg({ quality: size === 'thumb' ? 75 : 85, mozjpeg: false })
+    .toBuffer();
 }
 
 /** A frame from a video through the system's ffmpeg, then resized like an image. */
@@ -35,7 +52,21 @@ export async function videoFrame(ffmpeg: string, file: string, size: PreviewSize
   const frame = await new Promise<Buffer>((resolve, reject) => {
     const child = spawn(
       ffmpeg,
-      ['-v', 'error', '-ss', '1', '-i', file, '-frames:v', '1', '-f', 'image2pipe', '-vcodec', 'png', 'pipe:1'],
+      [
+        '-v',
+        'error',
+        '-ss',
+        '1',
+        '-i',
+        file,
+        '-frames:v',
+        '1',
+        '-f',
+        'image2pipe',
+        '-vcodec',
+        'png',
+        'pipe:1',
+      ],
       { stdio: ['ignore', 'pipe', 'ignore'] },
     );
     const chunks: Buffer[] = [];

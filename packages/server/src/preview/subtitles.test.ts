@@ -10,7 +10,8 @@ describe('subtitles', () => {
   });
 
   it('converts SRT with CRLF, BOM and <br> to WebVTT', () => {
-    const srt = '\ufeff1\r\n00:00:01,500 --> 00:00:03,000\r\nHello<br>world\r\n\r\n2\r\n00:01:02,050 --> 01:00:00,000\r\nBye\r\n';
+    const srt =
+      '\ufeff1\r\n00:00:01,500 --> 00:00:03,000\r\nHello<br>world\r\n\r\n2\r\n00:01:02,050 --> 01:00:00,000\r\nBye\r\n';
     expect(srtToVtt(srt)).toBe(
       'WEBVTT\n\n00:00:01.500 --> 00:00:03.000\nHello\nworld\n\n00:01:02.050 --> 01:00:00.000\nBye\n',
     );
@@ -33,8 +34,8 @@ describe('subtitles', () => {
 
   it('passes VTT through and reports bad ASS times clearly', () => {
     expect(toWebVtt('a.vtt', 'WEBVTT\n')).toBe('WEBVTT\n');
-    expect(() =>
-      assToVtt('[Events]\nFormat: Start, End, Text\nDialogue: nope,0:00:01.00,x'),
-    ).toThrow(/invalid time/);
+    expect(() => assToVtt('[Events]\nFormat: Start, End, Text\nDialogue: nope,0:00:01.00,x')).toThrow(
+      /invalid time/,
+    );
   });
 });

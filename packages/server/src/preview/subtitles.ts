@@ -23,7 +23,9 @@ function stripBom(text: string): string {
 
 /** SRT → WebVTT: `<br>` tags become line breaks, commas in times become dots. */
 export function srtToVtt(srt: string): string {
-  const blocks = stripBom(srt).replace(/\r\n?/g, '\n').split(/\n{2,}/);
+  const blocks = stripBom(srt)
+    .replace(/\r\n?/g, '\n')
+    .split(/\n{2,}/);
   const cues: string[] = [];
   const timing = /(\d{1,2}):(\d{2}):(\d{2})[,.](\d{1,3})\s*-->\s*(\d{1,2}):(\d{2}):(\d{2})[,.](\d{1,3})/;
   for (const block of blocks) {
@@ -32,7 +34,10 @@ export function srtToVtt(srt: string): string {
     if (at < 0) continue;
     const m = timing.exec(lines[at]!)!;
     const ms = (i: number) =>
-      Number(m[i]) * 3600000 + Number(m[i + 1]) * 60000 + Number(m[i + 2]) * 1000 + Number(m[i + 3]!.padEnd(3, '0'));
+      Number(m[i]) * 3600000 +
+      Number(m[i + 1]) * 60000 +
+      Number(m[i + 2]) * 1000 +
+      Number(m[i + 3]!.padEnd(3, '0'));
     const text = lines
       .slice(at + 1)
       .join('\n')
@@ -51,7 +56,12 @@ export function assToVtt(ass: string): string {
   const time = (t: string) => {
     const m = /^(\d+):(\d{2}):(\d{2})[.:](\d{1,3})$/.exec(t.trim());
     if (!m) throw badRequest(`the subtitle file has an invalid time: ${t.trim()}`);
-    return Number(m[1]) * 3600000 + Number(m[2]) * 60000 + Number(m[3]) * 1000 + Number(m[4]!.padEnd(3, '0').slice(0, 3));
+    return (
+      Number(m[1]) * 3600000 +
+      Number(m[2]) * 60000 +
+      Number(m[3]) * 1000 +
+      Number(m[4]!.padEnd(3, '0').slice(0, 3))
+    );
   };
   for (const raw of lines) {
     const line = raw.trim();
@@ -61,7 +71,10 @@ export function assToVtt(ass: string): string {
     }
     if (!inEvents) continue;
     if (/^format\s*:/i.test(line)) {
-      format = line.replace(/^format\s*:/i, '').split(',').map((f) => f.trim().toLowerCase());
+      format = line
+        .replace(/^format\s*:/i, '')
+        .split(',')
+        .map((f) => f.trim().toLowerCase());
       continue;
     }
     if (!/^dialogue\s*:/i.test(line)) continue;

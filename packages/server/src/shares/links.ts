@@ -19,7 +19,10 @@ export function presentShare(s: StoredShare): Share {
 export const ACCESS_TOKEN_SECONDS = 2 * 3600;
 
 function mac(key: string, hash: string, passwordHash: string, exp: number): string {
-  return crypto.createHmac('sha256', Buffer.from(key, 'base64')).update(`share:${hash}:${passwordHash}:${exp}`).digest('base64url');
+  return crypto
+    .createHmac('sha256', Buffer.from(key, 'base64'))
+    .update(`share:${hash}:${passwordHash}:${exp}`)
+    .digest('base64url');
 }
 
 /**
@@ -31,7 +34,12 @@ export function shareAccessToken(key: string, share: StoredShare, now = Date.now
   return `${exp}.${mac(key, share.hash, share.passwordHash, exp)}`;
 }
 
-export function checkShareAccessToken(key: string, share: StoredShare, token: string, now = Date.now()): boolean {
+export function checkShareAccessToken(
+  key: string,
+  share: StoredShare,
+  token: string,
+  now = Date.now(),
+): boolean {
   const [expText, given] = token.split('.');
   const exp = Number(expText);
   if (!given || !Number.isInteger(exp) || exp <= Math.floor(now / 1000)) return false;

@@ -129,7 +129,11 @@ export async function sharesFollowMove(ctx: AppContext, fromReal: string, toReal
     const movedReal = toReal + real.slice(fromReal.length);
     const movedVirtual = access.scope.virtualOf(movedReal);
     if (movedVirtual === undefined) ctx.store.shares.delete(share.hash);
-    else ctx.store.shares.updatePath(share.hash, movedVirtual + (share.path.endsWith('/') && movedVirtual !== '/' ? '/' : ''));
+    else
+      ctx.store.shares.updatePath(
+        share.hash,
+        movedVirtual + (share.path.endsWith('/') && movedVirtual !== '/' ? '/' : ''),
+      );
   }
 }
 

@@ -30,7 +30,8 @@ export class SessionsRepo {
   get(id: string): Session | undefined {
     const row = this.db
       .prepare('SELECT id, user_id, created_at, expires_at FROM sessions WHERE id = ? AND expires_at > ?')
-      .get(id, Date.now()) as { id: string; user_id: number; created_at: number; expires_at: number } | undefined;
+      .get(id, Date.now()) as
+      { id: string; user_id: number; created_at: number; expires_at: number } | undefined;
     return row && { id: row.id, userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
   }
 

@@ -60,7 +60,14 @@ export function defaultSettings(): StoredSettings {
     defaults: structuredClone(DEFAULT_USER_DEFAULTS),
     authMethod: 'json',
     rules: [],
-    branding: { name: '', disableExternal: false, disableUsedPercentage: false, files: '', theme: '', color: '' },
+    branding: {
+      name: '',
+      disableExternal: false,
+      disableUsedPercentage: false,
+      files: '',
+      theme: '',
+      color: '',
+    },
     tus: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
     shell: [],
     commands: emptyCommands(),
@@ -134,13 +141,16 @@ export class SettingsRepo {
   }
 
   private read<T>(key: string): T | undefined {
-    const row = this.db.prepare('SELECT value FROM config WHERE key = ?').get(key) as { value: string } | undefined;
+    const row = this.db.prepare('SELECT value FROM config WHERE key = ?').get(key) as
+      { value: string } | undefined;
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   private write(key: string, value: unknown): void {
     this.db
-      .prepare('INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .prepare(
+        'INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      )
       .run(key, JSON.stringify(value));
   }
 }

@@ -46,7 +46,14 @@ export class SharesRepo {
       .prepare(
         'INSERT INTO shares (hash, path, user_id, expire, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       )
-      .run(created.hash, created.path, created.userId, created.expire, created.passwordHash, created.createdAt);
+      .run(
+        created.hash,
+        created.path,
+        created.userId,
+        created.expire,
+        created.passwordHash,
+        created.createdAt,
+      );
     return created;
   }
 

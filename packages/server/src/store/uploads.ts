@@ -41,7 +41,10 @@ export class UploadsRepo {
   constructor(private readonly db: Db) {}
 
   /** Registers an upload, replacing (and returning) any earlier one of the same user and path. */
-  put(upload: Omit<PendingUpload, 'createdAt' | 'updatedAt'>): { upload: PendingUpload; replaced?: PendingUpload } {
+  put(upload: Omit<PendingUpload, 'createdAt' | 'updatedAt'>): {
+    upload: PendingUpload;
+    replaced?: PendingUpload;
+  } {
     const replaced = this.find(upload.userId, upload.path);
     const now = Date.now();
     this.db.transaction(() => {
@@ -50,13 +53,23 @@ export class UploadsRepo {
         .prepare(
           'INSERT INTO uploads (id, user_id, path, length, override, staging, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
         )
-        .run(upload.id, upload.userId, upload.path, upload.length, upload.override ? 1 : 0, upload.staging, now, now);
+        .run(
+          upload.id,
+          upload.userId,
+          upload.path,
+          upload.length,
+          upload.override ? 1 : 0,
+          upload.staging,
+          now,
+          now,
+        );
     })();
     return { upload: { ...upload, createdAt: now, updatedAt: now }, replaced };
   }
 
   find(userId: number, path: string): PendingUpload | undefined {
-    const row = this.db.prepare('SELECT * FROM uploads WHERE user_id = ? AND path = ?').get(userId, path) as Row | undefined;
+    const row = this.db.prepare('SELECT * FROM uploads WHERE user_id = ? AND path = ?').get(userId, path) as
+      Row | undefined;
     return row && fromRow(row);
   }
 

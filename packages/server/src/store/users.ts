@@ -113,8 +113,7 @@ export class UsersRepo {
 
   getByUsername(username: string): StoredUser | undefined {
     const row = this.db.prepare('SELECT * FROM users WHERE username_key = ?').get(usernameKey(username)) as
-      | Row
-      | undefined;
+      Row | undefined;
     return row && fromRow(row);
   }
 

@@ -38,7 +38,12 @@ export class ResumableUploads {
   }
 
   /** POST: registers an upload of `length` bytes to `rawPath`. Zero bytes complete at once. */
-  async create(user: StoredUser, rawPath: string, lengthHeader: string | undefined, override: boolean): Promise<PendingUpload | undefined> {
+  async create(
+    user: StoredUser,
+    rawPath: string,
+    lengthHeader: string | undefined,
+    override: boolean,
+  ): Promise<PendingUpload | undefined> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
     if (target.virtual === '/') throw forbidden();
@@ -47,11 +52,18 @@ export class ResumableUploads {
       if (!override) throw conflict('a file with this name exists');
       if (!user.perm.modify) throw forbidden();
     }
-    if (lengthHeader === undefined || !/^\d+$/.test(lengthHeader) || !Number.isSafeInteger(Number(lengthHeader))) {
+    if (
+      lengthHeader === undefined ||
+      !/^\d+$/.test(lengthHeader) ||
+      !Number.isSafeInteger(Number(lengthHeader))
+    ) {
       throw badRequest('Upload-Length must be a whole number of bytes');
     }
     const length = Number(lengthHeader);
-    await fs.mkdir(path.dirname(target.real), { recursive: true, mode: this.ctx.store.settings.get().dirMode });
+    await fs.mkdir(path.dirname(target.real), {
+      recursive: true,
+      mode: this.ctx.store.settings.get().dirMode,
+    });
 
     await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
     const id = crypto.randomBytes(16).toString('base64url');
@@ -94,10 +106,16 @@ export class ResumableUploads {
   }
 
   /** PATCH: appends the body at `offset`; never writes past the declared length. */
-  async append(user: StoredUser, rawPath: string, offsetHeader: string | undefined, body: Readable): Promise<UploadStatus> {
+  async append(
+    user: StoredUser,
+    rawPath: string,
+    offsetHeader: string | undefined,
+    body: Readable,
+  ): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
-    if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader)) throw badRequest('Upload-Offset must be a whole number');
+    if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader))
+      throw badRequest('Upload-Offset must be a whole number');
     const upload = this.pending(user, target.virtual);
     return this.serialised(upload.id, async () => {
       const current = this.ctx.store.uploads.find(user.id, target.virtual);
@@ -118,7 +136,8 @@ export class ResumableUploads {
     let position = offset;
     try {
       const { size } = await fh.stat();
-      if (size !== offset) throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
+      if (size !== offset)
+        throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
       const room = upload.length - offset;
       for await (const chunk of body) {
         const buf = chunk as Buffer;
@@ -147,7 +166,8 @@ export class ResumableUploads {
       // Rules or the tree may have changed while the bytes were coming in: check again.
       const target = await access.resolve(upload.path);
       if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
-      if ((target.stat || target.isSymlink) && !upload.override) throw conflict('a file with this name was created meanwhile');
+      if ((target.stat || target.isSymlink) && !upload.override)
+        throw conflict('a file with this name was created meanwhile');
       const settings = this.ctx.store.settings.get();
       await fs.chmod(upload.staging, settings.fileMode);
       await replaceAtomically(upload.staging, target.isSymlink ? target.entry : target.real);
@@ -201,7 +221,10 @@ async function replaceAtomically(from: string, to: string): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
-  const temp = path.join(path.dirname(to), `.${path.basename(to)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(
+    path.dirname(to),
+    `.${path.basename(to)}.${crypto.randomBytes(6).toString('hex')}.tmp`,
+  );
   try {
     await fs.copyFile(from, temp);
     const fh = await fs.open(temp, 'r+');

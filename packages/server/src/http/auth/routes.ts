@@ -28,7 +28,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     // These endpoints take any body type and parse it themselves (see jsonBody).
     app.removeAllContentTypeParsers();
-    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
 
     // File Browser accepted any method on these three.
     app.all('/api/login', async (request, reply) => {
@@ -58,7 +60,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all('/api/signup', async (request, reply) => {
       const settings = ctx.store.settings.get();
       if (!settings.signup) return sendStatus(reply, 405);
-      if (settings.authMethod !== 'json') throw new AppError('method_not_allowed', 'signup needs password login');
+      if (settings.authMethod !== 'json')
+        throw new AppError('method_not_allowed', 'signup needs password login');
       const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
       const username = str(body?.username) ?? '';
       const password = str(body?.password) ?? '';

@@ -58,11 +58,13 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
   if (next.tus.chunkSize <= 0) throw badRequest('tus chunk size must be greater than 0');
   if (next.tus.retryCount < 0) throw badRequest('tus retry count must be 0 or more');
   const limit = next.defaults.uploadsLimit;
-  if (limit !== undefined && (limit < 1 || limit > 10)) throw badRequest('uploads limit must be between 1 and 10');
+  if (limit !== undefined && (limit < 1 || limit > 10))
+    throw badRequest('uploads limit must be between 1 and 10');
   if (next.defaults.perm.share && !next.defaults.perm.download) {
     throw badRequest('permission to share requires permission to download');
   }
-  if (next.userHomeBasePath.split('/').includes('..')) throw badRequest('user home base path must stay inside the root');
+  if (next.userHomeBasePath.split('/').includes('..'))
+    throw badRequest('user home base path must stay inside the root');
   validateRules(next.rules, 'global');
   return next;
 }

@@ -28,7 +28,8 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { onRequest: requireUser(ctx), schema: { params: Wildcard, response: { 200: Share } } },
       async (request) => {
         const body = request.body as Record<string, unknown> | undefined;
-        const text = (v: unknown) => (typeof v === 'number' ? String(v) : typeof v === 'string' ? v : undefined);
+        const text = (v: unknown) =>
+          typeof v === 'number' ? String(v) : typeof v === 'string' ? v : undefined;
         return createShare(
           ctx,
           currentUser(request),

@@ -26,7 +26,8 @@ export function renderIndex(template: string, startup: StartupSettings): string 
 
 /** The page's policy: no inline script, nothing from elsewhere but the captcha when enabled. */
 export function pageCsp(startup: StartupSettings): string {
-  const captcha = startup.ReCaptcha && startup.ReCaptchaHost ? ` ${new URL(startup.ReCaptchaHost).origin}` : '';
+  const captcha =
+    startup.ReCaptcha && startup.ReCaptchaHost ? ` ${new URL(startup.ReCaptchaHost).origin}` : '';
   const gstatic = captcha ? ' https://www.gstatic.com' : '';
   return [
     "default-src 'self'",

@@ -26,7 +26,9 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
   return async (app) => {
     await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false });
 
-    app.all('/health', async (_request, reply) => reply.type('application/json; charset=utf-8').send('{"status":"OK"}'));
+    app.all('/health', async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send('{"status":"OK"}'),
+    );
 
     app.get('/static/*', async (request, reply) => {
       const rel = (request.params as { '*': string })['*'];

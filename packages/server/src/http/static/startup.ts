@@ -23,7 +23,10 @@ export function startupSettings(ctx: AppContext, archiveFormats?: string[]): Sta
     Name: s.branding.name,
     NoAuth: s.authMethod === 'noauth',
     ReCaptcha: !!(recaptcha?.key && recaptcha.secret),
-    ...(recaptcha && { ReCaptchaHost: recaptcha.host || 'https://www.google.com', ReCaptchaKey: recaptcha.key }),
+    ...(recaptcha && {
+      ReCaptchaHost: recaptcha.host || 'https://www.google.com',
+      ReCaptchaKey: recaptcha.key,
+    }),
     ResizePreview: !config.disablePreviewResize,
     Signup: s.signup,
     StaticURL: `${config.baseURL}/static`,

@@ -29,7 +29,10 @@ export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)):
     // Abandoned uploads only cost disk space: sweep their staging files now and then.
     let sweeper: NodeJS.Timeout | undefined;
     app.addHook('onReady', async () => {
-      sweeper = setInterval(() => void uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed')), 3600_000);
+      sweeper = setInterval(
+        () => void uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed')),
+        3600_000,
+      );
       sweeper.unref();
     });
     app.addHook('onClose', async () => clearInterval(sweeper));
@@ -53,9 +56,19 @@ export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)):
         if (header(request, 'upload-defer-length')) {
           throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
         }
-        await uploads.create(currentUser(request), pathOf(request), header(request, 'upload-length'), query.override === 'true');
+        await uploads.create(
+          currentUser(request),
+          pathOf(request),
+          header(request, 'upload-length'),
+          query.override === 'true',
+        );
         const location = `${ctx.config.baseURL}/api/tus${encodePath(pathOf(request))}`;
-        return reply.code(201).header('Location', location).header('Upload-Offset', '0').type('text/plain; charset=utf-8').send('201 Created\n');
+        return reply
+          .code(201)
+          .header('Location', location)
+          .header('Upload-Offset', '0')
+          .type('text/plain; charset=utf-8')
+          .send('201 Created\n');
       });
 
       const head = async (request: FastifyRequest, reply: FastifyReply) => {

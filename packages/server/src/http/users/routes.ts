@@ -75,11 +75,15 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (wholeRecord || fields.some((f) => SENSITIVE_FIELDS.includes(f))) {
           await requireCurrentPassword(caller, current_password);
         }
-        if (data.id !== undefined && data.id !== user.id) throw badRequest('the user id does not match the URL');
+        if (data.id !== undefined && data.id !== user.id)
+          throw badRequest('the user id does not match the URL');
         const { user: saved, revokeSessions } = await updateAccount(ctx, caller, user, which, data);
         if (revokeSessions) {
           // Whoever made the change keeps the session they made it from; every other one ends.
-          ctx.store.sessions.revokeUser(saved.id, saved.id === caller.id ? currentAuth(request).sessionId : undefined);
+          ctx.store.sessions.revokeUser(
+            saved.id,
+            saved.id === caller.id ? currentAuth(request).sessionId : undefined,
+          );
         }
         return sendStatus(reply, 200);
       },

@@ -1,0 +1,141 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeJwt } from 'jose';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from './helpers.js';
+
+let t: TestApp | undefined;
+let captchaServer: http.Server | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+  await new Promise((r) => (captchaServer ? captchaServer.close(r) : r(undefined)));
+  captchaServer = undefined;
+});
+
+function useMethod(
+  app: TestApp,
+  method: string,
+  auther: Partial<ReturnType<TestApp['ctx']['store']['settings']['get']>['auther']> = {},
+) {
+  const s = app.ctx.store.settings.get();
+  app.ctx.store.settings.save({ ...s, authMethod: method, auther: { ...s.auther, ...auther } });
+}
+
+/** A stand-in for the reCAPTCHA verification service on loopback: accepts the response "good". */
+async function startCaptcha(): Promise<string> {
+  captchaServer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const form = new URLSearchParams(body);
+      const ok =
+        req.url === '/recaptcha/api/siteverify' &&
+        form.get('secret') === 'sekrit' &&
+        form.get('response') === 'good';
+      res.setHeader('Content-Type', 'application/json');
+      res.end(JSON.stringify({ success: ok }));
+    });
+  });
+  await new Promise<void>((r) => captchaServer!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(captchaServer!.address() as AddressInfo).port}`;
+}
+
+describe('proxy auth', () => {
+  it('signs in the user named by the header, creating them without admin or execute', async () => {
+    t = await startTestApp();
+    const s = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({
+      ...s,
+      createUserDir: true,
+      defaults: { ...s.defaults, perm: { ...s.defaults.perm, admin: true, execute: true } },
+    });
+    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'x-remote-user': 'dana' },
+    });
+    expect(res.statusCode).toBe(200);
+    const dana = t.ctx.store.users.getByUsername('dana')!;
+    expect(dana.perm.admin).toBe(false);
+    expect(dana.perm.execute).toBe(false);
+    expect(dana.lockPassword).toBe(true);
+    expect(dana.scope).toBe('/users/dana');
+    expect((decodeJwt(res.body).user as { username: string }).username).toBe('dana');
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'x-remote-user': 'admin' },
+    });
+    expect((decodeJwt(again.body).user as { id: number }).id).toBe(1);
+  });
+
+  it('ignores the header from addresses that are not trusted proxies, and a missing header', async () => {
+    t = await startTestApp();
+    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '203.0.113.9',
+      headers: { 'x-remote-user': 'admin' },
+    });
+    expect(foreign.statusCode).toBe(403);
+    const missing = await t.app.inject({ method: 'POST', url: '/api/login' });
+    expect(missing.statusCode).toBe(403);
+    expect(t.ctx.store.users.list()).toHaveLength(1);
+  });
+
+  it('trusts configured proxy ranges', async () => {
+    t = await startTestApp({ trustedProxies: ['10.1.0.0/16'] });
+    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '10.1.2.3',
+      headers: { 'x-remote-user': 'admin' },
+    });
+    expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('noauth', () => {
+  it('signs everyone in as the first user', async () => {
+    t = await startTestApp();
+    useMethod(t, 'noauth');
+    const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: {} });
+    expect(res.statusCode).toBe(200);
+    expect((decodeJwt(res.body).user as { id: number }).id).toBe(1);
+  });
+});
+
+describe('reCAPTCHA', () => {
+  it('is demanded on login and on signup when configured', async () => {
+    const host = await startCaptcha();
+    t = await startTestApp();
+    const s = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({
+      ...s,
+      signup: true,
+      auther: { ...s.auther, recaptcha: { host, key: 'site', secret: 'sekrit' } },
+    });
+    const login = (recaptcha?: string) =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { username: 'admin', password: 'admin-password-for-tests', ...(recaptcha && { recaptcha }) },
+      });
+    expect((await login()).statusCode).toBe(403);
+    expect((await login('bad')).statusCode).toBe(403);
+    expect((await login('good')).statusCode).toBe(200);
+    const signup = (recaptcha?: string) =>
+      t!.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'newbie', password: 'a-long-new-password', ...(recaptcha && { recaptcha }) },
+      });
+    expect((await signup('bad')).statusCode).toBe(403);
+    expect(t.ctx.store.users.getByUsername('newbie')).toBeUndefined();
+    expect((await signup('good')).statusCode).toBe(200);
+  });
+});
