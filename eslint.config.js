@@ -22,7 +22,10 @@ export default tseslint.config(
     // The contract is the wire format shared by both sides: it must never reach into either.
     files: ['packages/contract/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@filebrowser/server*', '@filebrowser/web*', 'node:*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@filebrowser/server*', '@filebrowser/web*', 'node:*'] },
+      ],
     },
   },
   {
