@@ -1,0 +1,163 @@
+import path from 'node:path';
+import type { Logger } from '../../context.js';
+import { AppError, notFound } from '../../errors.js';
+import type { FileAccess } from '../access.js';
+import { walkTree } from '../ops.js';
+import { canonicalise, isSpecial, openRegularFile, type Resolved } from '../resolver.js';
+
+/** One member of an archive: a name relative to the archive root and where its bytes come from. */
+export interface ArchiveEntry {
+  /** `/`-separated, relative, no `..`; folders without the trailing `/`. */
+  name: string;
+  isDir: boolean;
+  size: number;
+  mode: number;
+  mtimeMs: number;
+  /** Real path of a file's content. */
+  real: string;
+}
+
+const CHUNK = 256 * 1024;
+
+/**
+ * Reads exactly `entry.size` bytes of a member: a file that shrank meanwhile is padded with zeros,
+ * one that grew is cut, so headers written before the content stay true.
+ */
+export async function* readExactly(entry: ArchiveEntry): AsyncGenerator<Buffer> {
+  const fh = await openRegularFile(entry.real).catch(() => undefined);
+  if (!fh) {
+    // Vanished since it was listed: keep the archive well-formed.
+    for (let left = entry.size; left > 0; left -= CHUNK) yield Buffer.alloc(Math.min(CHUNK, left));
+    return;
+  }
+  try {
+    let pos = 0;
+    while (pos < entry.size) {
+      const want = Math.min(CHUNK, entry.size - pos);
+      const buf = Buffer.allocUnsafe(want);
+      const { bytesRead } = await fh.read(buf, 0, want, pos);
+      if (bytesRead === 0) {
+        yield Buffer.alloc(entry.size - pos);
+        return;
+      }
+      pos += bytesRead;
+      yield bytesRead === want ? buf : buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Member names: backslashes become `_`, and anything that could leave the archive root aborts. */
+export function memberName(relative: string): string {
+  const name = relative.replaceAll('\\', '_');
+  const segments = name.split('/');
+  if (name === '' || name.startsWith('/') || segments.some((s) => s === '..' || s === '.' || s === '')) {
+    throw new AppError('internal', `archive member name would escape the archive: ${relative}`);
+  }
+  return name;
+}
+
+export interface ArchivePlan {
+  /** File name of the archive without extension (contract 6.1). */
+  baseName: string;
+  entries: AsyncIterable<ArchiveEntry>;
+}
+
+/** Segment-wise common prefix of virtual paths. */
+function commonPrefix(paths: string[]): string {
+  const split = paths.map((p) => p.split('/').filter(Boolean));
+  const first = split[0] ?? [];
+  let n = first.length;
+  for (const segs of split.slice(1)) {
+    let i = 0;
+    while (i < n && i < segs.length && segs[i] === first[i]) i++;
+    n = i;
+  }
+  return '/' + first.slice(0, n).join('/');
+}
+
+/**
+ * Parses `files=` (contract 6.1): comma-separated paths relative to `{path}`; `+` stays a plus
+ * (clients double-encode), each item percent-decoded and canonicalised.
+ */
+export function parseFilesParam(base: string, files: string | undefined): string[] {
+  if (files === undefined || files === '') return [canonicalise(base).virtual];
+  const out: string[] = [];
+  for (const item of files.split(',')) {
+    if (item === '') continue;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(item.replaceAll('+', '%2B'));
+    } catch {
+      decoded = item;
+    }
+    out.push(canonicalise(base + '/' + decoded).virtual);
+  }
+  return out;
+}
+
+/**
+ * What a folder or `files=` download contains: every requested path that passes the rules, and
+ * for folders every descendant that does (a denied folder is pruned); escaping links, special
+ * files and unreadable entries are skipped and logged. Nothing is read before it is streamed.
+ */
+export async function planArchive(
+  access: FileAccess,
+  requested: string[],
+  log: Logger,
+): Promise<ArchivePlan> {
+  const resolved: Resolved[] = [];
+  for (const p of requested) {
+    try {
+      resolved.push(await access.resolve(p));
+    } catch (err) {
+      if (requested.length === 1) throw err;
+      log.warn({ path: p }, 'archive: skipped a path the user may not read');
+    }
+  }
+  if (requested.length === 1 && !resolved[0]?.stat) throw notFound();
+  let common = commonPrefix(resolved.map((r) => r.virtual));
+  const same = resolved.find((r) => r.virtual === common);
+  if (same && !same.stat?.isDirectory()) common = path.posix.dirname(common);
+  const baseName =
+    (requested.length > 1 ? '_' : '') +
+    (common === '/' ? path.basename(access.scope.real) : path.posix.basename(common));
+
+  const relative = (virtual: string) =>
+    memberName(common === '/' ? virtual.slice(1) : virtual.slice(common.length + 1));
+  async function* entries(): AsyncGenerator<ArchiveEntry> {
+    for (const r of resolved) {
+      if (!r.stat) continue;
+      if (r.virtual !== common) {
+        if (r.stat.isDirectory() || r.stat.isFile()) {
+          yield {
+            name: relative(r.virtual),
+            isDir: r.stat.isDirectory(),
+            size: r.stat.isFile() ? r.stat.size : 0,
+            mode: r.stat.mode,
+            mtimeMs: r.stat.mtimeMs,
+            real: r.real,
+          };
+        }
+      }
+      if (!r.stat.isDirectory()) continue;
+      const walk = walkTree(access, r.real, r.virtual, {
+        follow: true,
+        include: (e) => access.checkResolved(e),
+      });
+      for await (const e of walk) {
+        if (isSpecial(e.stat)) continue;
+        yield {
+          name: relative(e.virtual),
+          isDir: e.stat.isDirectory(),
+          size: e.stat.isFile() ? e.stat.size : 0,
+          mode: e.stat.mode,
+          mtimeMs: e.stat.mtimeMs,
+          real: e.real,
+        };
+      }
+    }
+  }
+  return { baseName, entries: entries() };
+}

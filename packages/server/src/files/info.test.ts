@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { classify, goMode, goTime } from './info.js';
+import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
+import { numberedName } from './ops.js';
+import { parseQuery } from './search.js';
+import { naturalCompare, sortListing } from './sort.js';
+
+describe('Go encodings', () => {
+  it('encodes modes like os.FileMode', () => {
+    expect(goMode(0o100644)).toBe(420);
+    expect(goMode(0o040755)).toBe(2147484141);
+    expect(goMode(0o120777)).toBe(((1 << 27) | 0o777) >>> 0);
+    expect(goMode(0o010644)).toBe(((1 << 25) | 0o644) >>> 0);
+    expect(goMode(0o140755)).toBe(((1 << 24) | 0o755) >>> 0);
+    expect(goMode(0o020666)).toBe(((1 << 26) | (1 << 21) | 0o666) >>> 0);
+    expect(goMode(0o104755)).toBe(((1 << 23) | 0o755) >>> 0);
+    expect(goMode(0o041777)).toBe(((1 << 31) | (1 << 20) | 0o777) >>> 0);
+  });
+
+  it('formats times as RFC 3339 with trimmed nanoseconds and the local offset', () => {
+    const s = goTime(1_700_000_000_123_456_789n);
+    expect(s).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.123456789(Z|[+-]\d\d:\d\d)$/);
+    expect(goTime(1_700_000_000_120_000_000n)).toMatch(/\.12(Z|[+-])/);
+    expect(goTime(1_700_000_000_000_000_000n)).toMatch(/:\d\d(Z|[+-]\d\d:\d\d)$/);
+    const parsed = Date.parse(s);
+    expect(Math.floor(parsed / 1000)).toBe(1_700_000_000);
+  });
+});
+
+describe('type detection', () => {
+  it('uses Go filepath.Ext', () => {
+    expect(extensionOf('a.tar.gz')).toBe('.gz');
+    expect(extensionOf('.env')).toBe('.env');
+    expect(extensionOf('Makefile')).toBe('');
+  });
+
+  it('maps extensions through the override table, exact case first', () => {
+    expect(mimeByExtension('a.MP4')).toMatch(/^video\//);
+    expect(mimeByExtension('a.opus')).toBe('video/ogg');
+    expect(mimeByExtension('a.c')).toMatch(/^text\//);
+    expect(mimeByExtension('a.zip')).toBe('application/zip');
+    expect(mimeByExtension('noext')).toBe('');
+  });
+
+  it('sniffs headers', () => {
+    expect(sniff(Buffer.from('%PDF-1.4'))).toBe('application/pdf');
+    expect(sniff(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe('image/png');
+    expect(sniff(Buffer.from('  <html><body>'))).toBe('text/html; charset=utf-8');
+    expect(sniff(Buffer.from('plain words'))).toBe('text/plain; charset=utf-8');
+    expect(sniff(Buffer.from([0, 1, 2]))).toBe('application/octet-stream');
+  });
+
+  it('applies the binary test', () => {
+    expect(isBinary(Buffer.alloc(0))).toBe(false);
+    expect(isBinary(Buffer.from('tab\tlf\ncr\r\x0b\x1f'))).toBe(false);
+    expect(isBinary(Buffer.from([0x61, 0x08]))).toBe(true);
+    expect(isBinary(Buffer.from('héllo'))).toBe(false);
+    // a multi-byte character cut at the end of the sample is tolerated
+    expect(isBinary(Buffer.concat([Buffer.from('abc'), Buffer.from('é').subarray(0, 1)]))).toBe(false);
+    expect(isBinary(Buffer.concat([Buffer.from([0xff]), Buffer.from('abcdef')]))).toBe(true);
+  });
+
+  it('classifies', () => {
+    expect(classify('video/mp4', 1, Buffer.alloc(0))).toBe('video');
+    expect(classify('application/pdf', 1, Buffer.alloc(0))).toBe('pdf');
+    expect(classify('text/plain', 11 * 1024 * 1024, Buffer.alloc(0))).toBe('blob');
+    expect(classify('application/zip', 10, Buffer.alloc(0))).toBe('text'); // the empty-sample quirk
+    expect(classify('application/zip', 10, Buffer.from([0, 1]))).toBe('blob');
+  });
+});
+
+describe('names and sorting', () => {
+  it('auto-names copies like File Browser', () => {
+    expect(numberedName('a.txt', 1)).toBe('a(1).txt');
+    expect(numberedName('a.tar.gz', 2)).toBe('a.tar(2).gz');
+    expect(numberedName('.env', 1)).toBe('(1).env');
+    expect(numberedName('dir', 3)).toBe('dir(3)');
+  });
+
+  it('compares naturally', () => {
+    const names = ['a10', 'a2', 'a.txt', 'b', 'a1'];
+    expect([...names].sort(naturalCompare)).toEqual(['a.txt', 'a1', 'a2', 'a10', 'b']);
+  });
+
+  it('keeps the inverted asc for names and puts folders first', () => {
+    const mk = (name: string, isDir = false, size = 0, mtimeNs = 0n) => ({ name, isDir, size, mtimeNs });
+    const items = () => [mk('b'), mk('a'), mk('z', true), mk('c', false, 5, 3n)];
+    expect(sortListing(items(), { by: 'name', asc: false }).map((i) => i.name)).toEqual(['z', 'a', 'b', 'c']);
+    expect(sortListing(items(), { by: 'name', asc: true }).map((i) => i.name)).toEqual(['z', 'c', 'b', 'a']);
+    expect(sortListing(items(), { by: 'modified', asc: false })[0]!.name).toBe('c');
+    expect(sortListing(items(), { by: 'size', asc: false }).at(-1)!.name).toBe('z');
+    expect(sortListing(items(), { by: 'other', asc: false }).map((i) => i.name)).toEqual([
+      'a',
+      'b',
+      'c',
+      'z',
+    ]);
+  });
+});
+
+describe('search query', () => {
+  it('parses case, type and quoted terms', () => {
+    expect(parseQuery('case:sensitive Foo').terms).toEqual(['Foo']);
+    expect(parseQuery('Foo Bar').terms).toEqual(['foo', 'bar']);
+    expect(parseQuery('"a b"').terms).toEqual(['a b']);
+    const q = parseQuery('type:image x');
+    expect(q.terms).toEqual(['x']);
+    expect(q.types[0]!('p.png')).toBe(true);
+    expect(parseQuery('type:pdf').types[0]!('r.PDF')).toBe(false);
+  });
+});

@@ -1,0 +1,107 @@
+import type { Rule } from '@filebrowser/contract';
+
+/** One rule, ready to test virtual paths. */
+interface CompiledRule {
+  allow: boolean;
+  matches(virtualPath: string): boolean;
+}
+
+export interface RuleOptions {
+  /** The served root is case-insensitive: non-regex rules compare lower-cased (regex rules never fold). */
+  caseInsensitive?: boolean;
+  /** Told about a rule that cannot be applied as written (an invalid regex). */
+  onInvalid?: (rule: Rule, reason: string) => void;
+}
+
+/**
+ * Compiles a regex rule's pattern. File Browser used Go's RE2; the common inline flag `(?i)` at the
+ * start is translated, anything else is JavaScript (unicode mode) syntax, as the rule validator checks.
+ */
+function compilePattern(raw: string): RegExp {
+  let flags = 'u';
+  let source = raw;
+  const inline = /^\(\?([ims]+)\)/.exec(source);
+  if (inline?.[1]) {
+    flags += [...new Set(inline[1])].join('');
+    source = source.slice(inline[0].length);
+  }
+  return new RegExp(source, flags);
+}
+
+function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
+  if (rule.regex) {
+    const raw = rule.regexp?.raw ?? '';
+    let re: RegExp | undefined;
+    try {
+      if (raw) re = compilePattern(raw);
+    } catch (err) {
+      opts.onInvalid?.(rule, (err as Error).message);
+    }
+    if (!re) {
+      if (raw === '') opts.onInvalid?.(rule, 'empty pattern');
+      // Fail closed: a broken deny rule denies everything, a broken allow rule grants nothing.
+      return { allow: rule.allow, matches: () => !rule.allow };
+    }
+    const compiled = re;
+    return { allow: rule.allow, matches: (p) => compiled.test(p) };
+  }
+  const fold = opts.caseInsensitive ? (s: string) => s.toLowerCase() : (s: string) => s;
+  // Rule paths are segment-aligned: "/admin" matches "/admin" and "/admin/x", never "/admin_backup".
+  let base = fold(rule.path).replace(/\/+$/, '');
+  if (base !== '' && !base.startsWith('/')) base = '/' + base;
+  if (base === '') return { allow: rule.allow, matches: () => true };
+  const prefix = base + '/';
+  return {
+    allow: rule.allow,
+    matches: (p) => {
+      const v = fold(p);
+      return v === base || v.startsWith(prefix);
+    },
+  };
+}
+
+/**
+ * The user's view filter: global rules, then the user's own; the last matching rule wins and the
+ * default is allow (contract 1.7). `check` adds the per-user hidden-dotfile filter.
+ */
+export class RuleChecker {
+  private readonly rules: CompiledRule[];
+
+  constructor(
+    globalRules: readonly Rule[],
+    userRules: readonly Rule[],
+    private readonly hideDotfiles: boolean,
+    opts: RuleOptions = {},
+  ) {
+    this.rules = [...globalRules, ...userRules].map((r) => compileRule(r, opts));
+  }
+
+  /** True when any rule exists: recursive operations then check every descendant. */
+  get hasRules(): boolean {
+    return this.rules.length > 0;
+  }
+
+  /** Rules only (File Browser's CheckRules). */
+  allowedByRules(virtualPath: string): boolean {
+    let allowed = true;
+    for (const rule of this.rules) {
+      if (rule.matches(virtualPath)) allowed = rule.allow;
+    }
+    return allowed;
+  }
+
+  /** Hidden dotfiles (last segment only, as File Browser does), then rules (File Browser's Check). */
+  check(virtualPath: string): boolean {
+    if (this.hideDotfiles && isDotName(lastSegment(virtualPath))) return false;
+    return this.allowedByRules(virtualPath);
+  }
+}
+
+function lastSegment(virtualPath: string): string {
+  const trimmed = virtualPath.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+function isDotName(name: string): boolean {
+  return name.startsWith('.');
+}

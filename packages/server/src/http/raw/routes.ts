@@ -1,0 +1,61 @@
+import { ARCHIVE_FORMATS } from '@filebrowser/contract';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { fileAccessFor } from '../../files/access.js';
+import { archiveFormatOf, archiveStream, parseFilesParam, planArchive } from '../../files/archive/index.js';
+import { isSpecial } from '../../files/resolver.js';
+import { currentUser, requireUser } from '../guards.js';
+import { sendStatus } from '../replies.js';
+import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
+import { contentDisposition, fileSecurityHeaders, sendFile } from './send-file.js';
+
+/**
+ * `GET /api/raw{path}` (contract 6.1): a file with Range and conditional serving, or a folder or
+ * `files=` list as a streamed archive.
+ */
+export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/api/raw', { exposeHeadRoute: false }, async (request, reply) =>
+      redirectToFolder(request, reply),
+    );
+    // GET only: the old server answered HEAD with 405.
+    app.head('/api/raw/*', async (_request, reply) => reply.code(405).send());
+
+    app.get('/api/raw/*', { onRequest: requireUser(ctx), exposeHeadRoute: false }, async (request, reply) => {
+      const access = await fileAccessFor(ctx, currentUser(request));
+      // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
+      if (!access.perm.download) return sendStatus(reply, 202);
+      const base = requestPath(request);
+      const files = queryValue(request, 'files');
+      const inline = queryValue(request, 'inline') === 'true';
+
+      if (files === undefined) {
+        const r = await access.resolve(base);
+        if (!r.stat) throw notFound();
+        if (isSpecial(r.stat)) {
+          // Named pipes, sockets and devices are never opened.
+          void reply.header('Content-Disposition', contentDisposition(r.name, inline));
+          return reply.code(200).send();
+        }
+        if (!r.stat.isDirectory()) return sendFile(request, reply, r.real, { name: r.name, inline });
+      }
+
+      const format = archiveFormatOf(queryValue(request, 'algo'));
+      const plan = await planArchive(access, parseFilesParam(base, files), ctx.log);
+      const archive = archiveStream(format, plan.entries);
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) archive.abort();
+      });
+      archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
+      fileSecurityHeaders(reply, false);
+      void reply.header(
+        'Content-Disposition',
+        contentDisposition(plan.baseName + ARCHIVE_FORMATS[format], false),
+      );
+      return reply.code(200).type(archive.contentType).send(archive.stream);
+    });
+  };
+}
+
+export { availableArchiveFormats } from '../../files/archive/index.js';

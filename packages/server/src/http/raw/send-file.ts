@@ -1,0 +1,216 @@
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { etagOf, readSample } from '../../files/info.js';
+import { isActiveContent, mimeByExtension, sniff } from '../../files/mime.js';
+import { openRegularFile } from '../../files/resolver.js';
+import { headerValue } from '../resources/request-path.js';
+
+/** RFC 5987 `attr-char`s stay; everything else is percent-encoded (UTF-8). */
+export function rfc5987(value: string): string {
+  return encodeURIComponent(value).replace(
+    /['()*]/g,
+    (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
+}
+
+export function contentDisposition(name: string, inline: boolean): string {
+  return `${inline ? 'inline' : 'attachment'}; filename*=utf-8''${rfc5987(name)}`;
+}
+
+/**
+ * Adds the raw-file CSP on top of the app-wide one (two headers, as File Browser sends them);
+ * script-capable types also get `sandbox`, so they render as an inert, unique-origin document.
+ */
+export function fileSecurityHeaders(reply: FastifyReply, sandbox: boolean): void {
+  const existing = reply.getHeader('content-security-policy');
+  const list =
+    existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
+  list.push(sandbox ? "script-src 'none'; sandbox;" : "script-src 'none';");
+  void reply.header('Content-Security-Policy', list);
+  void reply.header('X-Content-Type-Options', 'nosniff');
+  void reply.header('Cache-Control', 'private');
+}
+
+interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/** Parses a Range header as Go's http.ServeContent does; 'invalid' answers 416, undefined serves all. */
+export function parseRange(header: string, size: number): ByteRange[] | 'invalid' | undefined {
+  if (!header.startsWith('bytes=')) return 'invalid';
+  const ranges: ByteRange[] = [];
+  let noOverlap = false;
+  for (const raw of header.slice(6).split(',')) {
+    const spec = raw.trim();
+    if (spec === '') continue;
+    const dash = spec.indexOf('-');
+    if (dash < 0) return 'invalid';
+    const startText = spec.slice(0, dash).trim();
+    const endText = spec.slice(dash + 1).trim();
+    if (startText === '') {
+      if (!/^\d+$/.test(endText)) return 'invalid';
+      let n = Number(endText);
+      if (n === 0) {
+        noOverlap = true;
+        continue;
+      }
+      if (n > size) n = size;
+      ranges.push({ start: size - n, end: size - 1 });
+      continue;
+    }
+    if (!/^\d+$/.test(startText)) return 'invalid';
+    const start = Number(startText);
+    if (start >= size) {
+      noOverlap = true;
+      continue;
+    }
+    let end = size - 1;
+    if (endText !== '') {
+      if (!/^\d+$/.test(endText)) return 'invalid';
+      end = Math.min(Number(endText), size - 1);
+      if (start > Number(endText)) return 'invalid';
+    }
+    ranges.push({ start, end });
+  }
+  if (ranges.length === 0) return noOverlap ? 'invalid' : undefined;
+  const total = ranges.reduce((n, r) => n + r.end - r.start + 1, 0);
+  // Asking for more than the whole file: send the whole file.
+  if (total > size) return undefined;
+  return ranges;
+}
+
+function httpDate(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toUTCString();
+}
+
+function parseDate(value: string | undefined): number | undefined {
+  if (!value) return undefined;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+function etagMatches(header: string, etag: string, weak: boolean): boolean {
+  if (header.trim() === '*') return true;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => (weak ? strip(t) === strip(etag) : t.trim() === etag));
+}
+
+export interface SendFileOptions {
+  /** Name for Content-Disposition. */
+  name: string;
+  inline: boolean;
+  /** Fixed Content-Type (subtitles: text/vtt); otherwise by extension, then sniffed, for inline. */
+  contentType?: string;
+}
+
+/**
+ * The one helper that streams a file: Range (single and multipart), If-Range, conditional
+ * requests, ETag, Last-Modified, an RFC 5987 file name, and the safety headers of raw files.
+ */
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  realPath: string,
+  opts: SendFileOptions,
+): Promise<FastifyReply> {
+  const fh = await openRegularFile(realPath);
+  let handedOver = false;
+  try {
+    const st = await fh.stat({ bigint: true });
+    const size = Number(st.size);
+    const mtimeMs = Number(st.mtimeNs / 1_000_000n);
+    const etag = etagOf(st);
+    let type = opts.contentType;
+    if (!type && opts.inline) type = mimeByExtension(opts.name) || sniff(await readSample(realPath));
+    if (!type || !opts.inline) type = opts.contentType ?? 'application/octet-stream';
+    fileSecurityHeaders(reply, opts.inline && isActiveContent(type));
+    void reply.header('Content-Disposition', contentDisposition(opts.name, opts.inline));
+    void reply.header('Accept-Ranges', 'bytes');
+    void reply.header('Last-Modified', httpDate(mtimeMs));
+    void reply.header('ETag', etag);
+
+    // Preconditions, in RFC 9110 order.
+    const ifMatch = headerValue(request, 'if-match');
+    const ifUnmodified = parseDate(headerValue(request, 'if-unmodified-since'));
+    if (
+      ifMatch
+        ? !etagMatches(ifMatch, etag, false)
+        : ifUnmodified !== undefined && Math.floor(mtimeMs / 1000) * 1000 > ifUnmodified
+    ) {
+      return reply.code(412).send();
+    }
+    const ifNoneMatch = headerValue(request, 'if-none-match');
+    const ifModified = parseDate(headerValue(request, 'if-modified-since'));
+    if (
+      ifNoneMatch
+        ? etagMatches(ifNoneMatch, etag, true)
+        : ifModified !== undefined && Math.floor(mtimeMs / 1000) * 1000 <= ifModified
+    ) {
+      return reply.code(304).send();
+    }
+
+    let ranges: ReturnType<typeof parseRange>;
+    const rangeHeader = headerValue(request, 'range');
+    if (rangeHeader) {
+      const ifRange = headerValue(request, 'if-range');
+      const rangeApplies =
+        !ifRange ||
+        (ifRange.trim().startsWith('"') || ifRange.trim().startsWith('W/')
+          ? ifRange.trim() === etag
+          : parseDate(ifRange) === Math.floor(mtimeMs / 1000) * 1000);
+      if (rangeApplies) ranges = parseRange(rangeHeader, size);
+    }
+    if (ranges === 'invalid') {
+      void reply.header('Content-Range', `bytes */${size}`);
+      return reply.code(416).type('text/plain; charset=utf-8').send('416 Requested Range Not Satisfiable\n');
+    }
+    const stream = (start: number, end: number) =>
+      fh.createReadStream({ start, end, autoClose: false, highWaterMark: 256 * 1024 });
+    const closeAfter = (body: Readable) => {
+      const close = () => void fh.close().catch(() => undefined);
+      body.once('close', close);
+      handedOver = true;
+      return body;
+    };
+
+    if (!ranges) {
+      void reply.header('Content-Length', String(size));
+      return reply
+        .code(200)
+        .type(type)
+        .send(closeAfter(stream(0, Math.max(0, size - 1))));
+    }
+    if (ranges.length === 1) {
+      const [r] = ranges as [ByteRange];
+      void reply.header('Content-Range', `bytes ${r.start}-${r.end}/${size}`);
+      void reply.header('Content-Length', String(r.end - r.start + 1));
+      return reply
+        .code(206)
+        .type(type)
+        .send(closeAfter(stream(r.start, r.end)));
+    }
+    const boundary = crypto.randomBytes(16).toString('hex');
+    const partHead = (r: ByteRange, first: boolean) =>
+      `${first ? '' : '\r\n'}--${boundary}\r\nContent-Type: ${type}\r\nContent-Range: bytes ${r.start}-${r.end}/${size}\r\n\r\n`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    let length = Buffer.byteLength(tail);
+    ranges.forEach((r, i) => (length += Buffer.byteLength(partHead(r, i === 0)) + r.end - r.start + 1));
+    const parts = ranges;
+    async function* multipart(): AsyncGenerator<Buffer | string> {
+      for (const [i, r] of parts.entries()) {
+        yield partHead(r, i === 0);
+        yield* stream(r.start, r.end);
+      }
+      yield tail;
+    }
+    void reply.header('Content-Length', String(length));
+    return reply
+      .code(206)
+      .type(`multipart/byteranges; boundary=${boundary}`)
+      .send(closeAfter(Readable.from(multipart())));
+  } finally {
+    if (!handedOver) await fh.close().catch(() => undefined);
+  }
+}

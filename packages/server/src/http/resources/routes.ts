@@ -1,0 +1,212 @@
+import { CHECKSUM_ALGORITHMS, FileInfo, type ChecksumAlgorithm } from '@filebrowser/contract';
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
+import { fileAccessFor, type FileAccess } from '../../files/access.js';
+import type { FileEvents } from '../../files/events.js';
+import { etagOf, fileInfo } from '../../files/info.js';
+import {
+  checksum,
+  copyOrMove,
+  deletePath,
+  makeDirectory,
+  recursiveEntries,
+  writeFileAtomic,
+} from '../../files/ops.js';
+import { openRegularFile } from '../../files/resolver.js';
+import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { currentUser, requireUser } from '../guards.js';
+import { sendStatus } from '../replies.js';
+import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
+
+/** Only the exact string "true" counts, as in File Browser. */
+const isTrue = (v: string | undefined) => v === 'true';
+
+/** Runs change listeners without letting them decide the answer. */
+async function notify(ctx: AppContext, what: string, fn: () => Promise<void> | void): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    ctx.log.warn({ err }, `after ${what}: listener failed`);
+  }
+}
+
+/**
+ * `/api/resources{path}` and `/api/resources/recursive{path}` (contract 5.1–5.7). Handlers are
+ * thin: the file services do the work, the resolver and rules guard every path.
+ */
+export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsync {
+  const accessOf = (request: FastifyRequest): Promise<FileAccess> => fileAccessFor(ctx, currentUser(request));
+
+  async function getResource(request: FastifyRequest, reply: FastifyReply) {
+    const access = await accessOf(request);
+    const r = await access.resolve(requestPath(request));
+    if (!r.stat) throw notFound();
+    const info = await fileInfo(access, r, {
+      content: access.perm.download,
+      modify: access.perm.modify,
+      readHeader: true,
+      listingReadHeader: !ctx.config.disableTypeDetectionByHeader,
+      sorting: access.sorting,
+    });
+    if (info.isDir) return info;
+    if (isTrue(headerValue(request, 'x-encoding'))) {
+      // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
+      if (!access.perm.download) return sendStatus(reply, 202);
+      if (info.type === 'text') {
+        const fh = await openRegularFile(r.real);
+        return reply.type('application/octet-stream').send(fh.createReadStream());
+      }
+      return info;
+    }
+    const algo = queryValue(request, 'checksum');
+    if (algo) {
+      if (!access.perm.download) return sendStatus(reply, 202);
+      if (!(CHECKSUM_ALGORITHMS as readonly string[]).includes(algo)) {
+        throw badRequest(`unsupported checksum algorithm ${algo}: use md5, sha1, sha256 or sha512`);
+      }
+      const { content: _content, ...withoutContent } = info;
+      return { ...withoutContent, checksums: { [algo]: await checksum(r, algo as ChecksumAlgorithm) } };
+    }
+    return info;
+  }
+
+  return async (app) => {
+    // Request bodies are file contents: streamed to disk by the handler, never parsed or buffered.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+
+    for (const prefix of ['/api/resources', '/api/resources/recursive']) {
+      app.route({
+        method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
+        url: prefix,
+        handler: async (request, reply) => redirectToFolder(request, reply),
+      });
+    }
+
+    app.get(
+      '/api/resources/*',
+      {
+        onRequest: requireUser(ctx),
+        schema: { response: { 200: FileInfo } },
+        // The schema documents the answer; the objects are built field by field in Go's order,
+        // which the schema serializer would reorder (required fields first).
+        serializerCompiler: () => (data) => JSON.stringify(data),
+      },
+      getResource,
+    );
+
+    app.get('/api/resources/recursive/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const access = await accessOf(request);
+      // The root of the walk is resolved and confined, but not rule-checked (contract 5.7).
+      const r = await access.scope.resolve(requestPath(request));
+      const abort = new AbortController();
+      reply.raw.once('close', () => abort.abort());
+      const entries = recursiveEntries(access, r, abort.signal);
+      // Pull the first entry before answering, so "not found"/"not a directory" get their status.
+      const first = await entries.next();
+      reply.type('application/json; charset=utf-8');
+      return reply.send(Readable.from(jsonArrayStream(first, entries)));
+    });
+
+    app.post('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const access = await accessOf(request);
+      if (!access.perm.create) throw forbidden();
+      const r = await access.resolve(requestPath(request));
+      const { dirMode, fileMode } = ctx.store.settings.get();
+      if (r.trailingSlash) {
+        await makeDirectory(access, r, dirMode);
+        return sendStatus(reply, 200);
+      }
+      if (r.linkStat) {
+        if (!isTrue(queryValue(request, 'override'))) throw new AppError('conflict');
+        if (!access.perm.modify) throw forbidden();
+        // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
+        if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
+      }
+      const st = await writeFileAtomic(access, r, request.raw, { fileMode, dirMode });
+      await notify(ctx, 'upload', () => events.changed?.(r.real));
+      void reply.header('ETag', etagOf(st));
+      return sendStatus(reply, 200);
+    });
+
+    app.put('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const access = await accessOf(request);
+      if (!access.perm.modify) throw forbidden();
+      const r = await access.resolve(requestPath(request));
+      if (r.trailingSlash) return reply.code(405).send();
+      if (!r.stat) throw notFound();
+      const { dirMode, fileMode } = ctx.store.settings.get();
+      const st = await writeFileAtomic(access, r, request.raw, { fileMode, dirMode });
+      await notify(ctx, 'save', () => events.changed?.(r.real));
+      void reply.header('ETag', etagOf(st));
+      return sendStatus(reply, 200);
+    });
+
+    app.delete('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const access = await accessOf(request);
+      const path = requestPath(request);
+      if (!access.perm.delete) throw forbidden();
+      // A link is removed itself, never its target: even a link leading out of the scope can go.
+      const r = await access.resolve(path, { followFinal: false });
+      if (r.virtual === '/') throw forbidden();
+      if (!r.linkStat) throw notFound();
+      await deletePath(access, r);
+      await notify(ctx, 'delete', () => sharesFollowDelete(ctx, r.entry));
+      await notify(ctx, 'delete', () => events.deleted?.(r.entry));
+      return sendStatus(reply, 204);
+    });
+
+    app.patch('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+      const access = await accessOf(request);
+      const action = queryValue(request, 'action') ?? '';
+      let destination: string;
+      try {
+        // Decoded twice, as File Browser does: clients encode the destination once more (contract 5.6).
+        destination = decodeURIComponent(queryValue(request, 'destination') ?? '/');
+      } catch {
+        throw badRequest('the destination is not valid percent-encoding');
+      }
+      const src = await access.resolve(requestPath(request), { followFinal: action !== 'rename' });
+      const dst = await access.resolve(destination, { followFinal: action !== 'rename' });
+      const { dirMode } = ctx.store.settings.get();
+      const moved = await copyOrMove(
+        access,
+        src,
+        dst,
+        {
+          action,
+          override: isTrue(queryValue(request, 'override')),
+          rename: isTrue(queryValue(request, 'rename')),
+        },
+        dirMode,
+      );
+      if (action === 'rename') {
+        await notify(ctx, 'rename', () => sharesFollowMove(ctx, src.entry, moved.entry));
+        await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
+      } else {
+        await notify(ctx, 'copy', () => events.changed?.(moved.real));
+      }
+      return sendStatus(reply, 200);
+    });
+  };
+}
+
+/** Streams `[entry,entry,...]` from an async iterator whose first result was already pulled. */
+async function* jsonArrayStream<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<string> {
+  yield '[';
+  let current = first;
+  let sep = '';
+  let batch = '';
+  while (!current.done) {
+    batch += sep + JSON.stringify(current.value);
+    sep = ',';
+    if (batch.length > 64 * 1024) {
+      yield batch;
+      batch = '';
+    }
+    current = await rest.next();
+  }
+  yield batch + ']';
+}

@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Permissions, Rule, UserInput } from '@filebrowser/contract';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { createAccount } from '../src/auth/accounts.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { defaultConfig } from '../src/config/defaults.js';
+import type { ServerConfig } from '../src/config/types.js';
+import type { AppContext } from '../src/context.js';
+import { rawRoutes } from '../src/http/raw/routes.js';
+import { resourcesRoutes } from '../src/http/resources/routes.js';
+import { searchRoutes } from '../src/http/search/routes.js';
+import { usageRoutes } from '../src/http/usage/routes.js';
+import { quickSetup } from '../src/setup.js';
+import { openStore } from '../src/store/index.js';
+
+export const PASSWORD = 'files-password-for-tests';
+
+export const ALL: Permissions = {
+  admin: false,
+  execute: false,
+  create: true,
+  rename: true,
+  modify: true,
+  delete: true,
+  share: true,
+  download: true,
+};
+
+export const deny = (p: string): Rule => ({ regex: false, allow: false, path: p, regexp: null });
+export const denyRe = (raw: string): Rule => ({ regex: true, allow: false, path: '', regexp: { raw } });
+
+export interface FilesApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  root: string;
+  outside: string;
+  base: string;
+  /** Creates a user (scope folder created under the root) and returns a token. */
+  user(name: string, data?: Partial<UserInput>): Promise<string>;
+  req(token: string | undefined, opts: InjectOptions): Promise<LightMyRequestResponse>;
+  get(token: string, url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a temporary root and database, with the files routes registered when the
+ * app does not register them itself yet.
+ */
+export async function startFilesApp(overrides: Partial<ServerConfig> = {}): Promise<FilesApp> {
+  const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-files-')));
+  const root = path.join(base, 'root');
+  const outside = path.join(base, 'outside');
+  await fs.mkdir(root);
+  await fs.mkdir(outside);
+  const config: ServerConfig = {
+    ...defaultConfig(),
+    root,
+    database: path.join(base, 'db', 'filebrowser.db'),
+    cacheDir: path.join(base, 'cache'),
+    webDist: path.join(base, 'web'),
+    ...overrides,
+  };
+  const store = openStore(config.database);
+  const { app, ctx } = await buildApp(config, store);
+  if (!app.hasRoute({ method: 'GET', url: '/api/resources/*' })) {
+    await app.register(resourcesRoutes(ctx));
+    await app.register(rawRoutes(ctx));
+    await app.register(searchRoutes(ctx));
+    await app.register(usageRoutes(ctx));
+  }
+  await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
+  await app.ready();
+
+  const req = (token: string | undefined, opts: InjectOptions) =>
+    app.inject({ ...opts, headers: { ...(token ? { 'x-auth': token } : {}), ...opts.headers } });
+  return {
+    app,
+    ctx,
+    root,
+    outside,
+    base,
+    user: async (name, data = {}) => {
+      const scope = data.scope ?? '/' + name;
+      await fs.mkdir(path.join(root, scope), { recursive: true });
+      await createAccount(ctx, { perm: ALL, ...data, username: name, scope }, PASSWORD, 'cli');
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { username: name, password: PASSWORD },
+      });
+      if (res.statusCode !== 200) throw new Error(`login failed: ${res.statusCode} ${res.body}`);
+      return res.body;
+    },
+    req,
+    get: (token, url, headers = {}) => req(token, { method: 'GET', url, headers }),
+    close: async () => {
+      await app.close();
+      store.close();
+      await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deny, startFilesApp, type FilesApp } from './files-helpers.js';
+
+let t: FilesApp;
+let bob: string;
+let home: string;
+
+beforeEach(async () => {
+  t = await startFilesApp();
+  bob = await t.user('bob');
+  home = path.join(t.root, 'bob');
+  await fs.mkdir(path.join(home, 'music/Album'), { recursive: true });
+  await fs.mkdir(path.join(home, 'private'), { recursive: true });
+  await fs.writeFile(path.join(home, 'music/Album/Song One.mp3'), '');
+  await fs.writeFile(path.join(home, 'music/notes.txt'), '');
+  await fs.writeFile(path.join(home, 'report.PDF'), '');
+  await fs.writeFile(path.join(home, 'report.pdf'), '');
+  await fs.writeFile(path.join(home, 'private/song.txt'), '');
+  await fs.writeFile(path.join(t.outside, 'song-secret.txt'), '');
+  await fs.symlink(t.outside, path.join(home, 'song-escape'));
+  await fs.symlink(path.join(t.outside, 'song-secret.txt'), path.join(home, 'music/song-link.txt'));
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const hits = async (url: string, token = bob) => {
+  const res = await t.get(token, url);
+  expect(res.statusCode).toBe(200);
+  return res.body
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { dir: boolean; path: string });
+};
+
+describe('GET /api/search', () => {
+  it('streams JSON lines relative to the search folder, case-insensitive by default', async () => {
+    const res = await t.get(bob, '/api/search/?query=song');
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.body.split('\n')[0]).toMatch(/^\{"dir":(true|false),"path":"[^/]/);
+    const found = (await hits('/api/search/?query=song')).map((h) => h.path).sort();
+    // Escaping links are neither followed nor reported.
+    expect(found).toEqual(['music/Album/Song One.mp3', 'private/song.txt']);
+    expect((await hits('/api/search/music?query=album')).map((h) => h)).toEqual([
+      { dir: true, path: 'Album' },
+    ]);
+  });
+
+  it('understands case:sensitive, quotes and type:', async () => {
+    expect((await hits('/api/search/?query=case:sensitive%20Song')).map((h) => h.path)).toEqual([
+      'music/Album/Song One.mp3',
+    ]);
+    expect((await hits('/api/search/?query=%22song%20one%22')).map((h) => h.path)).toEqual([
+      'music/Album/Song One.mp3',
+    ]);
+    expect((await hits('/api/search/?query=type:audio')).map((h) => h.path)).toEqual([
+      'music/Album/Song One.mp3',
+    ]);
+    expect((await hits('/api/search/?query=type:pdf')).map((h) => h.path)).toEqual(['report.pdf']);
+  });
+
+  it('applies rules, pruning denied folders', async () => {
+    const ruled = await t.user('ruled', { scope: '/bob', rules: [deny('/private')] });
+    expect((await hits('/api/search/?query=song', ruled)).map((h) => h.path)).toEqual([
+      'music/Album/Song One.mp3',
+    ]);
+  });
+
+  it('answers 404 for a missing folder and an empty body for no hits', async () => {
+    expect((await t.get(bob, '/api/search/none?query=x')).statusCode).toBe(404);
+    const none = await t.get(bob, '/api/search/?query=zzz');
+    expect(none.body).toBe('');
+  });
+});
