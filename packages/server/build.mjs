@@ -1,0 +1,44 @@
+// Bundles the server and CLI into dist/ (entry dist/main.js) with esbuild.
+// Dependencies stay external (node_modules at run time) except the workspace package
+// @filebrowser/contract, which exports TypeScript source and so must be compiled in.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+
+const here = import.meta.dirname;
+const outdir = path.join(here, 'dist');
+const BUNDLED = '@filebrowser/contract';
+
+/** Every bare import (package or node: built-in) is external, except the contract. */
+const externalPackages = {
+  name: 'external-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path === BUNDLED || args.path.startsWith(BUNDLED + '/')) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+fs.rmSync(outdir, { recursive: true, force: true });
+await esbuild.build({
+  entryPoints: { main: path.join(here, 'src/main.ts') },
+  outdir,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  // main.ts sets UV_THREADPOOL_SIZE and then imports the program dynamically: splitting keeps
+  // that import a real one, so no dependency is loaded before the variable is set. Chunks sit
+  // beside main.js so that import.meta.dirname is the same folder in every chunk.
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  plugins: [externalPackages],
+  // CommonJS code compiled into an ES module may still call require().
+  banner: {
+    js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+console.log(`built ${path.relative(process.cwd(), path.join(outdir, 'main.js'))}`);

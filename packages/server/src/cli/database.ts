@@ -1,0 +1,85 @@
+import type { Command } from 'commander';
+import { AuthService } from '../auth/service.js';
+import {
+  addOptions,
+  databasePath,
+  explicitOptions,
+  resolveServerConfig,
+  SERVE_OPTIONS,
+  type ExplicitOptions,
+  type OptionSpec,
+  type OptionValues,
+} from '../config/load.js';
+import type { AppContext } from '../context.js';
+import { isNewDatabase } from '../store/db.js';
+import { openStore, type Store } from '../store/index.js';
+import { CliError, consoleLogger, type CliIO } from './io.js';
+
+/** -c and -d, which every command takes, as File Browser's did. */
+export const STORE_OPTIONS: OptionSpec[] = SERVE_OPTIONS.filter(
+  (s) => s.name === 'config' || s.name === 'database',
+);
+
+export function addStoreOptions(cmd: Command): Command {
+  return addOptions(cmd, STORE_OPTIONS);
+}
+
+/**
+ * -c/-d typed on this command or before the sub-command name (`filebrowser -d x users ls`);
+ * the one closest to the command wins.
+ */
+function storeFlags(cmd: Command): OptionValues {
+  const values: OptionValues = {};
+  for (let c: Command | null = cmd; c; c = c.parent) {
+    for (const name of ['config', 'database']) {
+      if (values[name] === undefined && c.getOptionValueSource(name) === 'cli') {
+        values[name] = String(c.opts<Record<string, unknown>>()[name]);
+      }
+    }
+  }
+  return values;
+}
+
+export interface OpenedStore {
+  store: Store;
+  database: string;
+  explicit: ExplicitOptions;
+  /** The database did not exist (or was empty) before this command opened it. */
+  created: boolean;
+}
+
+/** Opens the database a command names. Most commands refuse to create one by accident. */
+export function openCommandStore(cmd: Command, io: CliIO, opts: { mayCreate?: boolean } = {}): OpenedStore {
+  const explicit = explicitOptions(storeFlags(cmd), io.env, io.places);
+  const database = databasePath(explicit, io.places);
+  const created = isNewDatabase(database);
+  if (created && !opts.mayCreate) {
+    throw new CliError(
+      `database ${database} does not exist: start the server once, or run "filebrowser config init" or "config import"`,
+    );
+  }
+  return { store: openStore(database), database, explicit, created };
+}
+
+/** Runs `fn` on the command's database and closes it afterwards, also on errors. */
+export async function withStore<T>(
+  cmd: Command,
+  io: CliIO,
+  fn: (opened: OpenedStore) => T | Promise<T>,
+  opts: { mayCreate?: boolean } = {},
+): Promise<T> {
+  const opened = openCommandStore(cmd, io, opts);
+  try {
+    return await fn(opened);
+  } finally {
+    opened.store.close();
+  }
+}
+
+/** The services' context without an HTTP server: for account rules shared with the API. */
+export function commandContext(opened: OpenedStore, io: CliIO): AppContext {
+  const config = resolveServerConfig(opened.explicit, opened.store.settings.getServer(), io.places);
+  const ctx = { config, store: opened.store, log: consoleLogger(io) } as AppContext;
+  ctx.auth = new AuthService(ctx);
+  return ctx;
+}

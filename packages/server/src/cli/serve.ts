@@ -1,0 +1,286 @@
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import { buildApp } from '../app.js';
+import { createAccount } from '../auth/accounts.js';
+import { randomPassword } from '../auth/passwords.js';
+import {
+  ConfigError,
+  databasePath,
+  explicitOptions,
+  resolveServerConfig,
+  serverRecordFromConfig,
+  type OptionValues,
+} from '../config/load.js';
+import type { ServerConfig } from '../config/types.js';
+import type { AppContext } from '../context.js';
+import { quickSetup } from '../setup.js';
+import { isNewDatabase } from '../store/db.js';
+import { openStore } from '../store/index.js';
+import { ALL_PERMISSIONS } from '../store/users.js';
+import type { CliIO } from './io.js';
+
+export interface RunningServer {
+  /** Where the server answers, e.g. http://127.0.0.1:8080 or unix:/run/fb.sock. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** `filebrowser [flags]`: quick setup on first start, then serve until SIGINT/SIGTERM. */
+export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServer> {
+  const explicit = explicitOptions(flags, io.env, io.places);
+  const database = databasePath(explicit, io.places);
+  const firstStart = isNewDatabase(database);
+  // Checked before the database file is created, so a typo does not leave an empty database behind.
+  if (firstStart) {
+    const initial = resolveServerConfig(explicit, {}, io.places);
+    checkRootFolder(initial.root);
+    if (initial.cert) readTlsFiles(initial);
+  }
+
+  const store = openStore(database);
+  let app: FastifyInstance | undefined;
+  try {
+    const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
+    checkRootFolder(config.root);
+    const built = await buildApp(config, store, { logger: loggerOptions(config.log, io.places.cwd) });
+    app = built.app;
+    if (firstStart) {
+      const result = await quickSetup(built.ctx, {
+        username: (explicit.values.username as string | undefined) || 'admin',
+        passwordHash: (explicit.values.password as string | undefined) ?? '',
+        noauth: explicit.values.noauth === true,
+      });
+      store.settings.saveServer(
+        serverRecordFromConfig(config, pick(explicit.values, ['disableImageResolutionCalc'])),
+      );
+      announceAdmin(io, result.username, result.generatedPassword);
+    } else if (store.users.count() === 0) {
+      // A database made by `config init|import` without users: nobody could sign in.
+      const username = (explicit.values.username as string | undefined) || 'admin';
+      const password = await createFirstAdmin(
+        built.ctx,
+        username,
+        explicit.values.password as string | undefined,
+      );
+      announceAdmin(io, username, password);
+    }
+    const listening = await listen(app, config);
+    io.out(`Listening on ${listening.url}\n`);
+    const running: RunningServer = {
+      url: listening.url,
+      close: async () => {
+        await listening.close();
+        await app!.close();
+        store.close();
+      },
+    };
+    if (io.ownsProcess) closeOnSignals(running, io);
+    return running;
+  } catch (err) {
+    await app?.close();
+    store.close();
+    throw err;
+  }
+}
+
+function pick(values: OptionValues, names: string[]): OptionValues {
+  return Object.fromEntries(names.filter((n) => values[n] !== undefined).map((n) => [n, values[n]!]));
+}
+
+function checkRootFolder(root: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(root);
+  } catch {
+    throw new ConfigError(`root folder ${root} does not exist`);
+  }
+  if (!stat.isDirectory()) throw new ConfigError(`root ${root} is not a folder`);
+}
+
+async function createFirstAdmin(
+  ctx: AppContext,
+  username: string,
+  passwordHash?: string,
+): Promise<string | undefined> {
+  const generated = passwordHash ? undefined : randomPassword(12);
+  await createAccount(
+    ctx,
+    { username, perm: { ...ALL_PERMISSIONS }, scope: '.' },
+    passwordHash || generated!,
+    'setup',
+    { passwordIsHash: !!passwordHash, createHome: false },
+  );
+  return generated;
+}
+
+/**
+ * The first administrator's credentials go straight to the console, once: never through the
+ * logger, so they cannot end up in a log file (File Browser logged them).
+ */
+function announceAdmin(io: CliIO, username: string, generatedPassword: string | undefined): void {
+  if (generatedPassword === undefined) {
+    io.out(`Created the administrator "${username}" with the password hash given by --password.\n`);
+    return;
+  }
+  io.out(
+    [
+      '',
+      'Created the administrator account:',
+      `  username: ${username}`,
+      `  password: ${generatedPassword}`,
+      'This password is shown only once. Sign in and change it in Settings > Profile.',
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Fastify's logger (pino) per --log: stdout, stderr, "" for none, or a file. */
+function loggerOptions(log: string, cwd: string): FastifyServerOptions['logger'] {
+  switch (log) {
+    case '':
+      return false;
+    case 'stdout':
+      return { level: 'info' };
+    case 'stderr':
+      return { level: 'info', stream: process.stderr };
+    default: {
+      const file = path.resolve(cwd, log);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      return { level: 'info', file };
+    }
+  }
+}
+
+interface Listening {
+  url: string;
+  close(): Promise<void>;
+}
+
+function urlOf(scheme: string, address: AddressInfo | string | null): string {
+  if (!address || typeof address === 'string') return `${scheme}://${String(address)}`;
+  const host =
+    address.family === 'IPv6' || address.address.includes(':') ? `[${address.address}]` : address.address;
+  return `${scheme}://${host}:${address.port}`;
+}
+
+async function listen(app: FastifyInstance, config: ServerConfig): Promise<Listening> {
+  if (config.socket) return listenOnSocket(app, config);
+  if (config.cert) return listenTls(app, config);
+  const hosts = config.address ? [config.address] : ['::', '0.0.0.0'];
+  for (const [i, host] of hosts.entries()) {
+    try {
+      await app.listen({ host, port: config.port });
+      break;
+    } catch (err) {
+      // An empty address means every interface; fall back to IPv4 where IPv6 is missing.
+      if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
+    }
+  }
+  return { url: urlOf('http', app.server.address()), close: async () => {} };
+}
+
+function isFamilyError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EAFNOSUPPORT' || code === 'EADDRNOTAVAIL';
+}
+
+function listenError(err: unknown, config: ServerConfig): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = config.socket || `${config.address || '*'}:${config.port}`;
+  if (code === 'EADDRINUSE')
+    return new ConfigError(`cannot listen on ${where}: the address is already in use`);
+  if (code === 'EACCES') return new ConfigError(`cannot listen on ${where}: permission denied`);
+  if (code === 'EADDRNOTAVAIL') return new ConfigError(`cannot listen on ${where}: no such local address`);
+  return err as Error;
+}
+
+async function listenOnSocket(app: FastifyInstance, config: ServerConfig): Promise<Listening> {
+  // A socket file left by a server that did not shut down cleanly would make listen fail.
+  try {
+    if (fs.lstatSync(config.socket).isSocket()) fs.unlinkSync(config.socket);
+  } catch {
+    // Nothing there.
+  }
+  try {
+    await app.listen({ path: config.socket });
+  } catch (err) {
+    throw listenError(err, config);
+  }
+  fs.chmodSync(config.socket, config.socketPerm);
+  return { url: `unix:${config.socket}`, close: async () => {} };
+}
+
+function readTlsFiles(config: ServerConfig): { cert: Buffer; key: Buffer } {
+  const read = (file: string, what: string) => {
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      const reason =
+        (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message;
+      throw new ConfigError(`cannot read the TLS ${what} ${file}: ${reason}`);
+    }
+  };
+  return { cert: read(config.cert, 'certificate'), key: read(config.key, 'key') };
+}
+
+/**
+ * HTTPS through our own server handing requests to Fastify's router: buildApp creates the
+ * Fastify instance without TLS options. WebSocket upgrades are forwarded to Fastify's server.
+ */
+async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Listening> {
+  let server: https.Server;
+  try {
+    server = https.createServer({ ...readTlsFiles(config), minVersion: 'TLSv1.2' }, (req, res) =>
+      app.routing(req, res),
+    );
+  } catch (err) {
+    throw new ConfigError(`invalid TLS certificate or key: ${(err as Error).message.split('\n')[0]}`);
+  }
+  server.on('upgrade', (req, socket, head) => app.server.emit('upgrade', req, socket, head));
+  await app.ready();
+  const hosts = config.address ? [config.address] : ['::', '0.0.0.0'];
+  for (const [i, host] of hosts.entries()) {
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      break;
+    } catch (err) {
+      if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
+    }
+  }
+  return {
+    url: urlOf('https', server.address()),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function closeOnSignals(running: RunningServer, io: CliIO): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(1); // a second signal: the user insists
+    stopping = true;
+    io.err(`Received ${signal}, shutting down.\n`);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        io.err(`error while shutting down: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

@@ -1,0 +1,539 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli, type CliIO } from '../src/cli/index.js';
+import { ConfigError, loadConfig, type ConfigPlaces } from '../src/config/load.js';
+import { openStore } from '../src/store/index.js';
+
+/** A temporary working folder, with its own $HOME and /etc, and a CLI writing into buffers. */
+let dir: string;
+let places: ConfigPlaces;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-cli-config-'));
+  fs.mkdirSync(path.join(dir, 'home'));
+  fs.mkdirSync(path.join(dir, 'files'));
+  places = { cwd: dir, home: path.join(dir, 'home'), systemDir: path.join(dir, 'etc') };
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function cli(argv: string[], env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  const io: CliIO = {
+    out: (t) => void (out += t),
+    err: (t) => void (err += t),
+    env,
+    places,
+    ownsProcess: false,
+  };
+  const code = await runCli(argv, io);
+  return { code, out, err };
+}
+
+const load = (argv: string[], env: Record<string, string> = {}, persisted?: Record<string, unknown>) =>
+  loadConfig(argv, env, { ...places, persisted });
+
+function loadError(argv: string[], env: Record<string, string> = {}): string {
+  try {
+    load(argv, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('loadConfig', () => {
+  it('has File Browser defaults, an absolute root and the built web app', () => {
+    const c = load([]);
+    expect(c).toMatchObject({
+      root: dir,
+      database: path.join(dir, 'filebrowser.db'),
+      address: '127.0.0.1',
+      port: 8080,
+      baseURL: '',
+      log: 'stdout',
+      tokenExpirationTime: 7200,
+      disableExec: true,
+      imageProcessors: 4,
+    });
+    expect(c.webDist).toMatch(/web[/\\]dist$/);
+    expect(load(['-r', 'files']).root).toBe(path.join(dir, 'files'));
+  });
+
+  it('reads every kind of flag, with --flag=value and --flag=false for booleans', () => {
+    const c = load([
+      '--port=9000',
+      '-a',
+      '0.0.0.0',
+      '-b',
+      'files/',
+      '--tokenExpirationTime',
+      '1h30m',
+      '--disableExec=false',
+      '--disableThumbnails',
+      '--followExternalSymlinks=true',
+      '--imageProcessors',
+      '2',
+      '--trustedProxies',
+      '10.0.0.0/8, ::1',
+      '--loginRateLimit=3',
+      '--socketPerm',
+      '0600',
+    ]);
+    expect(c).toMatchObject({
+      port: 9000,
+      address: '0.0.0.0',
+      baseURL: '/files',
+      tokenExpirationTime: 5400,
+      disableExec: false,
+      disableThumbnails: true,
+      followExternalSymlinks: true,
+      imageProcessors: 2,
+      trustedProxies: ['10.0.0.0/8', '::1'],
+      loginRateLimit: 3,
+      socketPerm: 0o600,
+    });
+  });
+
+  it('takes a flag over FB_* over the config file over the database over the default', () => {
+    fs.writeFileSync(
+      path.join(dir, '.filebrowser.json'),
+      JSON.stringify({ port: 7001, address: '10.1.1.1', baseURL: '/file', log: 'file.log', root: 'files' }),
+    );
+    const persisted = { port: '7000', address: '10.0.0.9', baseURL: '/db', log: 'stderr', tlsCert: '' };
+    const env = { FB_PORT: '7002', FB_ADDRESS: '10.2.2.2' };
+    const c = load(['-p', '7003'], env, persisted);
+    expect(c.port).toBe(7003); // flag
+    expect(c.address).toBe('10.2.2.2'); // env over file
+    expect(c.baseURL).toBe('/file'); // file over database
+    expect(c.root).toBe(path.join(dir, 'files'));
+    expect(load([], {}, { tokenExpirationTime: '4h' }).tokenExpirationTime).toBe(4 * 3600); // database
+    expect(load([], {}, { tokenExpirationTime: 'soon' }).tokenExpirationTime).toBe(7200); // unparsable: default
+  });
+
+  it('accepts FB_BASEURL, YAML config files in $HOME, case-insensitive keys and -c', () => {
+    expect(load([], { FB_BASEURL: '/legacy' }).baseURL).toBe('/legacy');
+    expect(load([], { FB_BASE_URL: '/new', FB_DISABLE_EXEC: 'false' })).toMatchObject({
+      baseURL: '/new',
+      disableExec: false,
+    });
+    fs.writeFileSync(path.join(places.home, '.filebrowser.yaml'), 'PORT: 7100\nbaseurl: /home-yaml\n');
+    expect(load([])).toMatchObject({ port: 7100, baseURL: '/home-yaml' });
+    fs.writeFileSync(path.join(dir, 'custom.yml'), 'port: 7200\n');
+    expect(load(['-c', 'custom.yml']).port).toBe(7200);
+  });
+
+  it('refuses unknown flags and bad values with one clear line', () => {
+    const cases: [string[], Record<string, string>, RegExp][] = [
+      [['--bogus'], {}, /unknown option '--bogus'/],
+      [['-p', '0'], {}, /invalid value "0" for --port/],
+      [['-p', '70000'], {}, /--port: expected a whole number from 1 to 65535/],
+      [[], { FB_PORT: 'http' }, /invalid value "http" for FB_PORT/],
+      [['--tokenExpirationTime', 'forever'], {}, /--tokenExpirationTime: expected a duration/],
+      [['--imageProcessors', '0'], {}, /--imageProcessors: expected a whole number at least 1/],
+      [['--socket', '/tmp/fb.sock', '-a', '0.0.0.0'], {}, /--socket cannot be combined with --address/],
+      [['--socket', '/tmp/fb.sock', '-p', '80'], {}, /--socket cannot be combined with --port/],
+      [['-t', 'cert.pem'], {}, /--cert needs --key/],
+      [['--disableExec=maybe'], {}, /invalid value "maybe" for --disableExec/],
+      [['--password', 'plain'], {}, /expected a bcrypt hash/],
+      [['--trustedProxies', 'example.com'], {}, /expected an IP address or CIDR range/],
+      [['-c', 'missing.json'], {}, /config file missing.json does not exist/],
+    ];
+    for (const [argv, env, expected] of cases) {
+      const message = loadError(argv, env);
+      expect(message).toMatch(expected);
+      expect(message).not.toContain('\n');
+    }
+  });
+});
+
+describe('config init, set, cat', () => {
+  it('creates a database with the given settings, then changes only the flags given to set', async () => {
+    const init = await cli([
+      'config',
+      'init',
+      '-d',
+      'fb.db',
+      '-r',
+      'files',
+      '-p',
+      '9001',
+      '--signup',
+      '--minimumPasswordLength',
+      '14',
+      '--branding.name',
+      'Team files',
+      '--viewMode',
+      'mosaic gallery',
+      '--perm.execute=false',
+      '--sorting.by',
+      'size',
+    ]);
+    expect(init.err).toBe('');
+    expect(init.code).toBe(0);
+    expect(init.out).toContain('Team files');
+
+    const set = await cli([
+      'config',
+      'set',
+      '-d',
+      'fb.db',
+      '--signup=false',
+      '--branding.theme',
+      'dark',
+      '-p',
+      '9002',
+    ]);
+    expect(set.code).toBe(0);
+    const store = openStore(path.join(dir, 'fb.db'));
+    const s = store.settings.get();
+    expect(s).toMatchObject({ signup: false, minimumPasswordLength: 14 });
+    expect(s.branding).toMatchObject({ name: 'Team files', theme: 'dark' });
+    expect(s.defaults).toMatchObject({ viewMode: 'mosaic gallery', sorting: { by: 'size', asc: false } });
+    expect(s.defaults.perm).toMatchObject({ execute: false, create: true, admin: false });
+    expect(store.settings.getServer()).toMatchObject({ root: path.join(dir, 'files'), port: '9002' });
+    expect(store.users.count()).toBe(0);
+    store.close();
+
+    const cat = await cli(['config', 'cat', '-d', 'fb.db']);
+    expect(cat.out).toMatch(/Sign up:\s+false/);
+    expect(cat.out).toMatch(/Port:\s+9002/);
+  });
+
+  it('refuses to init an existing database, bad values, and hook auth', async () => {
+    expect((await cli(['config', 'init', '-d', 'fb.db'])).code).toBe(0);
+    const again = await cli(['config', 'init', '-d', 'fb.db']);
+    expect(again).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/^error: database .* already exists\n$/),
+    });
+
+    const bad: [string[], RegExp][] = [
+      [
+        ['--viewMode', 'grid'],
+        /invalid value "grid" for --viewMode: expected one of "list", "mosaic", "mosaic gallery"/,
+      ],
+      [['--auth.method', 'hook'], /hook" is not supported/],
+      [['--auth.method', 'proxy'], /needs --auth.header/],
+      [['--fileMode', '999'], /expected an octal file mode/],
+      [['--tus.retryCount', '-1'], /--tus.retryCount/],
+      [['--branding.theme', 'pink'], /--branding.theme/],
+      [['--nope'], /unknown option '--nope'/],
+    ];
+    for (const [flags, expected] of bad) {
+      const r = await cli(['config', 'set', '-d', 'fb.db', ...flags]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(expected);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+    const missing = await cli(['config', 'cat', '-d', 'other.db']);
+    expect(missing.code).toBe(1);
+    expect(missing.err).toMatch(/other\.db does not exist/);
+    expect(fs.existsSync(path.join(dir, 'other.db'))).toBe(false);
+  });
+
+  it('finds the database through FB_DATABASE and -d before the command name', async () => {
+    expect((await cli(['config', 'init'], { FB_DATABASE: 'env.db' })).code).toBe(0);
+    expect(fs.existsSync(path.join(dir, 'env.db'))).toBe(true);
+    const r = await cli(['-d', 'env.db', 'config', 'set', '--signup']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/Sign up:\s+true/);
+  });
+});
+
+describe('config export and import', () => {
+  it('round-trips through JSON and YAML', async () => {
+    await cli([
+      'config',
+      'init',
+      '-d',
+      'a.db',
+      '-r',
+      'files',
+      '--baseURL',
+      '/fb',
+      '--auth.method',
+      'proxy',
+      '--auth.header',
+      'X-User',
+      '--tus.chunkSize',
+      '1048576',
+      '--shell',
+      'bash -c',
+      '--locale',
+      'de',
+    ]);
+    for (const file of ['out.json', 'out.yaml']) {
+      const exported = await cli(['config', 'export', '-d', 'a.db', file]);
+      expect(exported.code).toBe(0);
+      const imported = await cli(['config', 'import', '-d', `from-${file}.db`, file]);
+      expect(imported.err).toBe('');
+      expect(imported.code).toBe(0);
+      const a = openStore(path.join(dir, 'a.db'));
+      const b = openStore(path.join(dir, `from-${file}.db`));
+      const { key: keyA, ...settingsA } = a.settings.get();
+      const { key: keyB, ...settingsB } = b.settings.get();
+      expect(settingsB).toEqual(settingsA);
+      // A new database gets its own signing key (see docs/migrating-from-filebrowser.md).
+      expect(keyB).not.toBe(keyA);
+      expect(b.settings.getServer()).toMatchObject({ root: path.join(dir, 'files'), baseURL: '/fb' });
+      a.close();
+      b.close();
+    }
+    const json = JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8'));
+    expect(Object.keys(json)).toEqual(['settings', 'server', 'auther']);
+    expect(json.auther).toEqual({ header: 'X-User' });
+    expect(fs.readFileSync(path.join(dir, 'out.json'), 'utf8')).toContain(
+      '\n    "settings": {\n        "key": ',
+    );
+    const yaml = fs.readFileSync(path.join(dir, 'out.yaml'), 'utf8');
+    expect(yaml).toContain('hideloginbutton:');
+    expect(yaml).toContain('key: !!binary');
+  });
+
+  it('imports File Browser exports in JSON and in YAML with lower-cased keys', async () => {
+    const key = Buffer.alloc(64, 7).toString('base64');
+    const goJson = {
+      settings: {
+        key,
+        signup: true,
+        hideLoginButton: false,
+        createUserDir: true,
+        userHomeBasePath: '/homes',
+        defaults: {
+          scope: '.',
+          locale: 'fr',
+          viewMode: 'list',
+          singleClick: true,
+          redirectAfterCopyMove: true,
+          sorting: { by: 'modified', asc: true },
+          perm: {
+            admin: false,
+            execute: false,
+            create: true,
+            rename: true,
+            modify: true,
+            delete: false,
+            share: true,
+            download: true,
+          },
+          commands: ['ls'],
+          hideDotfiles: true,
+          dateFormat: true,
+          aceEditorTheme: 'monokai',
+        },
+        authMethod: 'json',
+        logoutPage: '/login',
+        branding: {
+          name: 'Old files',
+          disableExternal: true,
+          disableUsedPercentage: false,
+          files: '',
+          theme: 'dark',
+          color: '#336699',
+        },
+        tus: { chunkSize: 5242880, retryCount: 3 },
+        commands: { after_upload: ['echo done'] },
+        shell: ['bash', '-c'],
+        rules: [{ regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } }],
+        minimumPasswordLength: 10,
+        fileMode: 420,
+        dirMode: 493,
+        hideDotfiles: false,
+      },
+      server: {
+        root: path.join(dir, 'files'),
+        baseURL: '/old',
+        socket: '',
+        tlsKey: '',
+        tlsCert: '',
+        port: '8081',
+        address: '0.0.0.0',
+        log: 'stdout',
+        enableThumbnails: true,
+        resizePreview: false,
+        enableExec: false,
+        typeDetectionByHeader: true,
+        imageResolutionCalculation: true,
+        authHook: '',
+        tokenExpirationTime: '6h',
+        followExternalSymlinks: false,
+      },
+      auther: { recaptcha: { host: 'https://www.recaptcha.net', key: 'site-key', secret: 'site-secret' } },
+    };
+    fs.writeFileSync(path.join(dir, 'fb-config.json'), JSON.stringify(goJson, null, 4));
+    const goYaml = `settings:
+  key: !!binary ${key}
+  signup: true
+  hideloginbutton: false
+  createuserdir: true
+  userhomebasepath: /homes
+  defaults:
+    scope: .
+    locale: fr
+    viewmode: list
+    singleclick: true
+    redirectaftercopymove: true
+    sorting:
+      by: modified
+      asc: true
+    perm:
+      admin: false
+      execute: false
+      create: true
+      rename: true
+      modify: true
+      delete: false
+      share: true
+      download: true
+    commands:
+      - ls
+    hidedotfiles: true
+    dateformat: true
+    aceeditortheme: monokai
+  authmethod: json
+  logoutpage: /login
+  branding:
+    name: Old files
+    disableexternal: true
+    disableusedpercentage: false
+    files: ""
+    theme: dark
+    color: "#336699"
+  tus:
+    chunksize: 5242880
+    retrycount: 3
+  commands:
+    after_upload:
+      - echo done
+  shell:
+    - bash
+    - -c
+  rules:
+    - regex: true
+      allow: false
+      path: ""
+      regexp:
+        raw: \\.secret$
+  minimumpasswordlength: 10
+  filemode: 420
+  dirmode: 493
+server:
+  root: ${path.join(dir, 'files')}
+  baseurl: /old
+  socket: ""
+  tlskey: ""
+  tlscert: ""
+  port: "8081"
+  address: 0.0.0.0
+  log: stdout
+  enablethumbnails: true
+  resizepreview: false
+  enableexec: false
+  typedetectionbyheader: true
+  imageresolutioncal: true
+  authhook: ""
+  tokenexpirationtime: 6h
+auther:
+  recaptcha:
+    host: https://www.recaptcha.net
+    key: site-key
+    secret: site-secret
+`;
+    fs.writeFileSync(path.join(dir, 'fb-config.yaml'), goYaml);
+
+    for (const file of ['fb-config.json', 'fb-config.yaml']) {
+      const db = `${file}.db`;
+      const r = await cli(['config', 'import', '-d', db, file]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const store = openStore(path.join(dir, db));
+      const s = store.settings.get();
+      expect(s).toMatchObject({
+        signup: true,
+        hideLoginButton: false,
+        createUserDir: true,
+        userHomeBasePath: '/homes',
+        authMethod: 'json',
+        minimumPasswordLength: 10,
+        fileMode: 0o644,
+        dirMode: 0o755,
+        shell: ['bash', '-c'],
+        tus: { chunkSize: 5242880, retryCount: 3 },
+        branding: { name: 'Old files', disableExternal: true, theme: 'dark', color: '#336699' },
+        auther: { recaptcha: { host: 'https://www.recaptcha.net', key: 'site-key', secret: 'site-secret' } },
+      });
+      expect(s.defaults).toMatchObject({
+        locale: 'fr',
+        viewMode: 'list',
+        singleClick: true,
+        sorting: { by: 'modified', asc: true },
+        commands: ['ls'],
+        hideDotfiles: true,
+        dateFormat: true,
+        aceEditorTheme: 'monokai',
+      });
+      expect(s.defaults.perm).toMatchObject({ execute: false, delete: false, share: true });
+      expect(s.rules).toEqual([{ regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } }]);
+      expect(s.commands.after_upload).toEqual(['echo done']);
+      expect(s.commands.before_save).toEqual([]);
+      const config = loadConfig([], {}, { ...places, persisted: store.settings.getServer() });
+      expect(config).toMatchObject({
+        root: path.join(dir, 'files'),
+        baseURL: '/old',
+        port: 8081,
+        address: '0.0.0.0',
+        disableThumbnails: false,
+        disablePreviewResize: true,
+        disableExec: true,
+        tokenExpirationTime: 6 * 3600,
+      });
+      store.close();
+    }
+  });
+
+  it('keeps the signing key of an existing database and turns hook auth into json with a warning', async () => {
+    await cli(['config', 'init', '-d', 'fb.db']);
+    const store = openStore(path.join(dir, 'fb.db'));
+    const key = store.settings.get().key;
+    store.close();
+    fs.writeFileSync(
+      path.join(dir, 'hook.json'),
+      JSON.stringify({
+        settings: { key: 'AAAA', authMethod: 'hook' },
+        server: {},
+        auther: { command: 'check.sh' },
+      }),
+    );
+    const r = await cli(['config', 'import', '-d', 'fb.db', 'hook.json']);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/^warning: hook authentication is not supported/);
+    const after = openStore(path.join(dir, 'fb.db'));
+    expect(after.settings.get()).toMatchObject({ key, authMethod: 'json', auther: { command: 'check.sh' } });
+    after.close();
+  });
+
+  it('refuses files that are not config exports, with one line', async () => {
+    fs.writeFileSync(path.join(dir, 'list.json'), '[]');
+    fs.writeFileSync(path.join(dir, 'broken.json'), '{"settings": ');
+    fs.writeFileSync(
+      path.join(dir, 'badrule.json'),
+      JSON.stringify({ settings: { rules: [{ regex: true, regexp: { raw: '(' } }] } }),
+    );
+    const cases: [string, RegExp][] = [
+      ['list.json', /no "settings" object/],
+      ['broken.json', /cannot parse .*broken\.json/],
+      ['badrule.json', /global rule 1 has an invalid regular expression/],
+      ['missing.json', /missing\.json does not exist/],
+      ['notes.txt', /must end in \.json, \.yaml or \.yml/],
+    ];
+    for (const [file, expected] of cases) {
+      const r = await cli(['config', 'import', '-d', 'x.db', file]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(expected);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
