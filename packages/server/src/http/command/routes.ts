@@ -1,0 +1,197 @@
+import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { forbidden } from '../../errors.js';
+import { mayExecute, prepareCommand } from '../../runner/command.js';
+import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
+import { describeResult, startProcess, succeeded } from '../../runner/process.js';
+import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
+import type { StoredUser } from '../../store/users.js';
+import { currentUser, requireUser } from '../guards.js';
+
+/** Websocket close codes (RFC 6455). */
+const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, failure: 1011 } as const;
+
+/** A client that opened the socket must send its command line within this time. */
+const FIRST_MESSAGE_TIMEOUT_MS = 30_000;
+
+/** Command sockets one user may have open at once: each may hold a running process group. */
+export const MAX_SOCKETS_PER_USER = 4;
+
+/**
+ * Registers @fastify/websocket on the root app, once, with the message cap of the command socket.
+ * Call it before registering any websocket route; `commandRoutes` registers it itself when missing.
+ */
+export async function registerWebsocket(app: FastifyInstance): Promise<void> {
+  if (app.hasDecorator('websocketServer')) return;
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: MAX_COMMAND_MESSAGE },
+    // A protocol error (an oversized message) makes ws close the socket with its own code (1009);
+    // the plugin's default would drop the connection before that close frame is sent.
+    errorHandler(error, socket, request) {
+      request.log.info({ err: error }, 'websocket error');
+      if (socket.readyState === socket.OPEN) socket.close(CLOSE.failure);
+    },
+  });
+}
+
+/** Browsers send Origin on websocket upgrades; it must name this server (gorilla's default check). */
+function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true; // not a browser: nothing to forge
+  const host = (request.headers.host ?? '').toLowerCase();
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.host.toLowerCase() === host) return true;
+  // URL drops a default port that a Host header may carry.
+  const defaultPort = url.protocol === 'https:' ? '443' : url.protocol === 'http:' ? '80' : '';
+  return defaultPort !== '' && url.port === '' && `${url.host.toLowerCase()}:${defaultPort}` === host;
+}
+
+const requireSameOrigin: onRequestAsyncHookHandler = async (request) => {
+  if (!sameOrigin(request)) throw forbidden('cross-origin websocket request');
+};
+
+function folderOf(request: FastifyRequest): string {
+  return '/' + ((request.params as { '*'?: string })['*'] ?? '');
+}
+
+function send(socket: WebSocket, text: string): void {
+  if (socket.readyState === socket.OPEN) socket.send(text);
+}
+
+function close(socket: WebSocket, code: number, reason = ''): void {
+  if (socket.readyState === socket.OPEN || socket.readyState === socket.CONNECTING)
+    socket.close(code, reason);
+}
+
+/** Resolves with the first non-blank text message, or undefined when the socket closes first. */
+function firstCommandLine(socket: WebSocket): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      close(socket, CLOSE.policy, 'no command received');
+      resolve(undefined);
+    }, FIRST_MESSAGE_TIMEOUT_MS);
+    const done = (value: string | undefined) => {
+      clearTimeout(timer);
+      socket.off('message', onMessage);
+      socket.off('close', onClose);
+      resolve(value);
+    };
+    const onMessage = (data: Buffer | ArrayBuffer | Buffer[]) => {
+      const size = Array.isArray(data)
+        ? data.reduce((n, b) => n + b.length, 0)
+        : data instanceof ArrayBuffer
+          ? data.byteLength
+          : data.length;
+      // ws enforces maxPayload already; this holds even if the plugin was registered with a larger one.
+      if (size > MAX_COMMAND_MESSAGE) {
+        close(socket, CLOSE.tooBig, 'message too big');
+        done(undefined);
+        return;
+      }
+      const text = Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : Buffer.from(data as ArrayBuffer).toString('utf8');
+      if (text.trim() !== '') done(text);
+    };
+    const onClose = () => done(undefined);
+    socket.on('message', onMessage);
+    socket.on('close', onClose);
+  });
+}
+
+/**
+ * `GET /api/command{path}` upgraded to a websocket (contract 12, issue 6). The user is authenticated
+ * and the origin checked before the upgrade (401, 403); permission is checked before any message is
+ * read. One text message is the command line; each output line comes back as a text frame, stdout
+ * and stderr interleaved; the socket then closes with 1000 (exit status 0) or 1011 (anything else,
+ * the exit status in the close reason). Closing the socket kills the command's process group.
+ */
+export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    await registerWebsocket(app);
+    const open = new Map<number, number>();
+
+    async function handle(socket: WebSocket, request: FastifyRequest): Promise<void> {
+      const user = currentUser(request);
+      if (!mayExecute(ctx, user)) {
+        send(socket, NOT_ALLOWED);
+        close(socket, CLOSE.policy);
+        return;
+      }
+      const count = open.get(user.id) ?? 0;
+      if (count >= MAX_SOCKETS_PER_USER) {
+        send(socket, `Command not allowed: you already run ${count} commands.`);
+        close(socket, CLOSE.policy);
+        return;
+      }
+      open.set(user.id, count + 1);
+      try {
+        await run(socket, request, user);
+      } finally {
+        const left = (open.get(user.id) ?? 1) - 1;
+        if (left > 0) open.set(user.id, left);
+        else open.delete(user.id);
+      }
+    }
+
+    async function run(socket: WebSocket, request: FastifyRequest, user: StoredUser): Promise<void> {
+      const line = await firstCommandLine(socket);
+      if (line === undefined) return;
+
+      let prepared;
+      try {
+        prepared = await prepareCommand(ctx, user, folderOf(request), line);
+      } catch (err) {
+        if (err instanceof CommandRefused) {
+          send(socket, err.message);
+          close(socket, CLOSE.policy);
+          return;
+        }
+        throw err;
+      }
+      if (socket.readyState !== socket.OPEN) return;
+
+      request.log.info(
+        { user: user.username, command: prepared.words, cwd: prepared.cwd },
+        'running a command',
+      );
+      const proc = startProcess(prepared, (text) => send(socket, text));
+      const stop = () => proc.stop();
+      socket.once('close', stop);
+      const result = await proc.done;
+      socket.off('close', stop);
+
+      const what = describeResult(result, prepared);
+      if (succeeded(result)) return close(socket, CLOSE.normal, what);
+      if (result.outcome === 'stopped') return;
+      if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
+        send(socket, `Command stopped: ${what}.`);
+      } else if (result.outcome === 'start-failed') {
+        request.log.warn({ err: result.error }, 'command could not start');
+        send(socket, 'Command could not start.');
+      }
+      close(socket, CLOSE.failure, what);
+    }
+
+    for (const url of ['/api/command', '/api/command/*']) {
+      app.get(
+        url,
+        { websocket: true, onRequest: [requireUser(ctx), requireSameOrigin] },
+        async (socket, request) => {
+          try {
+            await handle(socket, request);
+          } catch (err) {
+            request.log.error({ err }, 'command failed');
+            close(socket, CLOSE.failure, 'Internal Server Error');
+          }
+        },
+      );
+    }
+  };
+}

@@ -1,0 +1,142 @@
+import path from 'node:path';
+import type { FileAccess } from '../files/access.js';
+import type { Scope } from '../files/resolver.js';
+import { CommandRefused } from './refusal.js';
+
+/**
+ * Confinement of command arguments to the user's scope.
+ *
+ * Without a shell nothing is expanded, so a program only reaches the files its arguments name. Any
+ * part of an argument that can be a path is resolved as the program would resolve it (from the
+ * working folder, symlinks followed) and the command is refused when one leaves the scope or is
+ * hidden by the user's rules. This is a guard in depth, not a sandbox: a program may find paths by
+ * other means (its own configuration, a recursive walk, a network), which is why commands that run
+ * other commands are on the deny list and why the allow-list is the real boundary.
+ */
+
+/** Checking is a few lstat calls per candidate; a line with more than this many is refused. */
+const MAX_CANDIDATES = 1024;
+
+/** Characters after which a path commonly starts inside one argument (`if=/x`, `-d @/x`, `a:/x`). */
+const SEPARATORS = new Set(['=', ':', '@', ',']);
+
+/** `scheme://host/…` with a host and a scheme other than file names no local path after the colon. */
+function isRemoteUrl(word: string, colon: number): boolean {
+  const scheme = word.slice(0, colon);
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*$/.test(scheme) || scheme.toLowerCase() === 'file') return false;
+  if (!word.startsWith('//', colon + 1)) return false;
+  const authority = word.slice(colon + 3).split('/')[0] ?? '';
+  return authority !== '';
+}
+
+/**
+ * The parts of one argument that a program might open as a path:
+ * - a plain argument is a path as a whole;
+ * - a short-option cluster (`-ofile`, `-xvf/x`) may carry a path after any of its leading letters,
+ *   so each tail that starts after one of them counts;
+ * - a long option (`--output=/x`) and any argument carry paths after `=`, `:`, `@` and `,`
+ *   (`if=/x` for dd, `-d @/x`, `file:///x`), except after the colon of a remote URL.
+ */
+export function pathCandidates(word: string): string[] {
+  if (word === '' || word === '-' || word === '--') return [];
+  const out = new Set<string>();
+  if (!word.startsWith('-')) {
+    out.add(word);
+  } else if (!word.startsWith('--')) {
+    // The argument starts right after some run of option letters: `-xvf../a` may be `-x -v -f ../a`.
+    for (let k = 2; k < word.length; k++) {
+      out.add(word.slice(k));
+      if (!/[A-Za-z0-9]/.test(word[k] as string)) break;
+    }
+  }
+  for (let i = 0; i < word.length; i++) {
+    if (!SEPARATORS.has(word[i] as string)) continue;
+    if (word[i] === ':' && isRemoteUrl(word, i)) continue;
+    const tail = word.slice(i + 1);
+    if (tail !== '') out.add(tail);
+  }
+  return [...out];
+}
+
+/** Real path of `segments` (which may hold `..`) from the scope folder, as the kernel would walk them. */
+async function realOf(scope: Scope, segments: readonly string[]): Promise<string> {
+  if (segments.length === 0) return scope.real;
+  if (segments.at(-1) === '..') {
+    const up = await realOf(scope, segments.slice(0, -1));
+    return path.dirname(up);
+  }
+  // The resolver follows `..` after a symlink from the link's target, and refuses (403) any walk
+  // whose parent folder or final link target lies outside the scope.
+  const r = await scope.resolve({
+    virtual: '/' + segments.join('/'),
+    segments: [...segments],
+    trailingSlash: false,
+  });
+  return r.real;
+}
+
+/** Why `candidate` (seen from the virtual folder `cwd`) is refused, or undefined when it is fine. */
+async function refusalOf(
+  access: FileAccess,
+  cwd: readonly string[],
+  candidate: string,
+): Promise<string | undefined> {
+  const scope = access.scope;
+  let base: readonly string[] = cwd;
+  let rest = candidate;
+  if (candidate.startsWith('~')) {
+    if (candidate !== '~' && !candidate.startsWith('~/')) return 'names another user’s home folder';
+    // Nothing expands `~` here, but a program might, from HOME, which is the scope folder.
+    base = [];
+    rest = candidate.slice(1);
+  } else if (candidate.startsWith('/')) {
+    const prefix = [scope.real, scope.dir].find(
+      (p) => p === '/' || candidate === p || candidate.startsWith(p + '/'),
+    );
+    if (prefix === undefined) return 'is outside your scope';
+    base = [];
+    rest = prefix === '/' ? candidate : candidate.slice(prefix.length);
+  }
+  const segments = [...base, ...rest.split('/')].filter((s) => s !== '' && s !== '.');
+  const stack: string[] = [];
+  for (const s of segments) {
+    if (s !== '..') stack.push(s);
+    else if (stack.pop() === undefined) return 'is outside your scope';
+  }
+  let real: string;
+  try {
+    real = await realOf(scope, segments);
+  } catch {
+    return 'is outside your scope';
+  }
+  if (!scope.allows(real)) return 'is outside your scope';
+  if (!access.rulesAllowResolved('/' + stack.join('/'), real)) return 'is hidden by your rules';
+  return undefined;
+}
+
+/**
+ * Refuses (CommandRefused) the command when an argument reaches outside the scope, from the
+ * virtual working folder `cwdVirtual`.
+ */
+export async function checkArgumentPaths(
+  access: FileAccess,
+  cwdVirtual: string,
+  args: readonly string[],
+): Promise<void> {
+  const cwd = cwdVirtual.split('/').filter((s) => s !== '');
+  const checks: Array<{ arg: string; candidate: string }> = [];
+  for (const arg of args) {
+    for (const candidate of pathCandidates(arg)) checks.push({ arg, candidate });
+    // A `~` form is also a plain relative name for programs that do not expand it.
+    if (arg.startsWith('~')) checks.push({ arg, candidate: './' + arg });
+  }
+  if (checks.length > MAX_CANDIDATES) throw new CommandRefused('Command not allowed: too many arguments.');
+  for (const { arg, candidate } of checks) {
+    const why = await refusalOf(access, cwd, candidate);
+    if (why) {
+      const shown =
+        arg === candidate ? JSON.stringify(arg) : `${JSON.stringify(candidate)} in ${JSON.stringify(arg)}`;
+      throw new CommandRefused(`Command not allowed: the path ${shown} ${why}.`);
+    }
+  }
+}

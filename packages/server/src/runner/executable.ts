@@ -1,0 +1,34 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+export interface Executable {
+  /** Where it was found on the PATH (what is spawned). */
+  path: string;
+  /** Its real path, symlinks resolved (`/usr/bin/awk` may really be `/usr/bin/mawk`). */
+  real: string;
+}
+
+/**
+ * Finds the command `name` in the absolute `folders`, as execvp would, but only regular executable
+ * files count. `name` must be a bare name: anything with a `/` is the caller's to refuse.
+ */
+export async function findExecutable(
+  name: string,
+  folders: readonly string[],
+): Promise<Executable | undefined> {
+  if (!name || name.includes('/') || name === '.' || name === '..') return undefined;
+  for (const dir of folders) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, name);
+    try {
+      const st = await fsp.stat(candidate);
+      if (!st.isFile()) continue;
+      await fsp.access(candidate, fs.constants.X_OK);
+      return { path: candidate, real: await fsp.realpath(candidate) };
+    } catch {
+      // not in this folder
+    }
+  }
+  return undefined;
+}
