@@ -1,0 +1,20 @@
+import { Suspense } from 'react';
+import { Outlet } from 'react-router';
+import { Spinner } from '../Spinner';
+import { Header } from './Header';
+import { Sidebar } from './Sidebar';
+
+/** Header, sidebar and the routed page; signed-out visitors of error pages get the same frame. */
+export function AppLayout() {
+  return (
+    <div className="layout">
+      <Header />
+      <Sidebar />
+      <main className="main">
+        <Suspense fallback={<Spinner />}>
+          <Outlet />
+        </Suspense>
+      </main>
+    </div>
+  );
+}

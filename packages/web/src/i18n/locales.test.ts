@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LOCALE_CODES } from './locales';
+
+const LOCALES_DIR = path.join(import.meta.dirname, 'locales');
+
+const EXPECTED = [
+  'he',
+  'hu',
+  'ar',
+  'ca',
+  'de',
+  'el',
+  'en',
+  'es',
+  'fr',
+  'is',
+  'it',
+  'ja',
+  'ko',
+  'nl-be',
+  'pl',
+  'pt-br',
+  'pt',
+  'ro',
+  'ru',
+  'sk',
+  'sv-se',
+  'tr',
+  'uk',
+  'zh-cn',
+  'zh-tw',
+];
+
+type Catalogue = { [key: string]: string | Catalogue };
+
+function flattenKeys(catalogue: Catalogue, prefix = ''): string[] {
+  return Object.entries(catalogue).flatMap(([key, value]) =>
+    typeof value === 'string' ? [`${prefix}${key}`] : flattenKeys(value, `${prefix}${key}.`),
+  );
+}
+
+function readCatalogue(code: string): Catalogue {
+  return JSON.parse(fs.readFileSync(path.join(LOCALES_DIR, `${code}.json`), 'utf8')) as Catalogue;
+}
+
+const present = fs
+  .readdirSync(LOCALES_DIR)
+  .filter((file) => file.endsWith('.json'))
+  .map((file) => file.slice(0, -'.json'.length));
+
+describe('locale files', () => {
+  it('the app offers exactly the 25 supported languages', () => {
+    expect([...LOCALE_CODES].sort()).toEqual([...EXPECTED].sort());
+  });
+
+  it('are exactly the 25 supported languages', () => {
+    const missing = EXPECTED.filter((code) => !present.includes(code));
+    const unexpected = present.filter((code) => !EXPECTED.includes(code));
+    const problems = [
+      missing.length ? `missing locale files: ${missing.map((code) => `${code}.json`).join(', ')}` : '',
+      unexpected.length
+        ? `unexpected locale files: ${unexpected.map((code) => `${code}.json`).join(', ')}`
+        : '',
+    ].filter(Boolean);
+    expect(problems, problems.join('; ')).toEqual([]);
+  });
+
+  it('have every key the English catalogue has', () => {
+    const english = new Set(flattenKeys(readCatalogue('en')));
+    const gaps = present
+      .filter((code) => code !== 'en')
+      .map((code) => {
+        const keys = new Set(flattenKeys(readCatalogue(code)));
+        const lacking = [...english].filter((key) => !keys.has(key));
+        return lacking.length ? `${code}.json lacks ${lacking.length} key(s): ${lacking.join(', ')}` : '';
+      })
+      .filter(Boolean);
+    expect(gaps, gaps.join('\n')).toEqual([]);
+  });
+
+  it('keep every value a non-empty string', () => {
+    const empty = present.flatMap((code) => {
+      const catalogue = readCatalogue(code);
+      return flattenKeys(catalogue)
+        .filter((key) => {
+          const value = key
+            .split('.')
+            .reduce<Catalogue | string | undefined>(
+              (node, part) => (typeof node === 'object' ? node[part] : undefined),
+              catalogue,
+            );
+          return typeof value !== 'string' || value.trim() === '';
+        })
+        .map((key) => `${code}.json: ${key}`);
+    });
+    expect(empty, empty.join(', ')).toEqual([]);
+  });
+});

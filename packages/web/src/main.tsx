@@ -1,0 +1,31 @@
+import 'material-icons/iconfont/material-icons.css';
+import './styles/index.css';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { errorStatus, errorText } from './api/client';
+import { App } from './app';
+import { initI18n } from './i18n';
+import { useAuthStore } from './stores/auth';
+import { applyTheme, useThemeStore } from './stores/theme';
+
+async function start(): Promise<void> {
+  applyTheme(useThemeStore.getState().theme);
+  let startupError: { status: number; message: string } | undefined;
+  try {
+    await useAuthStore.getState().initialize();
+  } catch (error) {
+    startupError = { status: errorStatus(error), message: errorText(error) };
+  }
+  // Loading the user's language before the first paint avoids a flash of English.
+  await initI18n(useAuthStore.getState().user?.locale || navigator.language);
+
+  const container = document.getElementById('root');
+  if (!container) throw new Error('index.html has no #root element');
+  createRoot(container).render(
+    <StrictMode>
+      <App startupError={startupError} />
+    </StrictMode>,
+  );
+}
+
+void start();

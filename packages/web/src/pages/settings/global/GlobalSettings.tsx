@@ -1,0 +1,159 @@
+import type { Settings } from '@filebrowser/contract';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { getSettings, updateSettings } from '../../../api/settings';
+import { ErrorScreen } from '../../../components/ErrorScreen';
+import { Checkbox } from '../../../components/form/Checkbox';
+import { NumberField } from '../../../components/form/NumberField';
+import { TextField } from '../../../components/form/TextField';
+import { Spinner } from '../../../components/Spinner';
+import { useLoad } from '../../../hooks/use-load';
+import { usePageTitle } from '../../../hooks/use-page-title';
+import { startup } from '../../../startup';
+import { useThemeStore } from '../../../stores/theme';
+import { showError, showSuccess } from '../../../stores/toasts';
+import { ListTextField } from '../shared/ListTextField';
+import { RulesEditor } from '../shared/RulesEditor';
+import { UserSettingsFields } from '../shared/UserSettingsFields';
+import { BrandingFields } from './BrandingFields';
+import { CommandRunnerFields } from './CommandRunnerFields';
+import { useChunkSizeField } from './use-chunk-size-field';
+
+const MAX_RETRY_COUNT = 65535;
+
+function GlobalSettingsForm({ initial }: { initial: Settings }) {
+  const { t } = useTranslation();
+  const setTheme = useThemeStore((state) => state.setTheme);
+  const [settings, setSettings] = useState(initial);
+  const [busy, setBusy] = useState(false);
+  const patch = (changes: Partial<Settings> | ((current: Settings) => Partial<Settings>)) =>
+    setSettings((current) => ({
+      ...current,
+      ...(typeof changes === 'function' ? changes(current) : changes),
+    }));
+  const chunkSize = useChunkSizeField(initial.tus.chunkSize, (bytes) =>
+    patch((current) => ({ tus: { ...current.tus, chunkSize: bytes } })),
+  );
+
+  const submit = async () => {
+    if (busy) return;
+    setBusy(true);
+    // A chunk size typed just before saving has not settled yet: read it now.
+    const next: Settings = { ...settings, tus: { ...settings.tus, chunkSize: chunkSize.commit() } };
+    setSettings(next);
+    try {
+      await updateSettings(next);
+      setTheme(next.branding.theme);
+      showSuccess(t('settings.saved'));
+    } catch (error) {
+      showError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      className="settings__cards"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void submit();
+      }}
+    >
+      <section className="card" aria-labelledby="global-title">
+        <h2 id="global-title" className="card__title">
+          {t('settings.global.title')}
+        </h2>
+        <div className="card__content">
+          <Checkbox
+            label={t('settings.global.signup')}
+            checked={settings.signup}
+            onChange={(signup) => patch({ signup })}
+          />
+          <Checkbox
+            label={t('settings.global.createUserDir')}
+            checked={settings.createUserDir}
+            onChange={(createUserDir) => patch({ createUserDir })}
+          />
+          <TextField
+            label={t('settings.global.userHomeBasePath')}
+            value={settings.userHomeBasePath}
+            spellCheck={false}
+            onChange={(userHomeBasePath) => patch({ userHomeBasePath })}
+          />
+          <RulesEditor rules={settings.rules} onChange={(rules) => patch({ rules })} />
+          {startup.EnableExec && (
+            <ListTextField
+              label={t('settings.global.shell')}
+              hint={t('settings.global.shellHint')}
+              separator="lines"
+              value={settings.shell}
+              onChange={(shell) => patch({ shell })}
+            />
+          )}
+          <BrandingFields
+            branding={settings.branding}
+            onChange={(changes) => patch((current) => ({ branding: { ...current.branding, ...changes } }))}
+          />
+          <fieldset className="fieldset">
+            <legend>{t('settings.tus.title')}</legend>
+            <p className="field__hint">{t('settings.tus.description')}</p>
+            <TextField
+              label={t('settings.tus.chunkSize')}
+              hint={t('settings.tus.chunkSizeHint')}
+              value={chunkSize.text}
+              spellCheck={false}
+              onChange={chunkSize.setText}
+            />
+            <NumberField
+              label={t('settings.tus.retryCount')}
+              min={0}
+              max={MAX_RETRY_COUNT}
+              value={settings.tus.retryCount}
+              onChange={(retryCount) => patch((current) => ({ tus: { ...current.tus, retryCount } }))}
+            />
+          </fieldset>
+        </div>
+      </section>
+
+      <section className="card" aria-labelledby="defaults-title">
+        <h2 id="defaults-title" className="card__title">
+          {t('settings.defaults.title')}
+        </h2>
+        <div className="card__content">
+          <p className="field__hint">{t('settings.defaults.description')}</p>
+          <UserSettingsFields
+            value={settings.defaults}
+            onChange={(changes) => patch((current) => ({ defaults: { ...current.defaults, ...changes } }))}
+          />
+        </div>
+      </section>
+
+      {startup.EnableExec && (
+        <section className="card" aria-labelledby="command-runner-title">
+          <h2 id="command-runner-title" className="card__title">
+            {t('settings.commandRunner.title')}
+          </h2>
+          <div className="card__content">
+            <CommandRunnerFields commands={settings.commands} onChange={(commands) => patch({ commands })} />
+          </div>
+        </section>
+      )}
+
+      <div className="form-footer">
+        <button type="submit" className="button" disabled={busy}>
+          {t('buttons.save')}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function GlobalSettings() {
+  const { t } = useTranslation();
+  usePageTitle(t('settings.global.title'));
+  const { state } = useLoad(getSettings, 'settings');
+  if (state.status === 'loading') return <Spinner />;
+  if (state.status === 'error') return <ErrorScreen status={state.code} detail={state.message} />;
+  return <GlobalSettingsForm initial={state.data} />;
+}

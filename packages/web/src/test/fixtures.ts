@@ -1,0 +1,38 @@
+import type { Permissions, TokenUser } from '@filebrowser/contract';
+
+export const noPermissions: Permissions = {
+  admin: false,
+  execute: false,
+  create: false,
+  rename: false,
+  modify: false,
+  delete: false,
+  share: false,
+  download: false,
+};
+
+export function tokenUser(perm: Partial<Permissions> = {}, overrides: Partial<TokenUser> = {}): TokenUser {
+  return {
+    id: 2,
+    locale: 'en',
+    viewMode: 'list',
+    singleClick: false,
+    redirectAfterCopyMove: false,
+    perm: { ...noPermissions, ...perm },
+    commands: [],
+    lockPassword: false,
+    hideDotfiles: false,
+    dateFormat: false,
+    username: 'alice',
+    aceEditorTheme: '',
+    ...overrides,
+  };
+}
+
+/** A session token the client can decode (the signature is never checked on this side). */
+export function fakeToken(user: TokenUser, expiresInSeconds = 3600): string {
+  const encode = (value: unknown) =>
+    btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const now = Math.floor(Date.now() / 1000);
+  return `${encode({ alg: 'HS256' })}.${encode({ user, iss: 'File Browser', exp: now + expiresInSeconds, iat: now })}.sig`;
+}

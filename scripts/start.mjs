@@ -1,0 +1,83 @@
+// `npm start`: builds what is missing or out of date, then serves with the embedded set-up
+// (database ./data/filebrowser.db, files in ./data/files) unless flags, FB_* variables or a
+// config file say otherwise. Arguments after `npm start --` go to the server unchanged.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const repo = path.resolve(import.meta.dirname, '..');
+const at = (...parts) => path.join(repo, ...parts);
+
+/** Newest modification time of the files under these paths (0 when none exists). */
+function newest(paths) {
+  let latest = 0;
+  const visit = (p) => {
+    let stat;
+    try {
+      stat = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const name of fs.readdirSync(p))
+        if (name !== 'node_modules' && name !== 'dist') visit(path.join(p, name));
+    } else {
+      latest = Math.max(latest, stat.mtimeMs);
+    }
+  };
+  paths.forEach(visit);
+  return latest;
+}
+
+function isStale(output, sources) {
+  if (!fs.existsSync(output)) return true;
+  return fs.statSync(output).mtimeMs < newest(sources);
+}
+
+const contract = at('packages/contract/src');
+const webStale = isStale(at('packages/web/dist/index.html'), [
+  at('packages/web/src'),
+  at('packages/web/public'),
+  at('packages/web/index.html'),
+  at('packages/web/vite.config.ts'),
+  contract,
+]);
+const serverStale = isStale(at('packages/server/dist/main.js'), [
+  at('packages/server/src'),
+  at('packages/server/build.mjs'),
+  contract,
+]);
+if (webStale || serverStale) {
+  console.log('Building the web app and the server (npm run build)...');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const result = spawnSync(npm, ['run', 'build'], { cwd: repo, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+const args = process.argv.slice(2);
+const env = process.env;
+const given = (short, long) =>
+  args.some(
+    (a) =>
+      a === short || a === long || a.startsWith(`${long}=`) || (short && a.startsWith(short) && a.length > 2),
+  );
+const configFiles = [process.cwd(), os.homedir(), '/etc/filebrowser'].flatMap((dir) =>
+  ['.filebrowser.json', '.filebrowser.yaml', '.filebrowser.yml'].map((name) => path.join(dir, name)),
+);
+// A config file or -c may name the database and root itself: then we add nothing.
+const configured = given('-c', '--config') || configFiles.some((f) => fs.existsSync(f));
+
+const defaults = [];
+if (!configured && !given('-d', '--database') && env.FB_DATABASE === undefined) {
+  defaults.push('--database', at('data/filebrowser.db'));
+}
+if (!configured && !given('-r', '--root') && env.FB_ROOT === undefined) {
+  fs.mkdirSync(at('data/files'), { recursive: true });
+  defaults.push('--root', at('data/files'));
+}
+
+// The server runs in this process, so Ctrl-C reaches it directly.
+const main = at('packages/server/dist/main.js');
+process.argv = [process.argv[0], main, ...defaults, ...args];
+await import(main);
