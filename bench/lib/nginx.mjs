@@ -1,0 +1,91 @@
+// The nginx reference: a private instance (own config, pid, logs, temp folders) serving the data
+// folder on 127.0.0.1 with sendfile and a JSON autoindex.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stopChild, track } from './cleanup.mjs';
+import { request } from './http.mjs';
+import { freePort, which } from './proc.mjs';
+
+/**
+ * @typedef {object} Nginx
+ * @property {string} base e.g. http://127.0.0.1:41235
+ * @property {number} workers
+ * @property {() => Promise<void>} stop
+ */
+
+/**
+ * @param {{ workDir: string, dataRoot: string, workers: number, log: (msg: string) => void }} options
+ * @returns {Promise<Nginx | null>} null when nginx is not installed
+ */
+export async function startNginx({ workDir, dataRoot, workers, log }) {
+  const bin = which('nginx');
+  if (!bin) return null;
+  const dir = path.join(workDir, 'nginx');
+  fs.mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const esc = (/** @type {string} */ p) => JSON.stringify(p); // nginx accepts double-quoted strings
+  // Running as root, workers would switch to "nobody" and could not read our 0700 temp folder.
+  const user = process.getuid?.() === 0 ? `user ${os.userInfo().username};` : '';
+  const conf = `
+daemon off;
+master_process on;
+worker_processes ${workers};
+${user}
+pid ${esc(path.join(dir, 'nginx.pid'))};
+error_log ${esc(path.join(dir, 'error.log'))} warn;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 65;
+  client_body_temp_path ${esc(path.join(dir, 'body'))};
+  proxy_temp_path ${esc(path.join(dir, 'proxy'))};
+  fastcgi_temp_path ${esc(path.join(dir, 'fastcgi'))};
+  uwsgi_temp_path ${esc(path.join(dir, 'uwsgi'))};
+  scgi_temp_path ${esc(path.join(dir, 'scgi'))};
+  server {
+    listen 127.0.0.1:${port};
+    root ${esc(dataRoot)};
+    location / {
+      autoindex on;
+      autoindex_format json;
+    }
+  }
+}
+`;
+  const confFile = path.join(dir, 'nginx.conf');
+  fs.writeFileSync(confFile, conf);
+  const errorLog = path.join(dir, 'error.log');
+  const child = track(
+    spawn(bin, ['-p', dir, '-c', confFile, '-e', errorLog], { stdio: ['ignore', 'ignore', 'pipe'] }),
+  );
+  let stderr = '';
+  child.stderr?.on('data', (/** @type {Buffer} */ c) => (stderr = (stderr + c.toString()).slice(-4096)));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const logText = fs.existsSync(errorLog) ? fs.readFileSync(errorLog, 'utf8').slice(-2000) : '';
+      throw new Error(`nginx exited during start: ${stderr.trim()} ${logText.trim()}`);
+    }
+    try {
+      const r = await request(`${base}/`, { timeoutMs: 2000 });
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw new Error('nginx did not answer within 15 s');
+    }
+    await sleep(100);
+  }
+  log(`nginx: pid ${child.pid} on ${base} (${workers} worker${workers === 1 ? '' : 's'})`);
+  return { base, workers, stop: () => stopChild(child) };
+}

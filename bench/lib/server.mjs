@@ -1,0 +1,131 @@
+// Starts the built server on 127.0.0.1 with a fresh database, logs in, and watches its memory.
+import { hash } from '@node-rs/bcrypt';
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stopChild, track } from './cleanup.mjs';
+import { request } from './http.mjs';
+import { freePort } from './proc.mjs';
+
+/**
+ * @typedef {object} Server
+ * @property {string} base e.g. http://127.0.0.1:41234
+ * @property {string} token JWT for the X-Auth header
+ * @property {number} pid
+ * @property {string} cacheDir the preview cache folder (cleared by the thumbnail row)
+ * @property {() => Record<string, string>} auth headers with the token
+ * @property {() => { peakKiB: number | null, sampledMaxKiB: number | null }} memory
+ * @property {() => Promise<void>} stop
+ */
+
+/**
+ * Reads a "VmXXX:   1234 kB" field of /proc/<pid>/status.
+ * @param {number} pid
+ * @param {string} field
+ * @returns {number | null} KiB
+ */
+export function procStatusKiB(pid, field) {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void }} options
+ * @returns {Promise<Server>}
+ */
+export async function startServer({ entry, workDir, dataRoot, log }) {
+  const password = crypto.randomBytes(18).toString('base64url');
+  const passwordHash = await hash(password, { cost: 10, version: '2a' });
+  const port = await freePort();
+  const cacheDir = path.join(workDir, 'cache');
+  const args = [
+    entry,
+    '-d', path.join(workDir, 'fb.db'),
+    '-r', dataRoot,
+    '-a', '127.0.0.1',
+    '-p', String(port),
+    '--username', 'admin',
+    '--password', passwordHash,
+    '--cacheDir', cacheDir,
+    '-l', '',
+  ]; // prettier-ignore
+  const child = track(
+    spawn(process.execPath, args, {
+      cwd: workDir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env },
+    }),
+  );
+  let output = '';
+  const keep = (/** @type {Buffer} */ chunk) => {
+    output = (output + chunk.toString()).slice(-8192);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const pid = /** @type {number} */ (child.pid);
+  const base = `http://127.0.0.1:${port}`;
+
+  // wait for /health (bounded), failing fast if the process dies
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `server exited (${child.exitCode ?? child.signalCode}) during start:\n${output.trim()}`,
+      );
+    }
+    try {
+      const r = await request(`${base}/health`, { timeoutMs: 2000 });
+      if (r.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw new Error(`server did not answer /health within 30 s:\n${output.trim()}`);
+    }
+    await sleep(100);
+  }
+
+  const login = await request(`${base}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+    collect: true,
+    timeoutMs: 15_000,
+  });
+  const token = login.body?.toString().trim() ?? '';
+  if (login.status !== 200 || token.split('.').length !== 3) {
+    await stopChild(child);
+    throw new Error(`login failed: HTTP ${login.status} ${token.slice(0, 200)}\n${output.trim()}`);
+  }
+  log(`server: pid ${pid} on ${base}`);
+
+  // sample RSS while we run, in case /proc VmHWM is unavailable at the end
+  let sampledMaxKiB = /** @type {number | null} */ (null);
+  const sampler = setInterval(() => {
+    const rss = procStatusKiB(pid, 'VmRSS');
+    if (rss !== null) sampledMaxKiB = Math.max(sampledMaxKiB ?? 0, rss);
+  }, 250);
+  sampler.unref();
+
+  return {
+    base,
+    token,
+    pid,
+    cacheDir,
+    auth: () => ({ 'X-Auth': token }),
+    memory: () => ({ peakKiB: procStatusKiB(pid, 'VmHWM'), sampledMaxKiB }),
+    stop: async () => {
+      clearInterval(sampler);
+      await stopChild(child);
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// Row 3: resumable upload of the big file with tus-js-client (10 MiB chunks), ours vs writing
+// the same bytes to the same disk with dd (10 MiB blocks, fsync at the end).
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
+import * as tus from 'tus-js-client';
+import { measureBoth } from '../lib/measure.mjs';
+import { Skipped, Unavailable } from '../lib/outcome.mjs';
+import { runToolOk, which } from '../lib/proc.mjs';
+import { evaluate } from '../lib/report.mjs';
+import { fmtSize, mibPerSecond } from '../lib/units.mjs';
+
+const CHUNK = 10 * 1024 * 1024;
+
+/**
+ * Uploads `file` to `endpoint` with tus-js-client; resolves with the elapsed seconds.
+ * @param {string} file
+ * @param {string} endpoint
+ * @param {Record<string, string>} headers
+ * @param {number} timeoutMs
+ * @returns {Promise<number>}
+ */
+function tusUpload(file, endpoint, headers, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const source = fs.createReadStream(file);
+    const start = performance.now();
+    const upload = new tus.Upload(source, {
+      endpoint,
+      chunkSize: CHUNK,
+      headers,
+      retryDelays: null, // a failure is a result, not something to hide
+      storeFingerprintForResuming: false,
+      metadata: { filename: path.basename(file) },
+      onSuccess: () => {
+        finish();
+        resolve((performance.now() - start) / 1000);
+      },
+      onError: (err) => {
+        finish();
+        const status = /** @type {{ originalResponse?: { getStatus(): number } | null }} */ (
+          err
+        ).originalResponse?.getStatus();
+        if (status === 404 || status === 405 || status === 501) reject(new Unavailable(String(status)));
+        else reject(err);
+      },
+    });
+    const timer = setTimeout(() => {
+      upload.abort(false).catch(() => undefined);
+      finish();
+      reject(new Error(`tus upload did not finish within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    function finish() {
+      clearTimeout(timer);
+      source.destroy();
+    }
+    upload.start();
+  });
+}
+
+/** @type {import('../lib/context.mjs').Row} */
+export const uploadRow = {
+  ids: ['upload'],
+  async run(ctx) {
+    const file = await ctx.data.bigFile();
+    const target = await ctx.data.uploads();
+    // generous bound: 2 MiB/s is far below any sane result
+    const timeoutMs = Math.max(60_000, (file.bytes / (2 * 1024 * 1024)) * 1000);
+    const dd = which('dd');
+
+    const { reference, ours } = await measureBoth({
+      reps: ctx.opts.reps,
+      reference: async (i) => {
+        if (!dd) throw new Skipped('dd not installed');
+        const out = path.join(target.abs, `dd-${i}.bin`);
+        try {
+          const run = await runToolOk(
+            dd,
+            [`if=${file.abs}`, `of=${out}`, 'bs=10M', 'conv=fsync', 'status=none'],
+            {
+              timeoutMs,
+            },
+          );
+          if (fs.statSync(out).size !== file.bytes) throw new Error('dd wrote a short file');
+          return {
+            value: mibPerSecond(file.bytes, run.seconds),
+            unit: 'MiB/s',
+            detail: `${fmtSize(file.bytes)} in ${run.seconds.toFixed(2)} s`,
+          };
+        } finally {
+          fs.rmSync(out, { force: true });
+        }
+      },
+      ours: async (i) => {
+        const server = await ctx.server();
+        const name = `tus-${i}.bin`;
+        const out = path.join(target.abs, name);
+        try {
+          const endpoint = `${server.base}/api/tus/${target.rel}/${name}?override=false`;
+          const seconds = await tusUpload(file.abs, endpoint, server.auth(), timeoutMs);
+          const size = fs.statSync(out).size;
+          if (size !== file.bytes) throw new Error(`uploaded file has ${size} of ${file.bytes} bytes`);
+          return {
+            value: mibPerSecond(file.bytes, seconds),
+            unit: 'MiB/s',
+            detail: `${fmtSize(file.bytes)} in ${seconds.toFixed(2)} s, ${Math.ceil(file.bytes / CHUNK)} chunks`,
+          };
+        } finally {
+          fs.rmSync(out, { force: true });
+        }
+      },
+    });
+    return [
+      evaluate({
+        id: 'upload',
+        title: `tus upload ${fmtSize(file.bytes)}`,
+        target: { kind: 'min-ratio', value: 0.7 },
+        ours,
+        reference,
+        referenceTool: 'dd bs=10M conv=fsync',
+      }),
+    ];
+  },
+};
