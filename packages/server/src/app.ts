@@ -5,12 +5,17 @@ import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
+import { commandRoutes } from './http/command/routes.js';
 import { installErrorHandler } from './http/errors.js';
+import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
+import { resourcesRoutes } from './http/resources/routes.js';
+import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
+import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
 import type { Store } from './store/index.js';
 
@@ -80,8 +85,13 @@ export async function buildApp(
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
   await app.register(settingsRoutes(ctx));
+  await app.register(resourcesRoutes(ctx));
+  await app.register(rawRoutes(ctx));
+  await app.register(searchRoutes(ctx));
+  await app.register(usageRoutes(ctx));
   await app.register(shareRoutes(ctx));
   await app.register(tusRoutes(ctx));
+  await app.register(commandRoutes(ctx));
   await app.register(staticRoutes(ctx));
   return { app, ctx };
 }

@@ -12,8 +12,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import type { AppContext } from '../src/context.js';
-import { commandRoutes, MAX_SOCKETS_PER_USER } from '../src/http/command/routes.js';
-import { RUNNER_DEFAULTS, type RunnerConfig } from '../src/runner/options.js';
+import { MAX_SOCKETS_PER_USER } from '../src/http/command/routes.js';
 import { quickSetup } from '../src/setup.js';
 import type { StoredSettings } from '../src/store/settings.js';
 import { openStore, type Store } from '../src/store/index.js';
@@ -33,7 +32,7 @@ const HELPERS: Record<string, string> = {
 
 interface Server {
   app: FastifyInstance;
-  ctx: AppContext & { config: ServerConfig & RunnerConfig };
+  ctx: AppContext & { config: ServerConfig };
   store: Store;
   base: string;
   root: string;
@@ -54,9 +53,8 @@ async function startServer(): Promise<Server> {
     await fs.writeFile(path.join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   }
   const dbFile = path.join(base, 'db', 'filebrowser.db');
-  const config: ServerConfig & RunnerConfig = {
+  const config: ServerConfig = {
     ...defaultConfig(),
-    ...RUNNER_DEFAULTS,
     root,
     database: dbFile,
     cacheDir: path.join(base, 'cache'),
@@ -66,7 +64,6 @@ async function startServer(): Promise<Server> {
   };
   const store = openStore(dbFile);
   const { app, ctx } = await buildApp(config, store);
-  if (!app.hasRoute({ method: 'GET', url: '/api/command/*' })) await app.register(commandRoutes(ctx));
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as AddressInfo).port;
@@ -216,8 +213,8 @@ describe('command websocket', () => {
       'yes',
     ]);
     s.ctx.config.disableExec = false;
-    s.ctx.config.execTimeLimit = RUNNER_DEFAULTS.execTimeLimit;
-    s.ctx.config.execOutputLimit = RUNNER_DEFAULTS.execOutputLimit;
+    s.ctx.config.execTimeLimit = defaultConfig().execTimeLimit;
+    s.ctx.config.execOutputLimit = defaultConfig().execOutputLimit;
     s.ctx.config.execPath = `${s.bin}:/usr/bin:/bin`;
     saveSettings({ unsafeCommands: [], rules: [] });
     // A fresh scope folder for each test, so "creates nothing" can be checked by listing it.

@@ -9,10 +9,6 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import type { AppContext } from '../src/context.js';
-import { rawRoutes } from '../src/http/raw/routes.js';
-import { resourcesRoutes } from '../src/http/resources/routes.js';
-import { searchRoutes } from '../src/http/search/routes.js';
-import { usageRoutes } from '../src/http/usage/routes.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
 
@@ -46,8 +42,7 @@ export interface FilesApp {
 }
 
 /**
- * The real app on a temporary root and database, with the files routes registered when the
- * app does not register them itself yet.
+ * The real app on a temporary root and database.
  */
 export async function startFilesApp(overrides: Partial<ServerConfig> = {}): Promise<FilesApp> {
   const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-files-')));
@@ -65,12 +60,6 @@ export async function startFilesApp(overrides: Partial<ServerConfig> = {}): Prom
   };
   const store = openStore(config.database);
   const { app, ctx } = await buildApp(config, store);
-  if (!app.hasRoute({ method: 'GET', url: '/api/resources/*' })) {
-    await app.register(resourcesRoutes(ctx));
-    await app.register(rawRoutes(ctx));
-    await app.register(searchRoutes(ctx));
-    await app.register(usageRoutes(ctx));
-  }
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.ready();
 

@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../src/config/types.js';
+import { defaultConfig } from '../src/config/defaults.js';
 import { AppError } from '../src/errors.js';
 import { hookArguments, runHooks } from '../src/runner/hooks.js';
-import { RUNNER_DEFAULTS, type RunnerConfig } from '../src/runner/options.js';
 import type { StoredSettings } from '../src/store/settings.js';
 import type { StoredUser } from '../src/store/users.js';
 import { startTestApp, type TestApp } from './helpers.js';
@@ -35,7 +35,7 @@ describe('event hooks', () => {
   let bin: string;
   let bob: StoredUser;
   let home: string;
-  const config = () => t.ctx.config as ServerConfig & RunnerConfig;
+  const config = () => t.ctx.config as ServerConfig;
 
   const setHooks = (commands: Record<string, string[]>, shell: string[] = []) => {
     const s = t.ctx.store.settings.get();
@@ -66,7 +66,7 @@ describe('event hooks', () => {
 
   beforeEach(async () => {
     config().disableExec = false;
-    config().execTimeLimit = RUNNER_DEFAULTS.execTimeLimit;
+    config().execTimeLimit = defaultConfig().execTimeLimit;
     const s = t.ctx.store.settings.get();
     t.ctx.store.settings.save({
       ...s,

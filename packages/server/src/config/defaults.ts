@@ -27,6 +27,9 @@ export function defaultConfig(): ServerConfig {
     trustedProxies: [...LOOPBACK],
     loginRateLimit: 10,
     loginRateWindowSeconds: 300,
+    execPath: '/usr/local/bin:/usr/bin:/bin',
+    execTimeLimit: 60,
+    execOutputLimit: 1024 * 1024,
     webDist: '',
     version: VERSION,
   };

@@ -113,6 +113,17 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     kind: 'count',
     description: 'failed logins allowed per address or user in 5 min',
   },
+  {
+    name: 'execPath',
+    kind: 'string',
+    description: 'folders the command runner looks commands up in (default "/usr/local/bin:/usr/bin:/bin")',
+  },
+  { name: 'execTimeLimit', kind: 'count', description: 'seconds a command or hook may run (default 60)' },
+  {
+    name: 'execOutputLimit',
+    kind: 'count',
+    description: 'bytes of output after which a command is killed (default 1048576)',
+  },
   { name: 'webDist', kind: 'path', description: 'folder of the built web app', hidden: true },
 ];
 
@@ -433,6 +444,9 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['socketPerm', 'socketPerm', false],
   ['trustedProxies', 'trustedProxies', false],
   ['loginRateLimit', 'loginRateLimit', false],
+  ['execPath', 'execPath', false],
+  ['execTimeLimit', 'execTimeLimit', false],
+  ['execOutputLimit', 'execOutputLimit', false],
 ];
 
 /** Keys of File Browser's exported `server` object, in its order, then ours. */
@@ -478,6 +492,9 @@ export function serverRecordFromConfig(
       socketPerm: config.socketPerm,
       trustedProxies: config.trustedProxies,
       loginRateLimit: config.loginRateLimit,
+      execPath: config.execPath,
+      execTimeLimit: config.execTimeLimit,
+      execOutputLimit: config.execOutputLimit,
       ...extra,
     }),
     authHook: '',
@@ -575,6 +592,9 @@ export function resolveServerConfig(
     imageProcessors: (v.imageProcessors as number | undefined) ?? d.imageProcessors,
     trustedProxies: (v.trustedProxies as string[] | undefined) ?? d.trustedProxies,
     loginRateLimit: (v.loginRateLimit as number | undefined) ?? d.loginRateLimit,
+    execPath: (v.execPath as string | undefined) || d.execPath,
+    execTimeLimit: (v.execTimeLimit as number | undefined) ?? d.execTimeLimit,
+    execOutputLimit: (v.execOutputLimit as number | undefined) ?? d.execOutputLimit,
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
   };
   if (config.tokenExpirationTime <= 0) {

@@ -29,6 +29,12 @@ export interface ServerConfig {
   /** Login attempts allowed per address and per username in one window. */
   loginRateLimit: number;
   loginRateWindowSeconds: number;
+  /** Folders the command runner looks commands up in, `:`-separated (only absolute ones count). */
+  execPath: string;
+  /** Seconds a command or hook may run before its process group is killed. */
+  execTimeLimit: number;
+  /** Bytes of output (stdout and stderr together) after which a command is killed. */
+  execOutputLimit: number;
   /** Folder of the built web app (index.html and its assets). */
   webDist: string;
   /** Version string shown to clients. */

@@ -14,6 +14,8 @@ export const ABANDONED_AFTER_MS = 24 * 3600 * 1000;
 export interface UploadStatus {
   offset: number;
   length: number;
+  /** Set when this request completed the upload: the real path of the file now in place. */
+  completed?: string;
 }
 
 /**
@@ -37,13 +39,17 @@ export class ResumableUploads {
     return fileAccessFor(this.ctx, user);
   }
 
-  /** POST: registers an upload of `length` bytes to `rawPath`. Zero bytes complete at once. */
+  /**
+   * POST: registers an upload of `length` bytes to `rawPath`. Zero bytes complete at once.
+   * `beforeCreate` runs once every check passed and before anything is written (the before-hooks).
+   */
   async create(
     user: StoredUser,
     rawPath: string,
     lengthHeader: string | undefined,
     override: boolean,
-  ): Promise<PendingUpload | undefined> {
+    beforeCreate: (targetReal: string) => Promise<void> = async () => undefined,
+  ): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
     if (target.virtual === '/') throw forbidden();
@@ -60,6 +66,7 @@ export class ResumableUploads {
       throw badRequest('Upload-Length must be a whole number of bytes');
     }
     const length = Number(lengthHeader);
+    await beforeCreate(target.real);
     await fs.mkdir(path.dirname(target.real), {
       recursive: true,
       mode: this.ctx.store.settings.get().dirMode,
@@ -78,11 +85,8 @@ export class ResumableUploads {
       staging,
     });
     if (replaced) await removeQuietly(replaced.staging);
-    if (length === 0) {
-      await this.complete(user, access, upload);
-      return undefined;
-    }
-    return upload;
+    if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
+    return { offset: 0, length };
   }
 
   private pending(user: StoredUser, virtual: string): PendingUpload {
@@ -124,8 +128,8 @@ export class ResumableUploads {
       if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
       const written = await this.writeAt(upload, offset, body);
       this.ctx.store.uploads.touch(upload.id);
-      if (written === upload.length) await this.complete(user, access, upload);
-      return { offset: written, length: upload.length };
+      const completed = written === upload.length ? await this.complete(access, upload) : undefined;
+      return { offset: written, length: upload.length, completed };
     });
   }
 
@@ -160,8 +164,8 @@ export class ResumableUploads {
     }
   }
 
-  /** Moves the finished staging file over the target in one rename. */
-  private async complete(user: StoredUser, access: FileAccess, upload: PendingUpload): Promise<void> {
+  /** Moves the finished staging file over the target in one rename; returns the target's real path. */
+  private async complete(access: FileAccess, upload: PendingUpload): Promise<string> {
     try {
       // Rules or the tree may have changed while the bytes were coming in: check again.
       const target = await access.resolve(upload.path);
@@ -170,7 +174,9 @@ export class ResumableUploads {
         throw conflict('a file with this name was created meanwhile');
       const settings = this.ctx.store.settings.get();
       await fs.chmod(upload.staging, settings.fileMode);
-      await replaceAtomically(upload.staging, target.isSymlink ? target.entry : target.real);
+      const destination = target.isSymlink ? target.entry : target.real;
+      await replaceAtomically(upload.staging, destination);
+      return destination;
     } finally {
       this.ctx.store.uploads.delete(upload.id);
       await removeQuietly(upload.staging);

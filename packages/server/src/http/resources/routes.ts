@@ -16,6 +16,7 @@ import {
 } from '../../files/ops.js';
 import { openRegularFile } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { withHooks } from '../file-hooks.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
@@ -115,8 +116,11 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       if (!access.perm.create) throw forbidden();
       const r = await access.resolve(requestPath(request));
       const { dirMode, fileMode } = ctx.store.settings.get();
+      const user = currentUser(request);
       if (r.trailingSlash) {
-        await makeDirectory(access, r, dirMode);
+        await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
+          makeDirectory(access, r, dirMode),
+        );
         return sendStatus(reply, 200);
       }
       if (r.linkStat) {
@@ -125,7 +129,9 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
         if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
       }
-      const st = await writeFileAtomic(access, r, request.raw, { fileMode, dirMode });
+      const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
+        writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+      );
       await notify(ctx, 'upload', () => events.changed?.(r.real));
       void reply.header('ETag', etagOf(st));
       return sendStatus(reply, 200);
@@ -138,7 +144,9 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       if (r.trailingSlash) return reply.code(405).send();
       if (!r.stat) throw notFound();
       const { dirMode, fileMode } = ctx.store.settings.get();
-      const st = await writeFileAtomic(access, r, request.raw, { fileMode, dirMode });
+      const st = await withHooks(ctx, currentUser(request), reply, 'save', { file: r.real }, () =>
+        writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+      );
       await notify(ctx, 'save', () => events.changed?.(r.real));
       void reply.header('ETag', etagOf(st));
       return sendStatus(reply, 200);
@@ -152,7 +160,9 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       const r = await access.resolve(path, { followFinal: false });
       if (r.virtual === '/') throw forbidden();
       if (!r.linkStat) throw notFound();
-      await deletePath(access, r);
+      await withHooks(ctx, currentUser(request), reply, 'delete', { file: r.entry }, () =>
+        deletePath(access, r),
+      );
       await notify(ctx, 'delete', () => sharesFollowDelete(ctx, r.entry));
       await notify(ctx, 'delete', () => events.deleted?.(r.entry));
       return sendStatus(reply, 204);
@@ -171,16 +181,30 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       const src = await access.resolve(requestPath(request), { followFinal: action !== 'rename' });
       const dst = await access.resolve(destination, { followFinal: action !== 'rename' });
       const { dirMode } = ctx.store.settings.get();
-      const moved = await copyOrMove(
-        access,
-        src,
-        dst,
-        {
-          action,
-          override: isTrue(queryValue(request, 'override')),
-          rename: isTrue(queryValue(request, 'rename')),
-        },
-        dirMode,
+      // Checked here as well as in copyOrMove so that no before-hook runs for a refused request.
+      if (action !== 'copy' && action !== 'rename') {
+        throw badRequest(`unsupported action ${action}: invalid request params`);
+      }
+      if (!(action === 'copy' ? access.perm.create : access.perm.rename)) throw forbidden();
+      const moved = await withHooks(
+        ctx,
+        currentUser(request),
+        reply,
+        action,
+        { file: action === 'copy' ? src.real : src.entry, destination: dst.entry },
+        () =>
+          copyOrMove(
+            access,
+            src,
+            dst,
+            {
+              action,
+              override: isTrue(queryValue(request, 'override')),
+              rename: isTrue(queryValue(request, 'rename')),
+            },
+            dirMode,
+          ),
+        (result) => ({ file: action === 'copy' ? src.real : src.entry, destination: result.entry }),
       );
       if (action === 'rename') {
         await notify(ctx, 'rename', () => sharesFollowMove(ctx, src.entry, moved.entry));

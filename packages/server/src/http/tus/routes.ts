@@ -1,7 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { ResumableUploads } from '../../uploads/resumable.js';
+import type { FileEvents } from '../../files/events.js';
+import { runHooks } from '../../runner/hooks.js';
+import { ResumableUploads, type UploadStatus } from '../../uploads/resumable.js';
+import { runAfterHooks } from '../file-hooks.js';
 import { currentUser, requireUser } from '../guards.js';
 
 const TUS_VERSION = '1.0.0';
@@ -20,7 +23,23 @@ function pathOf(request: FastifyRequest): string {
  * `/api/tus{path}`: File Browser's resumable upload endpoint, where the upload URL is the target
  * path. It also answers the standard tus 1.0 handshake (OPTIONS, Tus-Resumable), so any tus client works.
  */
-export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)): FastifyPluginAsync {
+export function tusRoutes(
+  ctx: AppContext,
+  events: FileEvents = {},
+  uploads = new ResumableUploads(ctx),
+): FastifyPluginAsync {
+  /** A finished upload is an upload event like a plain POST: after-hooks and change listeners. */
+  async function finished(request: FastifyRequest, reply: FastifyReply, status: UploadStatus) {
+    if (!status.completed) return;
+    const file = status.completed;
+    await runAfterHooks(ctx, currentUser(request), reply, 'upload', { file });
+    try {
+      await events.changed?.(file);
+    } catch (err) {
+      ctx.log.warn({ err }, 'after upload: listener failed');
+    }
+  }
+
   return async (app) => {
     // Upload bodies are streamed to disk by the handler, never parsed or buffered.
     app.removeAllContentTypeParsers();
@@ -56,12 +75,15 @@ export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)):
         if (header(request, 'upload-defer-length')) {
           throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
         }
-        await uploads.create(
-          currentUser(request),
+        const user = currentUser(request);
+        const status = await uploads.create(
+          user,
           pathOf(request),
           header(request, 'upload-length'),
           query.override === 'true',
+          async (file) => void (await runHooks(ctx, user, 'upload', 'before', { file })),
         );
+        await finished(request, reply, status);
         const location = `${ctx.config.baseURL}/api/tus${encodePath(pathOf(request))}`;
         return reply
           .code(201)
@@ -86,12 +108,14 @@ export function tusRoutes(ctx: AppContext, uploads = new ResumableUploads(ctx)):
         if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
           throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
         }
-        const { offset } = await uploads.append(
+        const status = await uploads.append(
           currentUser(request),
           pathOf(request),
           header(request, 'upload-offset'),
           request.raw,
         );
+        await finished(request, reply, status);
+        const { offset } = status;
         return reply.code(204).header('Upload-Offset', String(offset)).send();
       });
 
