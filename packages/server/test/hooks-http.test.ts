@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredSettings } from '../src/store/settings.js';
+import { ALL } from './files-helpers.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 /** Hook programs of these tests: `log` appends its trigger and arguments to a file outside the scope. */
@@ -39,16 +40,7 @@ describe('event hooks around the file endpoints', () => {
     await t.createUser({
       username: 'bob',
       scope: '/bob',
-      perm: {
-        admin: false,
-        execute: false,
-        create: true,
-        rename: true,
-        modify: true,
-        delete: true,
-        share: true,
-        download: true,
-      },
+      perm: ALL,
     });
     await fs.mkdir(path.join(t.root, 'bob'), { recursive: true });
     home = await fs.realpath(path.join(t.root, 'bob'));
