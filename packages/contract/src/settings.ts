@@ -56,6 +56,11 @@ export const Settings = Type.Object({
   tus: TusSettings,
   shell: Type.Array(Type.String()),
   commands: Type.Record(Type.String(), Type.Array(Type.String())),
+  /**
+   * An addition of ours: commands of the runner's deny list (they run other commands) that the
+   * administrator allows anyway. Bare command names; empty by default.
+   */
+  unsafeCommands: Type.Array(Type.String()),
 });
 export type Settings = Static<typeof Settings>;
 
@@ -68,6 +73,7 @@ export const SettingsInput = Type.Partial(
     tus: Type.Partial(TusSettings),
     rules: Type.Union([Type.Array(Rule), Type.Null()]),
     shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
+    unsafeCommands: Type.Union([Type.Array(Type.String()), Type.Null()]),
     commands: Type.Union([
       Type.Record(Type.String(), Type.Union([Type.Array(Type.String()), Type.Null()])),
       Type.Null(),

@@ -221,6 +221,7 @@ describe('config init, set, cat', () => {
       [['--tus.retryCount', '-1'], /--tus.retryCount/],
       [['--branding.theme', 'pink'], /--branding.theme/],
       [['--nope'], /unknown option '--nope'/],
+      [['--unsafeCommands', 'find,/bin/sh'], /unsafeCommands entry "\/bin\/sh" must be a bare command name/],
     ];
     for (const [flags, expected] of bad) {
       const r = await cli(['config', 'set', '-d', 'fb.db', ...flags]);
@@ -240,6 +241,26 @@ describe('config init, set, cat', () => {
     const r = await cli(['-d', 'env.db', 'config', 'set', '--signup']);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/Sign up:\s+true/);
+  });
+
+  it('sets and clears unsafeCommands, comma- or space-separated', async () => {
+    expect((await cli(['config', 'init', '-d', 'fb.db'])).code).toBe(0);
+    const set = await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', 'find, env xargs,find']);
+    expect(set.err).toBe('');
+    expect(set.out).toMatch(/Unsafe commands:\s+find env xargs\n/);
+    let store = openStore(path.join(dir, 'fb.db'));
+    expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
+    store.close();
+
+    expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
+    store = openStore(path.join(dir, 'fb.db'));
+    expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
+    store.close();
+
+    expect((await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', ''])).code).toBe(0);
+    store = openStore(path.join(dir, 'fb.db'));
+    expect(store.settings.get().unsafeCommands).toEqual([]);
+    store.close();
   });
 });
 
@@ -262,6 +283,8 @@ describe('config export and import', () => {
       '1048576',
       '--shell',
       'bash -c',
+      '--unsafeCommands',
+      'find',
       '--locale',
       'de',
     ]);
@@ -284,6 +307,7 @@ describe('config export and import', () => {
     }
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8'));
     expect(Object.keys(json)).toEqual(['settings', 'server', 'auther']);
+    expect(json.settings.unsafeCommands).toEqual(['find']);
     expect(json.auther).toEqual({ header: 'X-User' });
     expect(fs.readFileSync(path.join(dir, 'out.json'), 'utf8')).toContain(
       '\n    "settings": {\n        "key": ',
@@ -479,6 +503,8 @@ auther:
       expect(s.rules).toEqual([{ regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } }]);
       expect(s.commands.after_upload).toEqual(['echo done']);
       expect(s.commands.before_save).toEqual([]);
+      // File Browser has no such setting: nothing is exempt from the deny list after a migration.
+      expect(s.unsafeCommands).toEqual([]);
       const config = loadConfig([], {}, { ...places, persisted: store.settings.getServer() });
       expect(config).toMatchObject({
         root: path.join(dir, 'files'),
@@ -522,7 +548,12 @@ auther:
       path.join(dir, 'badrule.json'),
       JSON.stringify({ settings: { rules: [{ regex: true, regexp: { raw: '(' } }] } }),
     );
+    fs.writeFileSync(
+      path.join(dir, 'badunsafe.json'),
+      JSON.stringify({ settings: { unsafeCommands: ['../bin/sh'] } }),
+    );
     const cases: [string, RegExp][] = [
+      ['badunsafe.json', /unsafeCommands entry "\.\.\/bin\/sh" must be a bare command name/],
       ['list.json', /no "settings" object/],
       ['broken.json', /cannot parse .*broken\.json/],
       ['badrule.json', /global rule 1 has an invalid regular expression/],

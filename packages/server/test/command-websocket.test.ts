@@ -160,8 +160,8 @@ describe('command websocket', () => {
   const setCommands = (commands: string[]) => {
     bob = s.store.users.update({ ...s.store.users.get(bob.id)!, commands });
   };
-  const saveSettings = (patch: Partial<StoredSettings> & Record<string, unknown>) =>
-    s.store.settings.save({ ...s.store.settings.get(), ...patch } as StoredSettings);
+  const saveSettings = (patch: Partial<StoredSettings>) =>
+    s.store.settings.save({ ...s.store.settings.get(), ...patch });
 
   beforeAll(async () => {
     s = await startServer();
@@ -322,6 +322,26 @@ describe('command websocket', () => {
       expect(r.code).toBe(1000);
       // The environment is minimal: nothing of the server's leaks into commands.
       expect(r.lines.sort()).toEqual([`HOME=${bobDir}`, 'LANG=C.UTF-8', `PATH=${s.bin}:/usr/bin:/bin`]);
+    });
+
+    it('lets find -exec run once an administrator allows find through the settings API', async () => {
+      const admin = await login('admin');
+      const put = (unsafeCommands: string[]) =>
+        s.app.inject({ method: 'PUT', url: '/api/settings', payload: { unsafeCommands }, ...as(admin) });
+      expect((await put(['find'])).statusCode).toBe(200);
+      const r = await run(`${s.url}/api/command/`, 'find . -name hello.txt -exec cat {} ;', as(bobToken));
+      expect(r).toMatchObject({ lines: ['hello'], code: 1000 });
+      // Allowing find exempts find only.
+      setCommands(['find', 'env']);
+      expect((await run(`${s.url}/api/command/`, 'env', as(bobToken))).lines[0]).toMatch(
+        /^Command not allowed: env runs the command given in its arguments\./,
+      );
+      expect((await put([])).statusCode).toBe(200);
+      const again = await run(`${s.url}/api/command/`, 'find . -exec cat {} ;', as(bobToken));
+      expect(again).toMatchObject({
+        lines: [expect.stringMatching(/^Command not allowed: find -exec/)],
+        code: 1008,
+      });
     });
 
     it('refuses find -exec, -execdir, -ok, -okdir and -delete, and runs a plain find', async () => {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,10 +22,10 @@ describe('event hooks around the file endpoints', () => {
   let token: string;
   let home: string;
 
-  const setHooks = (commands: Record<string, string[]>) => {
+  const setHooks = (commands: Record<string, string[]>, shell: string[] = []) => {
     const s = t.ctx.store.settings.get();
     const cleared = Object.fromEntries(Object.keys(s.commands).map((k) => [k, [] as string[]]));
-    t.ctx.store.settings.save({ ...s, commands: { ...cleared, ...commands } } as StoredSettings);
+    t.ctx.store.settings.save({ ...s, shell, commands: { ...cleared, ...commands } } as StoredSettings);
   };
   const log = async () => (await fs.readFile(logFile, 'utf8').catch(() => '')).trimEnd().split('\n');
   const req = (method: 'POST' | 'PUT' | 'DELETE' | 'PATCH', url: string, payload?: string) =>
@@ -160,5 +161,79 @@ describe('event hooks around the file endpoints', () => {
     t.ctx.config.disableExec = true;
     setHooks({ before_save: ['refuse'] });
     expect((await req('PUT', '/api/resources/a.txt', 'new')).statusCode).toBe(200);
+  });
+
+  describe('a file named $(touch /tmp/pwned) creates nothing', () => {
+    let marker: string;
+    let names: string[];
+    beforeEach(() => {
+      const id = crypto.randomUUID();
+      marker = path.join(os.tmpdir(), `pwned-${id}`);
+      // Relative forms land in the hooks' working folder (the scope); absolute ones in /tmp.
+      names = [
+        `$(touch pwned-${id})`,
+        `\`touch pwned-${id}\``,
+        `a;touch pwned-${id}`,
+        `b&&touch pwned-${id}`,
+        `c|touch pwned-${id}`,
+      ];
+    });
+    const created = async () => {
+      const local = (await fs.readdir(home)).filter((n) => n.startsWith('pwned-'));
+      const tmp = await fs.stat(marker).then(
+        () => true,
+        () => false,
+      );
+      return { local, tmp };
+    };
+    const hostileUploads = async () => {
+      for (const name of names) {
+        const res = await req('POST', `/api/resources/${encodeURIComponent(name)}`, 'x');
+        expect(res.statusCode, name).toBe(200);
+      }
+      // "/" cannot be part of a name: the absolute form spans folders, as in an upload of a folder.
+      const nested = `/$(touch ${marker})`.split('/').map(encodeURIComponent).join('/');
+      const res = await req('POST', `/api/resources/${encodeURIComponent('$(touch ')}${nested}`, 'x');
+      expect(res.statusCode).toBe(200);
+      const moved = await req(
+        'PATCH',
+        `/api/resources/a.txt?action=rename&destination=${encodeURIComponent(`/$(touch pwned-x)`)}`,
+      );
+      expect(moved.statusCode).toBe(200);
+    };
+
+    it('without a shell: each name is one argument of the hook', async () => {
+      setHooks({
+        before_upload: ['log $FILE'],
+        after_upload: ['log "${FILE}"'],
+        after_rename: ['log $FILE $DESTINATION'],
+      });
+      await hostileUploads();
+      expect(await created()).toEqual({ local: [], tmp: false });
+      const lines = await log();
+      for (const name of names) {
+        expect(lines).toContain(`before_upload ${path.join(home, name)}`);
+        expect(lines).toContain(`after_upload ${path.join(home, name)}`);
+      }
+      expect(lines).toContain(
+        `after_rename ${path.join(home, 'a.txt')} ${path.join(home, '$(touch pwned-x)')}`,
+      );
+      expect(await fs.readFile(path.join(home, '$(touch pwned-x)'), 'utf8')).toBe('old');
+    });
+
+    it('with settings.shell: the names reach the shell as data in its environment', async () => {
+      setHooks(
+        {
+          before_upload: ['log $FILE'],
+          after_upload: ['log "$FILE"; echo "$FILE" > /dev/null'],
+          after_rename: ['log "$FILE" "$DESTINATION"'],
+        },
+        ['sh', '-c'],
+      );
+      await hostileUploads();
+      expect(await created()).toEqual({ local: [], tmp: false });
+      const lines = await log();
+      for (const name of names) expect(lines).toContain(`after_upload ${path.join(home, name)}`);
+    });
   });
 });

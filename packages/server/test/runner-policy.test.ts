@@ -8,9 +8,9 @@ import { pathCandidates } from '../src/runner/arguments.js';
 import { checkNotRunner } from '../src/runner/command.js';
 import { deniedCommand, deniedOption } from '../src/runner/deny-list.js';
 import { findExecutable } from '../src/runner/executable.js';
-import { runnerOptions } from '../src/runner/options.js';
+import { cleanUnsafeCommands, runnerOptions, unsafeCommandProblem } from '../src/runner/options.js';
 import { CommandRefused } from '../src/runner/refusal.js';
-import { defaultSettings, type StoredSettings } from '../src/store/settings.js';
+import { defaultSettings, normaliseSettings } from '../src/store/settings.js';
 
 describe('deny list', () => {
   it.each([
@@ -137,11 +137,40 @@ describe('runnerOptions', () => {
       execPath: '.:bin:/opt/tools::/bin',
       execTimeLimit: 5,
     } as ServerConfig;
-    const settings = { ...defaultSettings(), unsafeCommands: ['find', 3] } as unknown as StoredSettings;
-    const o = runnerOptions(config, settings);
+    const o = runnerOptions(config, { ...defaultSettings(), unsafeCommands: ['find'] });
     expect(o.path).toEqual(['/opt/tools', '/bin']);
     expect(o.timeLimitMs).toBe(5000);
     expect(o.unsafeCommands).toEqual(['find']);
+  });
+});
+
+describe('unsafeCommands entries', () => {
+  const fail = (message: string) => new Error(message);
+  it('are bare command names, trimmed and deduplicated', () => {
+    expect(cleanUnsafeCommands([' find', 'env', 'find ', 'python3'], fail)).toEqual([
+      'find',
+      'env',
+      'python3',
+    ]);
+    expect(cleanUnsafeCommands([], fail)).toEqual([]);
+  });
+
+  it.each([
+    ['', 'an entry of unsafeCommands is empty'],
+    ['/usr/bin/env', 'unsafeCommands entry "/usr/bin/env" must be a bare command name, not a path'],
+    ['..', 'unsafeCommands entry ".." must be a bare command name, not a path'],
+    ['find -exec', 'unsafeCommands entry "find -exec" must be one command name, without blanks'],
+  ])('refuse %j', (entry, message) => {
+    expect(unsafeCommandProblem(entry.trim())).toBe(message);
+    expect(() => cleanUnsafeCommands([entry], fail)).toThrow(message);
+  });
+
+  it('are read from records saved before the setting existed as an empty list', () => {
+    const { unsafeCommands: _dropped, ...old } = defaultSettings();
+    expect(normaliseSettings(old).unsafeCommands).toEqual([]);
+    expect(
+      normaliseSettings({ ...old, unsafeCommands: ['env', 3] as unknown as string[] }).unsafeCommands,
+    ).toEqual(['env']);
   });
 });
 

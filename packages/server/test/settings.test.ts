@@ -27,7 +27,9 @@ describe('/api/settings', () => {
       'tus',
       'shell',
       'commands',
+      'unsafeCommands',
     ]);
+    expect(body.unsafeCommands).toEqual([]);
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);
@@ -83,6 +85,13 @@ describe('/api/settings', () => {
       [{ rules: [{ regex: true, allow: true, path: '', regexp: null }] }, 'without a pattern'],
       [{ signup: 'yes please' }, 'signup'],
       [{ userHomeBasePath: '/../x' }, 'inside the root'],
+      [
+        { unsafeCommands: ['/bin/sh'] },
+        'unsafeCommands entry "/bin/sh" must be a bare command name, not a path',
+      ],
+      [{ unsafeCommands: ['find -exec'] }, 'unsafeCommands entry "find -exec" must be one command name'],
+      [{ unsafeCommands: [''] }, 'an entry of unsafeCommands is empty'],
+      [{ unsafeCommands: [3] }, 'unsafeCommands'],
     ];
     for (const [patch, message] of cases) {
       const res = await t.request(t.adminToken, {
@@ -101,5 +110,20 @@ describe('/api/settings', () => {
       payload: '{oops',
     });
     expect(bad.statusCode).toBe(400);
+  });
+
+  it('saves unsafeCommands trimmed and deduplicated, keeps them when left out, and clears them with null', async () => {
+    const put = (payload: object) =>
+      t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload });
+    expect((await put({ unsafeCommands: ['find', ' env ', 'find'] })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().unsafeCommands).toEqual(['find', 'env']);
+    const got = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    expect(got.unsafeCommands).toEqual(['find', 'env']);
+
+    expect((await put({ signup: true })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().unsafeCommands).toEqual(['find', 'env']);
+
+    expect((await put({ unsafeCommands: null })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().unsafeCommands).toEqual([]);
   });
 });

@@ -140,6 +140,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['Logout page:', s.logoutPage],
     ['reCAPTCHA:', s.auther.recaptcha ? `${s.auther.recaptcha.host} (key and secret set)` : 'off'],
     ['Shell:', s.shell.join(' ')],
+    ['Unsafe commands:', s.unsafeCommands.join(' ')],
     ['File mode:', '0' + s.fileMode.toString(8)],
     ['Dir mode:', '0' + s.dirMode.toString(8)],
     ['', ''],

@@ -3,6 +3,7 @@ import { normaliseScope } from '../auth/homes.js';
 import { looksLikeBcryptHash } from '../auth/passwords.js';
 import { optionsFromServerRecord, serverRecordFromOptions, SERVER_RECORD_KEYS } from '../config/load.js';
 import { validateRules } from '../rules/validate.js';
+import { cleanUnsafeCommands } from '../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../store/settings.js';
 import { normaliseSorting, type NewUser, type StoredUser } from '../store/users.js';
 import { bool, docField, field, isDoc, num, str, strings, type Doc } from './export-files.js';
@@ -100,6 +101,8 @@ export function settingsToExport(s: StoredSettings): Doc {
     tus: { ...s.tus },
     commands: structuredClone(s.commands),
     shell: [...s.shell],
+    // Ours only: File Browser has no such setting and ignores the key.
+    unsafeCommands: [...s.unsafeCommands],
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -185,6 +188,7 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     },
     shell: strings(s, 'shell'),
     commands,
+    unsafeCommands: cleanUnsafeCommands(strings(s, 'unsafeCommands'), (message) => new CliError(message)),
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

@@ -1,6 +1,7 @@
 import { THEMES } from '@filebrowser/contract';
 import type { OptionSpec, OptionValues } from '../config/load.js';
 import type { StoredSettings } from '../store/settings.js';
+import { cleanUnsafeCommands } from '../runner/options.js';
 import { CliError } from './io.js';
 import { applyUserDefaults } from './user-flags.js';
 
@@ -23,7 +24,13 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     kind: 'uint',
     description: 'minimum password length in bytes (default 12)',
   },
-  { name: 'shell', kind: 'string', description: 'shell that runs commands, e.g. "bash -c"' },
+  { name: 'shell', kind: 'string', description: 'shell that runs hook commands, e.g. "bash -c" (dangerous)' },
+  {
+    name: 'unsafeCommands',
+    kind: 'list',
+    description:
+      'deny-listed commands (shells, env, xargs, find -exec…) users may run anyway; DANGEROUS: they can run anything (comma-separated, "" for none)',
+  },
   { name: 'fileMode', kind: 'mode', description: 'mode of created files (default 0640)' },
   { name: 'dirMode', kind: 'mode', description: 'mode of created folders (default 0750)' },
   {
@@ -74,6 +81,13 @@ export function applySettingsFlags(current: StoredSettings, values: OptionValues
   s.userHomeBasePath = str('userHomeBasePath') ?? s.userHomeBasePath;
   s.minimumPasswordLength = num('minimumPasswordLength') ?? s.minimumPasswordLength;
   if (str('shell') !== undefined) s.shell = shellWords(str('shell')!);
+  const unsafe = values.unsafeCommands as string[] | undefined;
+  if (unsafe !== undefined) {
+    s.unsafeCommands = cleanUnsafeCommands(
+      unsafe.flatMap((entry) => entry.split(/\s+/)).filter(Boolean),
+      (message) => new CliError(message),
+    );
+  }
   s.fileMode = num('fileMode') ?? s.fileMode;
   s.dirMode = num('dirMode') ?? s.dirMode;
   s.logoutPage = str('auth.logoutPage') ?? s.logoutPage;

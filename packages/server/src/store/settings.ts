@@ -71,6 +71,7 @@ export function defaultSettings(): StoredSettings {
     tus: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
     shell: [],
     commands: emptyCommands(),
+    unsafeCommands: [],
     key: crypto.randomBytes(64).toString('base64'),
     logoutPage: '/login',
     fileMode: 0o640,
@@ -94,6 +95,10 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
     tus: { ...d.tus, ...tus },
     shell: s.shell ?? [],
     commands: { ...emptyCommands(), ...s.commands },
+    // Records written before the setting existed have none: nothing is exempt from the deny list.
+    unsafeCommands: Array.isArray(s.unsafeCommands)
+      ? s.unsafeCommands.filter((name): name is string => typeof name === 'string')
+      : [],
     key: s.key || d.key,
     logoutPage: s.logoutPage || '/login',
     fileMode: s.fileMode || d.fileMode,

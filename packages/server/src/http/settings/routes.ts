@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import { validateRules } from '../../rules/validate.js';
+import { cleanUnsafeCommands } from '../../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../../store/settings.js';
 import { requireAdmin } from '../guards.js';
 import { sendStatus } from '../replies.js';
@@ -21,6 +22,7 @@ function present(s: StoredSettings): Settings {
     tus: s.tus,
     shell: s.shell,
     commands: s.commands,
+    unsafeCommands: s.unsafeCommands,
   };
 }
 
@@ -41,6 +43,10 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     branding: { ...current.branding, ...input.branding },
     tus: { ...current.tus, ...input.tus },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
+    unsafeCommands:
+      input.unsafeCommands === undefined
+        ? current.unsafeCommands
+        : cleanUnsafeCommands(input.unsafeCommands ?? [], badRequest),
     commands:
       input.commands === undefined
         ? current.commands
