@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { ErrorScreen } from '../../components/ErrorScreen';
+import { ShellPanel } from '../../components/shell/ShellPanel';
 import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useFilesStore } from '../../stores/files';
@@ -41,6 +42,7 @@ export function FilesPage() {
       {state.status === 'mismatch' && <ErrorScreen status={500} detail={t('errors.dataMismatch')} />}
       {resource &&
         (resource.isDir ? <Listing items={resource.items ?? []} /> : <FileDetails file={resource} />)}
+      <ShellPanel />
     </div>
   );
 }

@@ -85,7 +85,7 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
           {startup.EnableExec && (
             <ListTextField
               label={t('settings.global.shell')}
-              hint={t('settings.global.shellHint')}
+              hint={t('settings.global.shellDangerHint')}
               separator="lines"
               value={settings.shell}
               onChange={(shell) => patch({ shell })}
@@ -135,7 +135,7 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             {t('settings.commandRunner.title')}
           </h2>
           <div className="card__content">
-            <CommandRunnerFields commands={settings.commands} onChange={(commands) => patch({ commands })} />
+            <CommandRunnerFields value={settings} onChange={patch} />
           </div>
         </section>
       )}
