@@ -106,15 +106,23 @@ export function toWebVtt(name: string, text: string): string {
   return text;
 }
 
+/** Windows-1252 at 0x80–0x9F (the rest is Latin-1); undefined bytes stay as their C1 controls. */
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
 /**
  * Subtitle text as UTF-8 when it is valid UTF-8, otherwise as Windows-1252: the encoding most
- * SRT files that are not UTF-8 were written in (a Latin-1 reading would lose curly quotes).
+ * SRT files that are not UTF-8 were written in. (Node's own 'windows-1252' decoder reads Latin-1,
+ * which would turn curly quotes into control characters, hence the table.)
  */
 export function decodeSubtitle(bytes: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return new TextDecoder('windows-1252').decode(bytes);
+    let out = '';
+    for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80] : String.fromCharCode(b);
+    return out;
   }
 }
 
