@@ -183,10 +183,16 @@ export class ResumableUploads {
     }
   }
 
-  /** DELETE: abandons the upload. The target was never touched, so there is nothing else to undo. */
+  /**
+   * DELETE: abandons the upload. The target was never touched, so there is nothing else to undo.
+   * It takes the permission the upload was made with (create), not delete: File Browser's DELETE
+   * removed the target itself, ours removes nothing but the caller's own staging file, and
+   * upload-only accounts (create without delete) must be able to cancel what they started.
+   */
   async cancel(user: StoredUser, rawPath: string): Promise<void> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
+    if (target.virtual === '/') throw forbidden();
     const upload = this.pending(user, target.virtual);
     await this.serialised(upload.id, async () => {
       this.ctx.store.uploads.delete(upload.id);
