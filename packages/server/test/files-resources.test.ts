@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FileInfo, RecursiveEntry } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -247,6 +249,37 @@ describe('POST and PUT /api/resources', () => {
     const res = await t.req(bob, { method: 'POST', url: '/api/resources/docs?override=true', payload: 'x' });
     expect(res.statusCode).toBe(409);
     expect(await fs.readFile(path.join(home, 'docs/a.txt'), 'utf8')).toBe('hello');
+  });
+
+  it('an interrupted overwrite leaves the original intact and removes its staging file', async () => {
+    const original = crypto.randomBytes(100_000);
+    await fs.writeFile(path.join(home, 'docs/keep.bin'), original);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const staging = async () => (await fs.readdir(path.join(home, 'docs'))).filter((n) => n.includes('.fb-'));
+    const until = async (done: () => Promise<boolean>) => {
+      for (let i = 0; i < 500 && !(await done()); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/resources/docs/keep.bin?override=true',
+      headers: { 'x-auth': bob, 'content-type': 'application/octet-stream', 'content-length': '2000000' },
+    });
+    const closed = new Promise<void>((resolve) => {
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+    });
+    req.write(crypto.randomBytes(500_000));
+    // Cut the connection once the server is writing the staging file.
+    await until(async () => (await staging()).length > 0);
+    expect(await staging()).toHaveLength(1);
+    req.destroy();
+    await closed;
+    await until(async () => (await staging()).length === 0);
+    expect(await staging()).toEqual([]);
+    expect((await fs.readFile(path.join(home, 'docs/keep.bin'))).equals(original)).toBe(true);
   });
 
   it('checks create and modify permissions', async () => {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as tus from 'tus-js-client';
@@ -125,6 +126,57 @@ describe('tus protocol', () => {
     await patch('/report.txt', '0', 'REPLA');
     await patch('/report.txt', '5', 'CED!!');
     expect(await fs.readFile(target, 'utf8')).toBe('REPLACED!!');
+  });
+
+  it('an interrupted overwrite leaves the original intact, and the upload resumes from its offset', async () => {
+    const target = path.join(t.root, 'bob', 'photo.bin');
+    const original = crypto.randomBytes(200_000);
+    await fs.writeFile(target, original);
+    const data = crypto.randomBytes(1024 * 1024);
+    const created = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/photo.bin?override=true',
+      headers: { 'upload-length': String(data.length), 'tus-resumable': '1.0.0' },
+    });
+    expect(created.statusCode).toBe(201);
+
+    // A PATCH announcing the whole file, cut by the client after 300 kB.
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'PATCH',
+        path: '/api/tus/photo.bin',
+        headers: {
+          'x-auth': token,
+          'content-type': OCTETS,
+          'upload-offset': '0',
+          'tus-resumable': '1.0.0',
+          'content-length': String(data.length),
+        },
+      });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(data.subarray(0, 300_000), () => req.destroy());
+    });
+    expect((await fs.readFile(target)).equals(original)).toBe(true);
+
+    // Resume as a tus client does: ask for the offset, send the rest; 409 means ask again.
+    for (let attempt = 0; ; attempt++) {
+      const status = await head('/photo.bin');
+      expect(status.statusCode).toBe(200);
+      const offset = Number(status.headers['upload-offset']);
+      expect(offset).toBeLessThanOrEqual(300_000);
+      expect((await fs.readFile(target)).equals(original)).toBe(true);
+      const res = await patch('/photo.bin', String(offset), data.subarray(offset));
+      if (res.statusCode === 204) break;
+      expect(res.statusCode).toBe(409);
+      expect(attempt).toBeLessThan(5);
+    }
+    expect((await fs.readFile(target)).equals(data)).toBe(true);
+    expect(await fs.readdir(path.join(t.root, 'bob'))).toEqual(['photo.bin']);
   });
 
   it('completes zero-byte uploads at creation', async () => {
