@@ -258,9 +258,7 @@ describe('GET /api/raw archives', () => {
         '/api/raw/?files=' + encodeURIComponent('/photos/a.jpg,/out/secret.txt,/out'),
       );
       expect(mixed.status).toBe(200);
-      expect(execFileSync('unzip', ['-Z1', mixed.file]).toString().trim().split('\n')).toEqual([
-        'photos/a.jpg',
-      ]);
+      expect(execFileSync('unzip', ['-Z1', mixed.file]).toString().trim().split('\n')).toEqual(['a.jpg']);
       expect(mixed.body.includes(Buffer.from('SECRET'))).toBe(false);
       const alone = await t.get(bob, '/api/raw/?files=' + encodeURIComponent('/out/secret.txt'));
       expect(alone.statusCode).toBe(403);
