@@ -6,6 +6,7 @@ import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { commandRoutes } from './http/command/routes.js';
+import { rootIsCaseInsensitive } from './files/case.js';
 import { installErrorHandler } from './http/errors.js';
 import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
@@ -87,6 +88,10 @@ export async function buildApp(
     void reply.header('X-Content-Type-Options', 'nosniff');
   });
 
+  // Rules compare lower-cased on a case-insensitive root (contract 1.7): found out once, now.
+  if (await rootIsCaseInsensitive(config.root)) {
+    app.log.info('the served folder is case-insensitive: rule paths are compared without case');
+  }
   // Previews (and their disk cache) hear about every write, move and delete of the file routes.
   const previews = await PreviewService.start(ctx, opts.pathEnv ?? process.env.PATH ?? '');
   const fileEvents = previews.fileEvents();

@@ -1,3 +1,4 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -150,6 +151,48 @@ describe('GET /api/resources', () => {
     expect(root.items!.find((i) => i.name === 'inside')).toMatchObject({ isDir: true, isSymlink: true });
     const viaLink = json<FileInfo>((await t.get(bob, '/api/resources/inside/a.txt')).body);
     expect(viaLink.content).toBe('hello');
+  });
+
+  it('lists named pipes and devices as blob and never opens them', async () => {
+    execFileSync('mkfifo', [path.join(home, 'pipe.srt')]);
+    // Creating a device needs privileges the test may not have; the pipe is checked regardless.
+    const device = spawnSync('mknod', [path.join(home, 'null.txt'), 'c', '1', '3']).status === 0;
+    const listing = json<FileInfo>((await t.get(bob, '/api/resources/')).body);
+    expect(listing.items!.find((i) => i.name === 'pipe.srt')).toMatchObject({ type: 'blob', isDir: false });
+    if (device) expect(listing.items!.find((i) => i.name === 'null.txt')).toMatchObject({ type: 'blob' });
+    for (const name of device ? ['pipe.srt', 'null.txt'] : ['pipe.srt']) {
+      const info = await t.get(bob, `/api/resources/${name}`);
+      expect(json<FileInfo>(info.body)).toMatchObject({ type: 'blob' });
+      expect(json<FileInfo>(info.body)).not.toHaveProperty('content');
+      expect((await t.get(bob, `/api/resources/${name}?checksum=md5`)).statusCode).toBe(403);
+      expect((await t.get(bob, `/api/preview/thumb/${name}`)).statusCode).toBe(501);
+      const copy = await t.req(bob, {
+        method: 'PATCH',
+        url: `/api/resources/${name}?action=copy&destination=%2Fcopy-${name}`,
+      });
+      expect(copy.statusCode).toBe(403);
+    }
+    expect((await t.get(bob, '/api/subtitle/pipe.srt')).statusCode).toBe(403);
+  });
+
+  it('follows links out of the scope only with --followExternalSymlinks', async () => {
+    await fs.symlink(t.outside, path.join(home, 'out'));
+    expect((await t.get(bob, '/api/resources/out/secret.txt')).statusCode).toBe(403);
+    const relaxed = await startFilesApp({ followExternalSymlinks: true });
+    try {
+      const token = await relaxed.user('bob');
+      await fs.writeFile(path.join(relaxed.outside, 'secret.txt'), 'SECRET');
+      await fs.symlink(relaxed.outside, path.join(relaxed.root, 'bob', 'out'));
+      const res = await relaxed.get(token, '/api/resources/out/secret.txt');
+      expect(res.statusCode).toBe(200);
+      expect(json<FileInfo>(res.body).content).toBe('SECRET');
+      // Lexical confinement remains: `..` never reaches the disk (the router cleans it away).
+      const dots = await relaxed.get(token, '/api/resources/..%2F..%2Fetc%2Fpasswd');
+      expect(dots.statusCode).toBe(301);
+      expect(dots.headers.location).toBe('/etc/passwd');
+    } finally {
+      await relaxed.close();
+    }
   });
 
   it('does not let an in-scope link lead around a rule', async () => {

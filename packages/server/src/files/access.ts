@@ -2,6 +2,7 @@ import type { Permissions } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
+import { rootIsCaseInsensitive } from './case.js';
 import { openScope, type CanonicalPath, type Resolved, type Scope } from './resolver.js';
 import { RuleChecker } from './rules.js';
 
@@ -63,6 +64,7 @@ export async function fileAccessFor(ctx: AppContext, user: StoredUser): Promise<
     followExternalSymlinks: ctx.config.followExternalSymlinks,
   });
   const rules = new RuleChecker(settings.rules, user.rules, user.hideDotfiles, {
+    caseInsensitive: await rootIsCaseInsensitive(ctx.config.root),
     onInvalid: (rule, reason) =>
       ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
   });
