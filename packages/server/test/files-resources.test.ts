@@ -86,6 +86,36 @@ describe('GET /api/resources', () => {
     expect(type('blob.bin')).toBe('blob');
   });
 
+  it('sniffs files without a known extension, and stops calling files text past 10 MiB', async () => {
+    await fs.writeFile(path.join(home, 'noext'), Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
+    await fs.writeFile(path.join(home, 'notes'), 'plain words\n');
+    await fs.writeFile(path.join(home, 'huge.txt'), Buffer.alloc(10 * 1024 * 1024 + 1, 0x61));
+    await fs.writeFile(path.join(home, 'limit.txt'), Buffer.alloc(10 * 1024 * 1024, 0x61));
+    const type = async (name: string) => json<FileInfo>((await t.get(bob, `/api/resources/${name}`)).body);
+    expect((await type('noext')).type).toBe('image');
+    expect((await type('notes')).type).toBe('text');
+    const huge = await type('huge.txt');
+    expect(huge.type).toBe('blob');
+    expect(huge).not.toHaveProperty('content');
+    const limit = await type('limit.txt');
+    expect(limit.type).toBe('text');
+    expect(limit.content).toHaveLength(10 * 1024 * 1024);
+  });
+
+  it('types listings by extension only with --disableTypeDetectionByHeader (every small file is text)', async () => {
+    const off = await startFilesApp({ disableTypeDetectionByHeader: true });
+    try {
+      const token = await off.user('bob');
+      await fs.writeFile(path.join(off.root, 'bob', 'blob.bin'), Buffer.from([0, 1, 2, 3]));
+      const items = json<FileInfo>((await off.get(token, '/api/resources/')).body).items!;
+      expect(items.find((i) => i.name === 'blob.bin')!.type).toBe('text');
+      // The file itself is still typed with its header.
+      expect(json<FileInfo>((await off.get(token, '/api/resources/blob.bin')).body).type).toBe('blob');
+    } finally {
+      await off.close();
+    }
+  });
+
   it('returns a text file with content, textImmutable without modify', async () => {
     const res = await t.get(bob, '/api/resources/docs/a.txt');
     expect(json<FileInfo>(res.body)).toMatchObject({

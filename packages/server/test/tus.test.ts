@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as tus from 'tus-js-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ABANDONED_AFTER_MS, ResumableUploads } from '../src/uploads/resumable.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -177,6 +178,42 @@ describe('tus protocol', () => {
     }
     expect((await fs.readFile(target)).equals(data)).toBe(true);
     expect(await fs.readdir(path.join(t.root, 'bob'))).toEqual(['photo.bin']);
+  });
+
+  it('runs PATCHes to one upload one after the other: one wins, the other gets 409', async () => {
+    expect((await post('/race.bin', '12')).statusCode).toBe(201);
+    const [a, b] = await Promise.all([patch('/race.bin', '0', 'AAAAAA'), patch('/race.bin', '0', 'BBBBBB')]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([204, 409]);
+    const winner = a.statusCode === 204 ? 'AAAAAA' : 'BBBBBB';
+    expect((await head('/race.bin')).headers['upload-offset']).toBe('6');
+    expect((await patch('/race.bin', '6', 'CCCCCC')).statusCode).toBe(204);
+    expect(await fs.readFile(path.join(t.root, 'bob', 'race.bin'), 'utf8')).toBe(winner + 'CCCCCC');
+  });
+
+  it('checks Upload-Length before creating anything', async () => {
+    expect((await post('/newdir/x.txt', '-1')).statusCode).toBe(400);
+    expect((await post('/newdir/x.txt', '1.5')).statusCode).toBe(400);
+    await expect(fs.stat(path.join(t.root, 'bob', 'newdir'))).rejects.toThrow();
+    expect(t.ctx.store.uploads.all()).toEqual([]);
+  });
+
+  it('abandons stale uploads by removing only their staging files', async () => {
+    const target = path.join(t.root, 'bob', 'kept.txt');
+    await fs.writeFile(target, 'original');
+    const created = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/kept.txt?override=true',
+      headers: { 'upload-length': '8' },
+    });
+    expect(created.statusCode).toBe(201);
+    await patch('/kept.txt', '0', 'half');
+    const [upload] = t.ctx.store.uploads.all();
+    expect(await new ResumableUploads(t.ctx).sweep(Date.now())).toBe(0);
+    expect(await new ResumableUploads(t.ctx).sweep(Date.now() + ABANDONED_AFTER_MS + 1000)).toBe(1);
+    await expect(fs.stat(upload!.staging)).rejects.toThrow();
+    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await fs.readFile(target, 'utf8')).toBe('original');
+    expect((await head('/kept.txt')).statusCode).toBe(404);
   });
 
   it('completes zero-byte uploads at creation', async () => {
