@@ -282,6 +282,19 @@ describe('tus protocol', () => {
     await fs.symlink(t.outside, path.join(t.root, 'bob', 'escape'));
     expect((await post('/escape/x.txt', '1')).statusCode).toBe(403);
     expect(await fs.readdir(t.outside)).toEqual([]);
+    // A final link out of the scope, existing or dangling, is never written through.
+    await fs.writeFile(path.join(t.outside, 'target.txt'), 'outside');
+    await fs.symlink(path.join(t.outside, 'target.txt'), path.join(t.root, 'bob', 'link.txt'));
+    await fs.symlink(path.join(t.outside, 'missing.txt'), path.join(t.root, 'bob', 'dangling.txt'));
+    const overLink = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/link.txt?override=true',
+      headers: { 'upload-length': '1' },
+    });
+    expect(overLink.statusCode).toBe(403);
+    expect((await post('/dangling.txt', '0')).statusCode).toBe(403);
+    expect((await fs.readdir(t.outside)).sort()).toEqual(['target.txt']);
+    expect(await fs.readFile(path.join(t.outside, 'target.txt'), 'utf8')).toBe('outside');
     expect(
       (
         await t.request(undefined, {
