@@ -313,7 +313,7 @@ describe('preview cache', () => {
     expect(await exists(folderOf(real))).toBe(false);
   });
 
-  it('defaults to a cache folder beside the database, never inside the served folder', async () => {
+  it('defaults to a cache folder beside the database, hidden when that is inside the served folder', async () => {
     const { bob } = await start({ cacheDir: '' });
     await t!.get(bob, '/api/preview/thumb/pics/wide.png');
     const beside = path.join(t!.base, 'db', 'cache', 'files');
@@ -321,18 +321,23 @@ describe('preview cache', () => {
     expect((await fs.stat(path.join(t!.base, 'db', 'cache'))).mode & 0o777).toBe(0o700);
     await t!.close();
 
-    // A database inside the served folder: previews work, but nothing is cached there.
+    // The database inside the served folder: the cache gets a dotted name and no user reaches it.
     t = await startFilesApp(
       (base) => ({ cacheDir: '', database: path.join(base, 'root', 'filebrowser.db') }),
       {
         pathEnv: '',
       },
     );
-    const alice = await t.user('alice');
-    await fs.writeFile(path.join(t.root, 'alice', 'a.png'), await halves(300, 300));
-    const res = await t.get(alice, '/api/preview/thumb/a.png');
+    const whole = await t.user('whole', { scope: '/' });
+    await fs.writeFile(path.join(t.root, 'a.png'), await halves(300, 300));
+    await fs.mkdir(path.join(t.root, 'cache'));
+    const res = await t.get(whole, '/api/preview/thumb/a.png');
     expect(res.statusCode).toBe(200);
-    expect(await exists(path.join(t.root, 'cache'))).toBe(false);
+    expect(await exists(path.join(t.root, '.filebrowser-cache', 'files'))).toBe(true);
+    expect(await fs.readdir(path.join(t.root, 'cache'))).toEqual([]);
+    const listing = JSON.parse((await t.get(whole, '/api/resources/')).body) as { items: { name: string }[] };
+    expect(listing.items.map((i) => i.name)).not.toContain('.filebrowser-cache');
+    expect((await t.get(whole, '/api/resources/.filebrowser-cache/files')).statusCode).toBe(403);
   });
 });
 

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import type { AppContext } from '../context.js';
 import type { FileEvents } from '../files/events.js';
 import { etagOf, detectType } from '../files/info.js';
 import { extensionOf } from '../files/mime.js';
-import { isInside, openRegularFile, type Resolved } from '../files/resolver.js';
+import { serverPaths } from '../files/private.js';
+import { openRegularFile, type Resolved } from '../files/resolver.js';
 import { PreviewCache } from './cache.js';
 import {
   findFfmpeg,
@@ -146,47 +146,17 @@ export class PreviewService {
 }
 
 /**
- * The cache folder, created with mode 0700. The default (`cache` beside the database) is not used
- * when it would land inside the served folder, where users could browse other people's previews.
+ * The cache folder (`--cacheDir`, by default beside the database), created with mode 0700. Inside
+ * the served folder it is one of the server's private paths, which no user can reach.
  */
 async function prepareCacheDir(ctx: AppContext): Promise<string | undefined> {
-  const { config, log } = ctx;
-  const explicit = config.cacheDir !== '';
-  const dir = path.resolve(
-    explicit ? config.cacheDir : path.join(path.dirname(path.resolve(config.database)), 'cache'),
-  );
+  const dir = serverPaths(ctx.config).cacheDir;
   try {
-    const [real, root] = await Promise.all([realPathOf(dir), fsp.realpath(config.root)]);
-    if (isInside(root, real)) {
-      if (!explicit) {
-        log.warn(
-          `previews: not caching in ${dir}, which is inside the served folder; choose a folder with --cacheDir`,
-        );
-        return undefined;
-      }
-      log.warn(`previews: the cache folder ${dir} is inside the served folder, where users can see it`);
-    }
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-    log.info(`previews: cached in ${dir}`);
+    ctx.log.info(`previews: cached in ${dir}`);
     return dir;
   } catch (err) {
-    log.warn({ err }, `previews: the cache folder ${dir} cannot be used; previews are not cached`);
+    ctx.log.warn({ err }, `previews: the cache folder ${dir} cannot be used; previews are not cached`);
     return undefined;
-  }
-}
-
-/** The real path a folder has or would have once created (its nearest existing ancestor resolved). */
-async function realPathOf(dir: string): Promise<string> {
-  const rest: string[] = [];
-  let cur = dir;
-  for (;;) {
-    try {
-      return path.join(await fsp.realpath(cur), ...rest.reverse());
-    } catch (err) {
-      const parent = path.dirname(cur);
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === cur) throw err;
-      rest.push(path.basename(cur));
-      cur = parent;
-    }
   }
 }

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { serverPaths } from '../files/private.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 
@@ -30,8 +31,9 @@ export class ResumableUploads {
 
   constructor(private readonly ctx: AppContext) {}
 
+  /** `uploads` beside the database (see `serverPaths` for a database inside the served folder). */
   get stagingDir(): string {
-    return path.join(path.dirname(path.resolve(this.ctx.config.database)), 'uploads');
+    return serverPaths(this.ctx.config).uploadsDir;
   }
 
   private async access(user: StoredUser): Promise<FileAccess> {
