@@ -6,7 +6,9 @@ import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { commandRoutes } from './http/command/routes.js';
+import { rootIsCaseInsensitive } from './files/case.js';
 import { installErrorHandler } from './http/errors.js';
+import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
 import { resourcesRoutes } from './http/resources/routes.js';
@@ -14,13 +16,17 @@ import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
+import { subtitleRoutes } from './http/subtitle/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
 import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
+import { PreviewService } from './preview/service.js';
 import type { Store } from './store/index.js';
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
+  /** Folders searched for ffmpeg at start, PATH-style (default: the process's PATH). */
+  pathEnv?: string;
 }
 
 export interface BuiltApp {
@@ -82,15 +88,25 @@ export async function buildApp(
     void reply.header('X-Content-Type-Options', 'nosniff');
   });
 
+  // Rules compare lower-cased on a case-insensitive root (contract 1.7): found out once, now.
+  if (await rootIsCaseInsensitive(config.root)) {
+    app.log.info('the served folder is case-insensitive: rule paths are compared without case');
+  }
+  // Previews (and their disk cache) hear about every write, move and delete of the file routes.
+  const previews = await PreviewService.start(ctx, opts.pathEnv ?? process.env.PATH ?? '');
+  const fileEvents = previews.fileEvents();
+
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
   await app.register(settingsRoutes(ctx));
-  await app.register(resourcesRoutes(ctx));
+  await app.register(resourcesRoutes(ctx, fileEvents));
   await app.register(rawRoutes(ctx));
+  await app.register(previewRoutes(ctx, previews));
+  await app.register(subtitleRoutes(ctx));
   await app.register(searchRoutes(ctx));
   await app.register(usageRoutes(ctx));
   await app.register(shareRoutes(ctx));
-  await app.register(tusRoutes(ctx));
+  await app.register(tusRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
   await app.register(staticRoutes(ctx));
   return { app, ctx };

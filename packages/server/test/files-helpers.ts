@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Permissions, Rule, UserInput } from '@filebrowser/contract';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.js';
+import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
@@ -44,7 +44,10 @@ export interface FilesApp {
 /**
  * The real app on a temporary root and database.
  */
-export async function startFilesApp(overrides: Partial<ServerConfig> = {}): Promise<FilesApp> {
+export async function startFilesApp(
+  overrides: Partial<ServerConfig> | ((base: string) => Partial<ServerConfig>) = {},
+  build: BuildOptions = {},
+): Promise<FilesApp> {
   const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-files-')));
   const root = path.join(base, 'root');
   const outside = path.join(base, 'outside');
@@ -56,10 +59,10 @@ export async function startFilesApp(overrides: Partial<ServerConfig> = {}): Prom
     database: path.join(base, 'db', 'filebrowser.db'),
     cacheDir: path.join(base, 'cache'),
     webDist: path.join(base, 'web'),
-    ...overrides,
+    ...(typeof overrides === 'function' ? overrides(base) : overrides),
   };
   const store = openStore(config.database);
-  const { app, ctx } = await buildApp(config, store);
+  const { app, ctx } = await buildApp(config, store, build);
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.ready();
 

@@ -1,5 +1,8 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { FileInfo, RecursiveEntry } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -83,6 +86,36 @@ describe('GET /api/resources', () => {
     expect(type('blob.bin')).toBe('blob');
   });
 
+  it('sniffs files without a known extension, and stops calling files text past 10 MiB', async () => {
+    await fs.writeFile(path.join(home, 'noext'), Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
+    await fs.writeFile(path.join(home, 'notes'), 'plain words\n');
+    await fs.writeFile(path.join(home, 'huge.txt'), Buffer.alloc(10 * 1024 * 1024 + 1, 0x61));
+    await fs.writeFile(path.join(home, 'limit.txt'), Buffer.alloc(10 * 1024 * 1024, 0x61));
+    const type = async (name: string) => json<FileInfo>((await t.get(bob, `/api/resources/${name}`)).body);
+    expect((await type('noext')).type).toBe('image');
+    expect((await type('notes')).type).toBe('text');
+    const huge = await type('huge.txt');
+    expect(huge.type).toBe('blob');
+    expect(huge).not.toHaveProperty('content');
+    const limit = await type('limit.txt');
+    expect(limit.type).toBe('text');
+    expect(limit.content).toHaveLength(10 * 1024 * 1024);
+  });
+
+  it('types listings by extension only with --disableTypeDetectionByHeader (every small file is text)', async () => {
+    const off = await startFilesApp({ disableTypeDetectionByHeader: true });
+    try {
+      const token = await off.user('bob');
+      await fs.writeFile(path.join(off.root, 'bob', 'blob.bin'), Buffer.from([0, 1, 2, 3]));
+      const items = json<FileInfo>((await off.get(token, '/api/resources/')).body).items!;
+      expect(items.find((i) => i.name === 'blob.bin')!.type).toBe('text');
+      // The file itself is still typed with its header.
+      expect(json<FileInfo>((await off.get(token, '/api/resources/blob.bin')).body).type).toBe('blob');
+    } finally {
+      await off.close();
+    }
+  });
+
   it('returns a text file with content, textImmutable without modify', async () => {
     const res = await t.get(bob, '/api/resources/docs/a.txt');
     expect(json<FileInfo>(res.body)).toMatchObject({
@@ -148,6 +181,48 @@ describe('GET /api/resources', () => {
     expect(root.items!.find((i) => i.name === 'inside')).toMatchObject({ isDir: true, isSymlink: true });
     const viaLink = json<FileInfo>((await t.get(bob, '/api/resources/inside/a.txt')).body);
     expect(viaLink.content).toBe('hello');
+  });
+
+  it('lists named pipes and devices as blob and never opens them', async () => {
+    execFileSync('mkfifo', [path.join(home, 'pipe.srt')]);
+    // Creating a device needs privileges the test may not have; the pipe is checked regardless.
+    const device = spawnSync('mknod', [path.join(home, 'null.txt'), 'c', '1', '3']).status === 0;
+    const listing = json<FileInfo>((await t.get(bob, '/api/resources/')).body);
+    expect(listing.items!.find((i) => i.name === 'pipe.srt')).toMatchObject({ type: 'blob', isDir: false });
+    if (device) expect(listing.items!.find((i) => i.name === 'null.txt')).toMatchObject({ type: 'blob' });
+    for (const name of device ? ['pipe.srt', 'null.txt'] : ['pipe.srt']) {
+      const info = await t.get(bob, `/api/resources/${name}`);
+      expect(json<FileInfo>(info.body)).toMatchObject({ type: 'blob' });
+      expect(json<FileInfo>(info.body)).not.toHaveProperty('content');
+      expect((await t.get(bob, `/api/resources/${name}?checksum=md5`)).statusCode).toBe(403);
+      expect((await t.get(bob, `/api/preview/thumb/${name}`)).statusCode).toBe(501);
+      const copy = await t.req(bob, {
+        method: 'PATCH',
+        url: `/api/resources/${name}?action=copy&destination=%2Fcopy-${name}`,
+      });
+      expect(copy.statusCode).toBe(403);
+    }
+    expect((await t.get(bob, '/api/subtitle/pipe.srt')).statusCode).toBe(403);
+  });
+
+  it('follows links out of the scope only with --followExternalSymlinks', async () => {
+    await fs.symlink(t.outside, path.join(home, 'out'));
+    expect((await t.get(bob, '/api/resources/out/secret.txt')).statusCode).toBe(403);
+    const relaxed = await startFilesApp({ followExternalSymlinks: true });
+    try {
+      const token = await relaxed.user('bob');
+      await fs.writeFile(path.join(relaxed.outside, 'secret.txt'), 'SECRET');
+      await fs.symlink(relaxed.outside, path.join(relaxed.root, 'bob', 'out'));
+      const res = await relaxed.get(token, '/api/resources/out/secret.txt');
+      expect(res.statusCode).toBe(200);
+      expect(json<FileInfo>(res.body).content).toBe('SECRET');
+      // Lexical confinement remains: `..` never reaches the disk (the router cleans it away).
+      const dots = await relaxed.get(token, '/api/resources/..%2F..%2Fetc%2Fpasswd');
+      expect(dots.statusCode).toBe(301);
+      expect(dots.headers.location).toBe('/etc/passwd');
+    } finally {
+      await relaxed.close();
+    }
   });
 
   it('does not let an in-scope link lead around a rule', async () => {
@@ -247,6 +322,37 @@ describe('POST and PUT /api/resources', () => {
     const res = await t.req(bob, { method: 'POST', url: '/api/resources/docs?override=true', payload: 'x' });
     expect(res.statusCode).toBe(409);
     expect(await fs.readFile(path.join(home, 'docs/a.txt'), 'utf8')).toBe('hello');
+  });
+
+  it('an interrupted overwrite leaves the original intact and removes its staging file', async () => {
+    const original = crypto.randomBytes(100_000);
+    await fs.writeFile(path.join(home, 'docs/keep.bin'), original);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const staging = async () => (await fs.readdir(path.join(home, 'docs'))).filter((n) => n.includes('.fb-'));
+    const until = async (done: () => Promise<boolean>) => {
+      for (let i = 0; i < 500 && !(await done()); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/resources/docs/keep.bin?override=true',
+      headers: { 'x-auth': bob, 'content-type': 'application/octet-stream', 'content-length': '2000000' },
+    });
+    const closed = new Promise<void>((resolve) => {
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+    });
+    req.write(crypto.randomBytes(500_000));
+    // Cut the connection once the server is writing the staging file.
+    await until(async () => (await staging()).length > 0);
+    expect(await staging()).toHaveLength(1);
+    req.destroy();
+    await closed;
+    await until(async () => (await staging()).length === 0);
+    expect(await staging()).toEqual([]);
+    expect((await fs.readFile(path.join(home, 'docs/keep.bin'))).equals(original)).toBe(true);
   });
 
   it('checks create and modify permissions', async () => {

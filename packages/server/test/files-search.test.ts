@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deny, startFilesApp, type FilesApp } from './files-helpers.js';
@@ -72,5 +75,44 @@ describe('GET /api/search', () => {
     expect((await t.get(bob, '/api/search/none?query=x')).statusCode).toBe(404);
     const none = await t.get(bob, '/api/search/?query=zzz');
     expect(none.body).toBe('');
+  });
+
+  it('never stumbles on pipes, loops, dangling or escaping links', async () => {
+    execFileSync('mkfifo', [path.join(home, 'music/song.fifo')]);
+    await fs.symlink('song-loop-b', path.join(home, 'song-loop-a'));
+    await fs.symlink('song-loop-a', path.join(home, 'song-loop-b'));
+    await fs.symlink('nowhere', path.join(home, 'song-dangling'));
+    await fs.symlink(path.join(t.outside, 'nowhere'), path.join(home, 'song-dangling-out'));
+    const found = (await hits('/api/search/?query=song')).map((h) => h.path).sort();
+    expect(found).toEqual([
+      'music/Album/Song One.mp3',
+      'music/song.fifo',
+      'private/song.txt',
+      'song-dangling',
+    ]);
+  });
+
+  it('stops when the client goes away and keeps serving others', async () => {
+    for (let d = 0; d < 40; d++) {
+      await fs.mkdir(path.join(home, `many/d${d}`), { recursive: true });
+      for (let f = 0; f < 50; f++) await fs.writeFile(path.join(home, `many/d${d}/hit-${f}.txt`), '');
+    }
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const firstChunk = await new Promise<string>((resolve, reject) => {
+      const req = http.get(
+        { host: '127.0.0.1', port, path: '/api/search/many?query=hit', headers: { 'x-auth': bob } },
+        (res) => {
+          res.once('data', (d: Buffer) => {
+            resolve(d.toString());
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', (err) => (err.message === 'socket hang up' ? undefined : reject(err)));
+    });
+    expect(firstChunk).toMatch(/^\{"dir":false,"path":"d\d+\/hit-\d+\.txt"\}\n/);
+    const all = await hits('/api/search/many?query=hit');
+    expect(all).toHaveLength(2000);
   });
 });

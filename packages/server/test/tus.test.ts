@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as tus from 'tus-js-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ABANDONED_AFTER_MS, ResumableUploads } from '../src/uploads/resumable.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -127,6 +129,93 @@ describe('tus protocol', () => {
     expect(await fs.readFile(target, 'utf8')).toBe('REPLACED!!');
   });
 
+  it('an interrupted overwrite leaves the original intact, and the upload resumes from its offset', async () => {
+    const target = path.join(t.root, 'bob', 'photo.bin');
+    const original = crypto.randomBytes(200_000);
+    await fs.writeFile(target, original);
+    const data = crypto.randomBytes(1024 * 1024);
+    const created = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/photo.bin?override=true',
+      headers: { 'upload-length': String(data.length), 'tus-resumable': '1.0.0' },
+    });
+    expect(created.statusCode).toBe(201);
+
+    // A PATCH announcing the whole file, cut by the client after 300 kB.
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'PATCH',
+        path: '/api/tus/photo.bin',
+        headers: {
+          'x-auth': token,
+          'content-type': OCTETS,
+          'upload-offset': '0',
+          'tus-resumable': '1.0.0',
+          'content-length': String(data.length),
+        },
+      });
+      req.on('error', () => resolve());
+      req.on('close', () => resolve());
+      req.write(data.subarray(0, 300_000), () => req.destroy());
+    });
+    expect((await fs.readFile(target)).equals(original)).toBe(true);
+
+    // Resume as a tus client does: ask for the offset, send the rest; 409 means ask again.
+    for (let attempt = 0; ; attempt++) {
+      const status = await head('/photo.bin');
+      expect(status.statusCode).toBe(200);
+      const offset = Number(status.headers['upload-offset']);
+      expect(offset).toBeLessThanOrEqual(300_000);
+      expect((await fs.readFile(target)).equals(original)).toBe(true);
+      const res = await patch('/photo.bin', String(offset), data.subarray(offset));
+      if (res.statusCode === 204) break;
+      expect(res.statusCode).toBe(409);
+      expect(attempt).toBeLessThan(5);
+    }
+    expect((await fs.readFile(target)).equals(data)).toBe(true);
+    expect(await fs.readdir(path.join(t.root, 'bob'))).toEqual(['photo.bin']);
+  });
+
+  it('runs PATCHes to one upload one after the other: one wins, the other gets 409', async () => {
+    expect((await post('/race.bin', '12')).statusCode).toBe(201);
+    const [a, b] = await Promise.all([patch('/race.bin', '0', 'AAAAAA'), patch('/race.bin', '0', 'BBBBBB')]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([204, 409]);
+    const winner = a.statusCode === 204 ? 'AAAAAA' : 'BBBBBB';
+    expect((await head('/race.bin')).headers['upload-offset']).toBe('6');
+    expect((await patch('/race.bin', '6', 'CCCCCC')).statusCode).toBe(204);
+    expect(await fs.readFile(path.join(t.root, 'bob', 'race.bin'), 'utf8')).toBe(winner + 'CCCCCC');
+  });
+
+  it('checks Upload-Length before creating anything', async () => {
+    expect((await post('/newdir/x.txt', '-1')).statusCode).toBe(400);
+    expect((await post('/newdir/x.txt', '1.5')).statusCode).toBe(400);
+    await expect(fs.stat(path.join(t.root, 'bob', 'newdir'))).rejects.toThrow();
+    expect(t.ctx.store.uploads.all()).toEqual([]);
+  });
+
+  it('abandons stale uploads by removing only their staging files', async () => {
+    const target = path.join(t.root, 'bob', 'kept.txt');
+    await fs.writeFile(target, 'original');
+    const created = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/kept.txt?override=true',
+      headers: { 'upload-length': '8' },
+    });
+    expect(created.statusCode).toBe(201);
+    await patch('/kept.txt', '0', 'half');
+    const [upload] = t.ctx.store.uploads.all();
+    expect(await new ResumableUploads(t.ctx).sweep(Date.now())).toBe(0);
+    expect(await new ResumableUploads(t.ctx).sweep(Date.now() + ABANDONED_AFTER_MS + 1000)).toBe(1);
+    await expect(fs.stat(upload!.staging)).rejects.toThrow();
+    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await fs.readFile(target, 'utf8')).toBe('original');
+    expect((await head('/kept.txt')).statusCode).toBe(404);
+  });
+
   it('completes zero-byte uploads at creation', async () => {
     expect((await post('/empty.txt', '0')).statusCode).toBe(201);
     expect((await fs.stat(path.join(t.root, 'bob', 'empty.txt'))).size).toBe(0);
@@ -193,6 +282,19 @@ describe('tus protocol', () => {
     await fs.symlink(t.outside, path.join(t.root, 'bob', 'escape'));
     expect((await post('/escape/x.txt', '1')).statusCode).toBe(403);
     expect(await fs.readdir(t.outside)).toEqual([]);
+    // A final link out of the scope, existing or dangling, is never written through.
+    await fs.writeFile(path.join(t.outside, 'target.txt'), 'outside');
+    await fs.symlink(path.join(t.outside, 'target.txt'), path.join(t.root, 'bob', 'link.txt'));
+    await fs.symlink(path.join(t.outside, 'missing.txt'), path.join(t.root, 'bob', 'dangling.txt'));
+    const overLink = await t.request(token, {
+      method: 'POST',
+      url: '/api/tus/link.txt?override=true',
+      headers: { 'upload-length': '1' },
+    });
+    expect(overLink.statusCode).toBe(403);
+    expect((await post('/dangling.txt', '0')).statusCode).toBe(403);
+    expect((await fs.readdir(t.outside)).sort()).toEqual(['target.txt']);
+    expect(await fs.readFile(path.join(t.outside, 'target.txt'), 'utf8')).toBe('outside');
     expect(
       (
         await t.request(undefined, {

@@ -2,6 +2,8 @@ import type { Permissions } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
+import { rootIsCaseInsensitive } from './case.js';
+import { privateRules } from './private.js';
 import { openScope, type CanonicalPath, type Resolved, type Scope } from './resolver.js';
 import { RuleChecker } from './rules.js';
 
@@ -62,9 +64,15 @@ export async function fileAccessFor(ctx: AppContext, user: StoredUser): Promise<
     scope: user.scope,
     followExternalSymlinks: ctx.config.followExternalSymlinks,
   });
-  const rules = new RuleChecker(settings.rules, user.rules, user.hideDotfiles, {
-    onInvalid: (rule, reason) =>
-      ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
-  });
+  const rules = new RuleChecker(
+    settings.rules,
+    [...user.rules, ...privateRules(ctx.config, scope)],
+    user.hideDotfiles,
+    {
+      caseInsensitive: await rootIsCaseInsensitive(ctx.config.root),
+      onInvalid: (rule, reason) =>
+        ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
+    },
+  );
   return new FileAccess(scope, rules, user.perm, user.sorting, user.hideDotfiles);
 }

@@ -124,8 +124,11 @@ export async function detectType(
   return { type: classify(mime, size, sample), mime };
 }
 
-/** Subtitle names: "any character, then vtt|srt|ass|ssa" at the end (the old unescaped dot, kept). */
-export const SUBTITLE_NAME = /.(vtt|srt|ass|ssa)$/i;
+/**
+ * Subtitle names: `.vtt`, `.srt`, `.ass`, `.ssa` in any letter case. The old server's pattern had
+ * an unescaped dot (`foo_srt` matched); the subtitle endpoint uses the same test as discovery.
+ */
+const SUBTITLE_NAME = /\.(vtt|srt|ass|ssa)$/i;
 
 async function readdirSafe(real: string): Promise<fs.Dirent[]> {
   return fsp.readdir(real, { withFileTypes: true }).catch(() => []);

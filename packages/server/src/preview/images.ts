@@ -1,10 +1,23 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import sharp from 'sharp';
 import { AppError } from '../errors.js';
 
+// libvips caches operations by their arguments, file names included. Previews open files through
+// /proc/self/fd/N, names that are reused for other files, so a cached load could answer with the
+// wrong image. Each image is resized once and then served from the disk cache: nothing is lost.
+sharp.cache(false);
+
 export type PreviewSize = 'thumb' | 'big';
 
-/** Formats sharp decodes from its bundled libvips. GIFs are left alone to keep their animation. */
+/**
+ * Extensions sharp decodes from its bundled libvips and that are worth resizing. Everything else
+ * that is an image is served as it is: GIF (resizing would lose the animation), SVG (already
+ * scalable, and rendering it server-side is attack surface), BMP, HEIC and ICO (the bundled
+ * libvips cannot decode them).
+ */
 export const RESIZABLE = new Set([
   '.jpg',
   '.jpeg',
@@ -13,52 +26,91 @@ export const RESIZABLE = new Set([
   '.png',
   '.tif',
   '.tiff',
-  '.bmp',
   '.webp',
   '.avif',
 ]);
 export const MAX_DIMENSION = 10_000;
 
-const THUMB = 256;
-const BIG = 1080;
+export const THUMB_SIZE = 256;
+export const BIG_SIZE = 1080;
 
-/** A JPEG preview of an image file: thumbnails fill 256×256, big previews fit inside 1080×1080. */
-export async function resizeImage(file: string, size: PreviewSize): Promise<Buffer> {
+export interface PreviewImage {
+  data: Buffer;
+  /** `image/jpeg`, or `image/png` for a big preview of an image with transparency. */
+  type: string;
+}
+
+function tooLarge(): AppError {
+  return new AppError(
+    'payload_too_large',
+    `the image is larger than ${MAX_DIMENSION} pixels in one dimension`,
+  );
+}
+
+/**
+ * A preview of an image file: thumbnails fill 256×256 (centre crop) as JPEG, big previews fit
+ * inside 1080×1080 as JPEG (PNG when the image has transparency). EXIF orientation is applied.
+ * `input` is a path sharp can open (see `readablePath`).
+ */
+export async function resizeImage(input: string, size: PreviewSize): Promise<PreviewImage> {
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(file, { limitInputPixels: false }).metadata();
+    meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
     throw new AppError('internal', 'the image could not be decoded');
   }
-  if ((meta.width ?? 0) > MAX_DIMENSION || (meta.height ?? 0) > MAX_DIMENSION) {
-    throw new AppError(
-      'payload_too_large',
-      `the image is larger than ${MAX_DIMENSION} pixels in one dimension`,
-    );
+  if ((meta.width ?? 0) > MAX_DIMENSION || (meta.height ?? 0) > MAX_DIMENSION) throw tooLarge();
+  const image = sharp(input, {
+    limitInputPixels: MAX_DIMENSION * MAX_DIMENSION,
+    failOn: 'none',
+  }).rotate();
+  try {
+    if (size === 'thumb') {
+      const data = await image
+        .resize(THUMB_SIZE, THUMB_SIZE, { fit: 'cover', position: 'centre' })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: 75 })
+        .toBuffer();
+      return { data, type: 'image/jpeg' };
+    }
+    const fitted = image.resize(BIG_SIZE, BIG_SIZE, { fit: 'inside', withoutEnlargement: true });
+    if (meta.hasAlpha) return { data: await fitted.png().toBuffer(), type: 'image/png' };
+    return { data: await fitted.jpeg({ quality: 85 }).toBuffer(), type: 'image/jpeg' };
+  } catch {
+    throw new AppError('internal', 'the image could not be decoded');
   }
-  const image = sharp(file, { limitInputPixels: false, failOn: 'none' }).rotate();
-  const resized =
-    size === 'thumb'
-      ? image.resize(THUMB, THUMB, { fit: 'cover', position: 'attention' })
-      : image.resize(BIG, BIG, { fit: 'inside', withoutEnlargement: true });
-  return resized
-    .flatten({ background: '#ffffff' })
-    .jpeg({ quality: size === 'thumb' ? 75 : 85, mozjpeg: false })
-    .toBuffer();
 }
 
-/** A frame from a video through the system's ffmpeg, then resized like an image. */
-export async function videoFrame(ffmpeg: string, file: string, size: PreviewSize): Promise<Buffer> {
-  const frame = await new Promise<Buffer>((resolve, reject) => {
+/** Resizes a decoded video frame like an image (always JPEG). */
+async function resizeFrame(frame: Buffer, size: PreviewSize): Promise<PreviewImage> {
+  const image = sharp(frame);
+  const resized =
+    size === 'thumb'
+      ? image.resize(THUMB_SIZE, THUMB_SIZE, { fit: 'cover', position: 'centre' })
+      : image.resize(BIG_SIZE, BIG_SIZE, { fit: 'inside', withoutEnlargement: true });
+  return {
+    data: await resized.flatten({ background: '#000000' }).jpeg({ quality: 80 }).toBuffer(),
+    type: 'image/jpeg',
+  };
+}
+
+const FRAME_LIMIT = 64 * 1024 * 1024;
+const FFMPEG_TIME_LIMIT_MS = 20_000;
+
+/** Runs ffmpeg once to get one PNG frame at `seconds` into the video; empty when there is none. */
+function grabFrame(ffmpeg: string, input: VideoInput, seconds: number): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    const source = input.fd === undefined ? `file:${input.path}` : 'file:/proc/self/fd/3';
     const child = spawn(
       ffmpeg,
       [
+        '-nostdin',
         '-v',
         'error',
         '-ss',
-        '1',
+        String(seconds),
         '-i',
-        file,
+        source,
         '-frames:v',
         '1',
         '-f',
@@ -67,38 +119,67 @@ export async function videoFrame(ffmpeg: string, file: string, size: PreviewSize
         'png',
         'pipe:1',
       ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
+      {
+        // The already opened, already checked file goes to ffmpeg as its descriptor 3: nothing is
+        // looked up by name again, so a link swapped in since the check is never followed.
+        stdio: ['ignore', 'pipe', 'ignore', ...(input.fd === undefined ? [] : [input.fd])],
+        env: { PATH: process.env.PATH ?? '' },
+      },
     );
     const chunks: Buffer[] = [];
     let total = 0;
-    child.stdout.on('data', (c: Buffer) => {
+    child.stdout!.on('data', (c: Buffer) => {
       total += c.length;
-      if (total > 64 * 1024 * 1024) child.kill('SIGKILL');
+      if (total > FRAME_LIMIT) child.kill('SIGKILL');
       else chunks.push(c);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
+    const timer = setTimeout(() => child.kill('SIGKILL'), FFMPEG_TIME_LIMIT_MS);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.on('close', (code) => {
       clearTimeout(timer);
-      if (code === 0 && total > 0) resolve(Buffer.concat(chunks));
-      else reject(new AppError('internal', 'no frame could be read from the video'));
+      resolve(code === 0 && total <= FRAME_LIMIT ? Buffer.concat(chunks) : Buffer.alloc(0));
     });
   });
-  const image = sharp(frame);
-  const resized =
-    size === 'thumb'
-      ? image.resize(THUMB, THUMB, { fit: 'cover' })
-      : image.resize(BIG, BIG, { fit: 'inside', withoutEnlargement: true });
-  return resized.jpeg({ quality: 80 }).toBuffer();
 }
 
-/** The system's ffmpeg, when it is on the PATH. */
+export interface VideoInput {
+  /** Real path of the video (used by name only where descriptors cannot be passed on). */
+  path: string;
+  /** An open descriptor of it, handed to ffmpeg. */
+  fd?: number;
+}
+
+/**
+ * A frame from a video through the system's ffmpeg, then resized like an image. The frame is taken
+ * one second in, or from the start for videos shorter than that.
+ */
+export async function videoFrame(
+  ffmpeg: string,
+  input: VideoInput,
+  size: PreviewSize,
+): Promise<PreviewImage> {
+  let frame = await grabFrame(ffmpeg, input, 1);
+  if (frame.length === 0) frame = await grabFrame(ffmpeg, input, 0);
+  if (frame.length === 0) throw new AppError('internal', 'no frame could be read from the video');
+  try {
+    return await resizeFrame(frame, size);
+  } catch {
+    throw new AppError('internal', 'no frame could be read from the video');
+  }
+}
+
+/** The first executable `ffmpeg` in a PATH-style list of folders (only absolute folders count). */
 export async function findFfmpeg(pathEnv: string): Promise<string | undefined> {
-  const { access, constants } = await import('node:fs/promises');
-  for (const dir of pathEnv.split(':').filter(Boolean)) {
-    const candidate = `${dir}/ffmpeg`;
+  for (const dir of pathEnv.split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, 'ffmpeg');
     try {
-      await access(candidate, constants.X_OK);
+      const st = await fsp.stat(candidate);
+      if (!st.isFile()) continue;
+      await fsp.access(candidate, constants.X_OK);
       return candidate;
     } catch {
       // not in this folder

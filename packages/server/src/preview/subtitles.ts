@@ -1,9 +1,14 @@
-import { badRequest } from '../errors.js';
+import { AppError, badRequest } from '../errors.js';
+import { etagOf } from '../files/info.js';
+import { openRegularFile, type Resolved } from '../files/resolver.js';
 
 /** Subtitle files are read whole to convert them, so they are capped. */
 export const MAX_SUBTITLE_BYTES = 4 * 1024 * 1024;
 
-/** File Browser's subtitle name test (contract 3.3), with the dot escaped this time. */
+/**
+ * File Browser's subtitle name test (contract 3.3), with the dot escaped this time: `foo_srt` is
+ * not a subtitle file (the old server listed it and then served it unconverted).
+ */
 export function isSubtitleName(name: string): boolean {
   return /\.(vtt|srt|ass|ssa)$/i.test(name);
 }
@@ -99,4 +104,66 @@ export function toWebVtt(name: string, text: string): string {
   if (lower.endsWith('.srt')) return srtToVtt(text);
   if (lower.endsWith('.ass') || lower.endsWith('.ssa')) return assToVtt(text);
   return text;
+}
+
+/** Windows-1252 at 0x80–0x9F (the rest is Latin-1); undefined bytes stay as their C1 controls. */
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/**
+ * Subtitle text as UTF-8 when it is valid UTF-8, otherwise as Windows-1252: the encoding most
+ * SRT files that are not UTF-8 were written in. (Node's own 'windows-1252' decoder reads Latin-1,
+ * which would turn curly quotes into control characters, hence the table.)
+ */
+export function decodeSubtitle(bytes: Buffer): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    let out = '';
+    for (const b of bytes) out += b >= 0x80 && b <= 0x9f ? CP1252_HIGH[b - 0x80] : String.fromCharCode(b);
+    return out;
+  }
+}
+
+export type SubtitleBody =
+  /** WebVTT already: streamed as it is. */
+  | { kind: 'file' }
+  /** Converted from SRT, ASS or SSA. */
+  | { kind: 'converted'; text: string; mtimeMs: number; etag: string };
+
+/**
+ * `GET /api/subtitle` (contract 6.3) on a resolved path the caller may read: 400 for folders and
+ * names that are not subtitles, 413 for files too large to convert; SRT, ASS and SSA (in any
+ * letter case) are converted to WebVTT, other subtitle files are sent unchanged.
+ */
+export async function subtitleFor(r: Resolved): Promise<SubtitleBody> {
+  if (r.stat?.isDirectory()) throw badRequest('the path is a folder, not a subtitle file');
+  if (!isSubtitleName(r.name)) throw badRequest('not a subtitle file (.srt, .ass, .ssa or .vtt)');
+  if (!/\.(srt|ass|ssa)$/i.test(r.name)) return { kind: 'file' };
+  const fh = await openRegularFile(r.real);
+  try {
+    const st = await fh.stat({ bigint: true });
+    if (st.size > BigInt(MAX_SUBTITLE_BYTES)) throw tooLarge();
+    // Read one byte more than allowed: a file that grew since stat is refused, not cut.
+    const buf = Buffer.alloc(MAX_SUBTITLE_BYTES + 1);
+    let off = 0;
+    while (off < buf.length) {
+      const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
+    }
+    if (off > MAX_SUBTITLE_BYTES) throw tooLarge();
+    const text = toWebVtt(r.name, decodeSubtitle(buf.subarray(0, off)));
+    return { kind: 'converted', text, mtimeMs: Number(st.mtimeNs / 1_000_000n), etag: etagOf(st) };
+  } finally {
+    await fh.close();
+  }
+}
+
+function tooLarge(): AppError {
+  return new AppError(
+    'payload_too_large',
+    `the subtitle file is larger than ${MAX_SUBTITLE_BYTES / 1024 / 1024} MiB and cannot be converted`,
+  );
 }

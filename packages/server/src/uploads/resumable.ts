@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { serverPaths } from '../files/private.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 
@@ -30,8 +31,9 @@ export class ResumableUploads {
 
   constructor(private readonly ctx: AppContext) {}
 
+  /** `uploads` beside the database (see `serverPaths` for a database inside the served folder). */
   get stagingDir(): string {
-    return path.join(path.dirname(path.resolve(this.ctx.config.database)), 'uploads');
+    return serverPaths(this.ctx.config).uploadsDir;
   }
 
   private async access(user: StoredUser): Promise<FileAccess> {
@@ -183,10 +185,16 @@ export class ResumableUploads {
     }
   }
 
-  /** DELETE: abandons the upload. The target was never touched, so there is nothing else to undo. */
+  /**
+   * DELETE: abandons the upload. The target was never touched, so there is nothing else to undo.
+   * It takes the permission the upload was made with (create), not delete: File Browser's DELETE
+   * removed the target itself, ours removes nothing but the caller's own staging file, and
+   * upload-only accounts (create without delete) must be able to cancel what they started.
+   */
   async cancel(user: StoredUser, rawPath: string): Promise<void> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
+    if (target.virtual === '/') throw forbidden();
     const upload = this.pending(user, target.virtual);
     await this.serialised(upload.id, async () => {
       this.ctx.store.uploads.delete(upload.id);

@@ -105,6 +105,24 @@ export interface SendFileOptions {
   contentType?: string;
 }
 
+/** What `sendBody` serves: its validators and a way to read any byte range of it. */
+export interface BodySource {
+  size: number;
+  mtimeMs: number;
+  etag: string;
+  /** Bytes `start` to `end` inclusive. */
+  range(start: number, end: number): Readable;
+}
+
+export interface SendBodyOptions {
+  name: string;
+  inline: boolean;
+  /** The Content-Type of the bytes (sent when inline, or always when `forceType`). */
+  contentType: string;
+  /** Send `contentType` even for an attachment (subtitles are always text/vtt). */
+  forceType?: boolean;
+}
+
 /**
  * The one helper that streams a file: Range (single and multipart), If-Range, conditional
  * requests, ETag, Last-Modified, an RFC 5987 file name, and the safety headers of raw files.
@@ -119,98 +137,142 @@ export async function sendFile(
   let handedOver = false;
   try {
     const st = await fh.stat({ bigint: true });
-    const size = Number(st.size);
-    const mtimeMs = Number(st.mtimeNs / 1_000_000n);
-    const etag = etagOf(st);
     let type = opts.contentType;
     if (!type && opts.inline) type = mimeByExtension(opts.name) || sniff(await readSample(realPath));
-    if (!type || !opts.inline) type = opts.contentType ?? 'application/octet-stream';
-    fileSecurityHeaders(reply, opts.inline && isActiveContent(type));
-    void reply.header('Content-Disposition', contentDisposition(opts.name, opts.inline));
-    void reply.header('Accept-Ranges', 'bytes');
-    void reply.header('Last-Modified', httpDate(mtimeMs));
-    void reply.header('ETag', etag);
-
-    // Preconditions, in RFC 9110 order.
-    const ifMatch = headerValue(request, 'if-match');
-    const ifUnmodified = parseDate(headerValue(request, 'if-unmodified-since'));
-    if (
-      ifMatch
-        ? !etagMatches(ifMatch, etag, false)
-        : ifUnmodified !== undefined && Math.floor(mtimeMs / 1000) * 1000 > ifUnmodified
-    ) {
-      return reply.code(412).send();
-    }
-    const ifNoneMatch = headerValue(request, 'if-none-match');
-    const ifModified = parseDate(headerValue(request, 'if-modified-since'));
-    if (
-      ifNoneMatch
-        ? etagMatches(ifNoneMatch, etag, true)
-        : ifModified !== undefined && Math.floor(mtimeMs / 1000) * 1000 <= ifModified
-    ) {
-      return reply.code(304).send();
-    }
-
-    let ranges: ReturnType<typeof parseRange>;
-    const rangeHeader = headerValue(request, 'range');
-    if (rangeHeader) {
-      const ifRange = headerValue(request, 'if-range');
-      const rangeApplies =
-        !ifRange ||
-        (ifRange.trim().startsWith('"') || ifRange.trim().startsWith('W/')
-          ? ifRange.trim() === etag
-          : parseDate(ifRange) === Math.floor(mtimeMs / 1000) * 1000);
-      if (rangeApplies) ranges = parseRange(rangeHeader, size);
-    }
-    if (ranges === 'invalid') {
-      void reply.header('Content-Range', `bytes */${size}`);
-      return reply.code(416).type('text/plain; charset=utf-8').send('416 Requested Range Not Satisfiable\n');
-    }
-    const stream = (start: number, end: number) =>
-      fh.createReadStream({ start, end, autoClose: false, highWaterMark: 256 * 1024 });
-    const closeAfter = (body: Readable) => {
-      const close = () => void fh.close().catch(() => undefined);
-      body.once('close', close);
-      handedOver = true;
-      return body;
+    const source: BodySource = {
+      size: Number(st.size),
+      mtimeMs: Number(st.mtimeNs / 1_000_000n),
+      etag: etagOf(st),
+      range: (start, end) => fh.createReadStream({ start, end, autoClose: false, highWaterMark: 256 * 1024 }),
     };
-
-    if (!ranges) {
-      void reply.header('Content-Length', String(size));
-      return reply
-        .code(200)
-        .type(type)
-        .send(closeAfter(stream(0, Math.max(0, size - 1))));
-    }
-    if (ranges.length === 1) {
-      const [r] = ranges as [ByteRange];
-      void reply.header('Content-Range', `bytes ${r.start}-${r.end}/${size}`);
-      void reply.header('Content-Length', String(r.end - r.start + 1));
-      return reply
-        .code(206)
-        .type(type)
-        .send(closeAfter(stream(r.start, r.end)));
-    }
-    const boundary = crypto.randomBytes(16).toString('hex');
-    const partHead = (r: ByteRange, first: boolean) =>
-      `${first ? '' : '\r\n'}--${boundary}\r\nContent-Type: ${type}\r\nContent-Range: bytes ${r.start}-${r.end}/${size}\r\n\r\n`;
-    const tail = `\r\n--${boundary}--\r\n`;
-    let length = Buffer.byteLength(tail);
-    ranges.forEach((r, i) => (length += Buffer.byteLength(partHead(r, i === 0)) + r.end - r.start + 1));
-    const parts = ranges;
-    async function* multipart(): AsyncGenerator<Buffer | string> {
-      for (const [i, r] of parts.entries()) {
-        yield partHead(r, i === 0);
-        yield* stream(r.start, r.end);
-      }
-      yield tail;
-    }
-    void reply.header('Content-Length', String(length));
-    return reply
-      .code(206)
-      .type(`multipart/byteranges; boundary=${boundary}`)
-      .send(closeAfter(Readable.from(multipart())));
+    return await sendBody(
+      request,
+      reply,
+      source,
+      {
+        name: opts.name,
+        inline: opts.inline,
+        contentType: type || 'application/octet-stream',
+        forceType: opts.contentType !== undefined,
+      },
+      (body) => {
+        handedOver = true;
+        body.once('close', () => void fh.close().catch(() => undefined));
+      },
+    );
   } finally {
     if (!handedOver) await fh.close().catch(() => undefined);
   }
+}
+
+/** Serves bytes held in memory (a generated preview, a converted subtitle) like a file. */
+export function sendBuffer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  data: Buffer,
+  validators: { mtimeMs: number; etag: string },
+  opts: SendBodyOptions,
+): Promise<FastifyReply> {
+  const source: BodySource = {
+    size: data.length,
+    ...validators,
+    range: (start, end) => Readable.from([data.subarray(start, end + 1)]),
+  };
+  return sendBody(request, reply, source, opts);
+}
+
+/**
+ * Headers, preconditions and ranges over any body source. `onBody` is told about the stream that
+ * was handed to the reply, so a caller can release what the stream reads from when it closes.
+ */
+export async function sendBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  source: BodySource,
+  opts: SendBodyOptions,
+  onBody: (body: Readable) => void = () => undefined,
+): Promise<FastifyReply> {
+  const { size, mtimeMs, etag } = source;
+  const type = opts.inline || opts.forceType ? opts.contentType : 'application/octet-stream';
+  fileSecurityHeaders(reply, opts.inline && isActiveContent(type));
+  void reply.header('Content-Disposition', contentDisposition(opts.name, opts.inline));
+  void reply.header('Accept-Ranges', 'bytes');
+  void reply.header('Last-Modified', httpDate(mtimeMs));
+  void reply.header('ETag', etag);
+
+  // Preconditions, in RFC 9110 order.
+  const ifMatch = headerValue(request, 'if-match');
+  const ifUnmodified = parseDate(headerValue(request, 'if-unmodified-since'));
+  if (
+    ifMatch
+      ? !etagMatches(ifMatch, etag, false)
+      : ifUnmodified !== undefined && Math.floor(mtimeMs / 1000) * 1000 > ifUnmodified
+  ) {
+    return reply.code(412).send();
+  }
+  const ifNoneMatch = headerValue(request, 'if-none-match');
+  const ifModified = parseDate(headerValue(request, 'if-modified-since'));
+  if (
+    ifNoneMatch
+      ? etagMatches(ifNoneMatch, etag, true)
+      : ifModified !== undefined && Math.floor(mtimeMs / 1000) * 1000 <= ifModified
+  ) {
+    return reply.code(304).send();
+  }
+
+  let ranges: ReturnType<typeof parseRange>;
+  const rangeHeader = headerValue(request, 'range');
+  if (rangeHeader) {
+    const ifRange = headerValue(request, 'if-range');
+    const rangeApplies =
+      !ifRange ||
+      (ifRange.trim().startsWith('"') || ifRange.trim().startsWith('W/')
+        ? ifRange.trim() === etag
+        : parseDate(ifRange) === Math.floor(mtimeMs / 1000) * 1000);
+    if (rangeApplies) ranges = parseRange(rangeHeader, size);
+  }
+  if (ranges === 'invalid') {
+    void reply.header('Content-Range', `bytes */${size}`);
+    return reply.code(416).type('text/plain; charset=utf-8').send('416 Requested Range Not Satisfiable\n');
+  }
+  const handOver = (body: Readable) => {
+    onBody(body);
+    return body;
+  };
+
+  if (!ranges) {
+    void reply.header('Content-Length', String(size));
+    return reply
+      .code(200)
+      .type(type)
+      .send(handOver(size === 0 ? Readable.from([]) : source.range(0, size - 1)));
+  }
+  if (ranges.length === 1) {
+    const [r] = ranges as [ByteRange];
+    void reply.header('Content-Range', `bytes ${r.start}-${r.end}/${size}`);
+    void reply.header('Content-Length', String(r.end - r.start + 1));
+    return reply
+      .code(206)
+      .type(type)
+      .send(handOver(source.range(r.start, r.end)));
+  }
+  const boundary = crypto.randomBytes(16).toString('hex');
+  const partHead = (r: ByteRange, first: boolean) =>
+    `${first ? '' : '\r\n'}--${boundary}\r\nContent-Type: ${type}\r\nContent-Range: bytes ${r.start}-${r.end}/${size}\r\n\r\n`;
+  const tail = `\r\n--${boundary}--\r\n`;
+  let length = Buffer.byteLength(tail);
+  ranges.forEach((r, i) => (length += Buffer.byteLength(partHead(r, i === 0)) + r.end - r.start + 1));
+  const parts = ranges;
+  async function* multipart(): AsyncGenerator<Buffer | string> {
+    for (const [i, r] of parts.entries()) {
+      yield partHead(r, i === 0);
+      yield* source.range(r.start, r.end);
+    }
+    yield tail;
+  }
+  void reply.header('Content-Length', String(length));
+  return reply
+    .code(206)
+    .type(`multipart/byteranges; boundary=${boundary}`)
+    .send(handOver(Readable.from(multipart())));
 }

@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
@@ -6,15 +5,13 @@ import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
 import { currentUser, requireUser } from '../guards.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
+import { jsonLines } from './stream.js';
 
 const KEEP_ALIVE_MS = 5000;
-const BATCH_BYTES = 16 * 1024;
-const BATCH_MS = 50;
 
 /**
- * `GET /api/search{dir}?query=` (contract 7): JSON lines streamed as they are found. An empty
- * line goes out after 5 s of silence (the old server did it once; we repeat it, which the client
- * ignores the same way). The walk stops when the client goes away.
+ * `GET /api/search{dir}?query=` (contract 7): JSON lines streamed as they are found, with the
+ * keep-alive line; the walk stops when the client goes away.
  */
 export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
@@ -26,51 +23,16 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
       if (!root.stat) throw notFound();
       const query = queryValue(request, 'query') ?? '';
       const abort = new AbortController();
-      const out = new PassThrough();
       reply.raw.once('close', () => abort.abort());
-
-      let lastWrite = Date.now();
-      const keepAlive = setInterval(() => {
-        if (Date.now() - lastWrite >= KEEP_ALIVE_MS) {
-          out.write('\n');
-          lastWrite = Date.now();
-        }
-      }, KEEP_ALIVE_MS / 5);
-
-      const run = async () => {
-        let batch = '';
-        let batchStarted = 0;
-        let first = true;
-        const flush = async () => {
-          if (!batch) return;
-          const ok = out.write(batch);
-          batch = '';
-          lastWrite = Date.now();
-          if (!ok) await new Promise((resolve) => out.once('drain', resolve));
-        };
-        try {
-          if (root.stat?.isDirectory()) {
-            for await (const hit of searchTree(access, root.real, root.virtual, query, abort.signal)) {
-              if (!batch) batchStarted = Date.now();
-              batch += JSON.stringify(hit) + '\n';
-              // The first hit goes out at once; later ones in small batches.
-              if (first || batch.length >= BATCH_BYTES || Date.now() - batchStarted >= BATCH_MS) {
-                first = false;
-                await flush();
-              }
-            }
-          }
-          await flush();
-        } catch (err) {
-          ctx.log.warn({ err }, 'search failed while streaming');
-          out.write('500 Internal Server Error\n');
-        } finally {
-          clearInterval(keepAlive);
-          out.end();
-        }
-      };
-      void run();
-      return reply.code(200).type('text/plain; charset=utf-8').send(out);
+      const hits = root.stat.isDirectory()
+        ? searchTree(access, root.real, root.virtual, query, abort.signal)
+        : (async function* () {})();
+      const body = jsonLines(hits, {
+        keepAliveMs: KEEP_ALIVE_MS,
+        signal: abort.signal,
+        onError: (err) => ctx.log.warn({ err }, 'search failed while streaming'),
+      });
+      return reply.code(200).type('text/plain; charset=utf-8').send(body);
     });
   };
 }

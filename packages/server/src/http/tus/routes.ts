@@ -105,6 +105,8 @@ export function tusRoutes(
       app.get(url, { onRequest: requireUser(ctx) }, head);
 
       app.patch(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+        // The permission is checked first (contract 13: 403 before 415).
+        if (!currentUser(request).perm.create) throw new AppError('forbidden');
         if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
           throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
         }

@@ -1,0 +1,162 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { AppContext } from '../context.js';
+import type { FileEvents } from '../files/events.js';
+import { etagOf, detectType } from '../files/info.js';
+import { extensionOf } from '../files/mime.js';
+import { serverPaths } from '../files/private.js';
+import { openRegularFile, type Resolved } from '../files/resolver.js';
+import { PreviewCache } from './cache.js';
+import {
+  findFfmpeg,
+  RESIZABLE,
+  resizeImage,
+  videoFrame,
+  type PreviewImage,
+  type PreviewSize,
+} from './images.js';
+import { Semaphore } from './limiter.js';
+
+export type PreviewAnswer =
+  /** Not an image (nor a video with ffmpeg at hand): 501. */
+  | { kind: 'none' }
+  /** Serve the file itself, as raw does. */
+  | { kind: 'original' }
+  /** A generated preview, with validators derived from the source file. */
+  | { kind: 'generated'; image: PreviewImage; mtimeMs: number; etag: string };
+
+export interface PreviewOptions {
+  /** Folder of the disk cache; undefined runs without one. */
+  cacheDir?: string;
+  /** The ffmpeg executable; undefined when there is none (videos get no thumbnails). */
+  ffmpeg?: string;
+  /** Concurrent resizes (`--imageProcessors`). */
+  processors: number;
+  disableThumbnails: boolean;
+  disablePreviewResize: boolean;
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+
+/** Linux lets a path name an open descriptor: sharp then reads exactly the file that was checked. */
+const PROC_FD = fs.existsSync('/proc/self/fd');
+
+/**
+ * Image previews (contract 6.2): thumbnails and big previews made with sharp, video frames with
+ * ffmpeg, a disk cache keyed by real path, size and mtime, and at most `processors` resizes at a
+ * time. Files are opened once, without following links, and read through that descriptor.
+ */
+export class PreviewService {
+  readonly cache?: PreviewCache;
+  private readonly limiter: Semaphore;
+  private readonly inflight = new Map<string, Promise<PreviewImage>>();
+
+  constructor(readonly options: PreviewOptions) {
+    this.cache = options.cacheDir ? new PreviewCache(options.cacheDir) : undefined;
+    this.limiter = new Semaphore(Math.max(1, options.processors));
+  }
+
+  /**
+   * Sets the service up for a server: the cache folder (`--cacheDir`, by default `cache` beside
+   * the database) and ffmpeg, looked up once on `pathEnv` (the server's PATH). Both are logged.
+   */
+  static async start(ctx: AppContext, pathEnv: string): Promise<PreviewService> {
+    const { config, log } = ctx;
+    const cacheDir = await prepareCacheDir(ctx);
+    const ffmpeg = await findFfmpeg(pathEnv);
+    if (ffmpeg) log.info(`previews: video thumbnails made with ${ffmpeg}`);
+    else log.info('previews: ffmpeg is not on the PATH, so video files have no thumbnails');
+    return new PreviewService({
+      cacheDir,
+      ffmpeg,
+      processors: config.imageProcessors,
+      disableThumbnails: config.disableThumbnails,
+      disablePreviewResize: config.disablePreviewResize,
+    });
+  }
+
+  /** What `GET /api/preview/{size}` answers for a resolved path the caller may read. */
+  async preview(r: Resolved, size: PreviewSize): Promise<PreviewAnswer> {
+    if (!r.stat?.isFile()) return { kind: 'none' };
+    const disabled = size === 'thumb' ? this.options.disableThumbnails : this.options.disablePreviewResize;
+    const { type } = await detectType(r.name, r.real, { size: r.stat.size, special: false }, true);
+    if (type === 'image') {
+      if (disabled || !RESIZABLE.has(extensionOf(r.name).toLowerCase())) return { kind: 'original' };
+      return this.generate(r.real, size, (input) => resizeImage(input, size));
+    }
+    const ffmpeg = this.options.ffmpeg;
+    if (type === 'video' && ffmpeg && !disabled) {
+      return this.generate(r.real, size, (input, fd) =>
+        videoFrame(ffmpeg, { path: r.real, fd: PROC_FD ? fd : undefined }, size),
+      );
+    }
+    return { kind: 'none' };
+  }
+
+  private async generate(
+    realPath: string,
+    size: PreviewSize,
+    make: (input: string, fd: number) => Promise<PreviewImage>,
+  ): Promise<PreviewAnswer> {
+    const fh = await openRegularFile(realPath);
+    try {
+      const st = await fh.stat({ bigint: true });
+      const mtimeMs = Number(st.mtimeNs / 1_000_000n);
+      const etag = `"${etagOf(st).slice(1, -1)}-${size}"`;
+      const file = this.cache?.file(realPath, size, Number(st.size), mtimeMs);
+      const cached = file && (await this.cache!.read(file));
+      if (cached && cached.length > 0) {
+        const type = cached.subarray(0, 4).equals(PNG_MAGIC) ? 'image/png' : 'image/jpeg';
+        return { kind: 'generated', image: { data: cached, type }, mtimeMs, etag };
+      }
+      const key = file ?? `${realPath}\0${size}\0${st.size}\0${mtimeMs}`;
+      let pending = this.inflight.get(key);
+      if (!pending) {
+        const input = PROC_FD ? `/proc/self/fd/${fh.fd}` : realPath;
+        pending = this.limiter.run(() => make(input, fh.fd));
+        this.inflight.set(key, pending);
+        try {
+          const image = await pending;
+          if (file) await this.cache!.write(file, image.data).catch(() => undefined);
+        } finally {
+          this.inflight.delete(key);
+        }
+      }
+      return { kind: 'generated', image: await pending, mtimeMs, etag };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** Drops the cached previews of a path and of everything below it. */
+  async invalidate(realPath: string): Promise<void> {
+    await this.cache?.invalidate(realPath);
+  }
+
+  /** Listeners that keep the cache in step with writes, moves and deletes. */
+  fileEvents(): FileEvents {
+    return {
+      changed: (p) => this.invalidate(p),
+      deleted: (p) => this.invalidate(p),
+      moved: async (from, to) => {
+        await Promise.all([this.invalidate(from), this.invalidate(to)]);
+      },
+    };
+  }
+}
+
+/**
+ * The cache folder (`--cacheDir`, by default beside the database), created with mode 0700. Inside
+ * the served folder it is one of the server's private paths, which no user can reach.
+ */
+async function prepareCacheDir(ctx: AppContext): Promise<string | undefined> {
+  const dir = serverPaths(ctx.config).cacheDir;
+  try {
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    ctx.log.info(`previews: cached in ${dir}`);
+    return dir;
+  } catch (err) {
+    ctx.log.warn({ err }, `previews: the cache folder ${dir} cannot be used; previews are not cached`);
+    return undefined;
+  }
+}
