@@ -9,6 +9,7 @@ import { commandRoutes } from './http/command/routes.js';
 import { installErrorHandler } from './http/errors.js';
 import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
+import { RouteIndex } from './http/route-index.js';
 import { resourcesRoutes } from './http/resources/routes.js';
 import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
@@ -82,6 +83,10 @@ export async function buildApp(
     void reply.header('X-Content-Type-Options', 'nosniff');
   });
 
+  // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
+  const routes = new RouteIndex();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
   await app.register(settingsRoutes(ctx));
@@ -92,7 +97,7 @@ export async function buildApp(
   await app.register(shareRoutes(ctx));
   await app.register(tusRoutes(ctx));
   await app.register(commandRoutes(ctx));
-  await app.register(staticRoutes(ctx));
+  await app.register(staticRoutes(ctx, { routes }));
   return { app, ctx };
 }
 

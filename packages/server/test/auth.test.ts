@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
+import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -115,6 +118,19 @@ describe('sessions', () => {
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
   });
 
+  it('logout takes POST with a live token only', async () => {
+    const token = await t.login('admin', ADMIN_PASSWORD);
+    const get = await t.request(token, { method: 'GET', url: '/api/logout' });
+    expect(get.statusCode).toBe(405);
+    expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+    const anonymous = await t.request(undefined, { method: 'POST', url: '/api/logout' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.body).toBe('401 Unauthorized\n');
+    expect((await t.request(token, { method: 'POST', url: '/api/logout' })).statusCode).toBe(200);
+    const again = await t.request(token, { method: 'POST', url: '/api/logout' });
+    expect(again.statusCode).toBe(401);
+  });
+
   it('renew rotates: the old token stops working, the new one works', async () => {
     const old = await t.login('admin', ADMIN_PASSWORD);
     const res = await t.request(old, { method: 'POST', url: '/api/renew' });
@@ -161,6 +177,43 @@ describe('sessions', () => {
     expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
   });
 
+  it('an admin granting a permission ends the sessions of that user too', async () => {
+    const bob = await t.createUser({
+      username: 'bob',
+      perm: { ...ALL_PERMISSIONS, admin: false, share: false },
+    });
+    const token = await t.login('bob');
+    const adminSecond = await t.login('admin', ADMIN_PASSWORD);
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['perm'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, perm: { ...bob.perm, share: true } },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+    // Only that user's sessions: the admin's other session lives on.
+    expect((await t.request(adminSecond, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+    // A change that leaves the permissions as they were ends nothing.
+    const fresh = await t.login('bob');
+    const same = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['perm', 'locale'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, perm: { ...bob.perm, share: true }, locale: 'fr' },
+      },
+    });
+    expect(same.statusCode).toBe(200);
+    expect((await t.request(fresh, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(200);
+  });
+
   it("a deleted user's token answers 401, not 500", async () => {
     const bob = await t.createUser({ username: 'bob' });
     const token = await t.login('bob');
@@ -170,7 +223,24 @@ describe('sessions', () => {
       payload: { current_password: ADMIN_PASSWORD },
     });
     expect(del.statusCode).toBe(200);
-    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+    for (const [method, url] of [
+      ['GET', `/api/users/${bob.id}`],
+      ['POST', '/api/renew'],
+      ['GET', '/api/resources/'],
+    ] as const) {
+      const res = await t.request(token, { method, url });
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.body).toBe('401 Unauthorized\n');
+    }
+  });
+
+  it("a token of a user removed behind the server's back answers 401, not 500", async () => {
+    // The user row disappears without the usual clean-up (e.g. a database edited by hand).
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    t.ctx.store.users.delete(bob.id);
+    const res = await t.request(token, { method: 'GET', url: '/api/resources/' });
+    expect(res.statusCode).toBe(401);
   });
 
   it('asks for renewal after the user was changed', async () => {
@@ -203,6 +273,8 @@ describe('POST /api/signup', () => {
       payload: { username: 'x', password: 'y' },
     });
     expect(res.statusCode).toBe(405);
+    expect(res.body).toBe('405 Method Not Allowed\n');
+    expect(t.ctx.store.users.getByUsername('x')).toBeUndefined();
   });
 
   describe('when enabled', () => {
@@ -232,6 +304,9 @@ describe('POST /api/signup', () => {
       expect(carol.perm.execute).toBe(false);
       expect(carol.commands).toEqual([]);
       expect(carol.scope).toBe('/users/Carol');
+      expect(fs.statSync(path.join(t.root, 'users', 'Carol')).isDirectory()).toBe(true);
+      // Signing up gives no token: the client logs in afterwards.
+      expect(res.body).toBe('200 OK\n');
       await t.login('Carol', 'carols-long-password');
     });
 
@@ -244,7 +319,45 @@ describe('POST /api/signup', () => {
           payload: { username, password: 'another-long-password' },
         });
         expect(res.statusCode).toBe(409);
+        expect(res.body).toBe('409 Conflict (a user with this username already exists)\n');
       }
+      expect(t.ctx.store.users.list().map((u) => u.username)).toEqual(['admin', 'José']);
+    });
+
+    it('uses the default scope when home folders are off, still without admin or execute', async () => {
+      const s = t.ctx.store.settings.get();
+      t.ctx.store.settings.save({
+        ...s,
+        createUserDir: false,
+        defaults: { ...s.defaults, scope: '/shared' },
+      });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'eve', password: 'eves-long-password' },
+      });
+      expect(res.statusCode).toBe(200);
+      const eve = t.ctx.store.users.getByUsername('eve')!;
+      expect(eve.scope).toBe('/shared');
+      expect(eve.perm.admin || eve.perm.execute).toBe(false);
+      expect(eve.lockPassword).toBe(false);
+    });
+
+    it('never takes admin rights or a scope from the request body', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: {
+          username: 'mallory',
+          password: 'mallorys-long-password',
+          scope: '/',
+          perm: { admin: true, execute: true },
+        },
+      });
+      expect(res.statusCode).toBe(200);
+      const mallory = t.ctx.store.users.getByUsername('mallory')!;
+      expect(mallory.perm.admin).toBe(false);
+      expect(mallory.scope).toBe('/users/mallory');
     });
 
     it('checks password rules with 400 and a message', async () => {
