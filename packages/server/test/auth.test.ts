@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
@@ -24,9 +24,26 @@ describe('POST /api/login', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const claims = decodeJwt(res.body);
     expect(claims.iss).toBe('File Browser');
-    expect(Object.keys(claims.user as object)).toEqual(
-      expect.arrayContaining(['id', 'locale', 'viewMode', 'singleClick', 'perm', 'commands', 'username']),
-    );
+    expect(Object.keys(claims)).toEqual(['user', 'iss', 'exp', 'iat', 'sid']);
+    expect(decodeProtectedHeader(res.body).alg).toBe('HS256');
+    // Contract 1.3: these keys, in this order; no scope, rules or password.
+    expect(Object.keys(claims.user as object).slice(0, 12)).toEqual([
+      'id',
+      'locale',
+      'viewMode',
+      'singleClick',
+      'redirectAfterCopyMove',
+      'perm',
+      'commands',
+      'lockPassword',
+      'hideDotfiles',
+      'dateFormat',
+      'username',
+      'aceEditorTheme',
+    ]);
+    for (const secret of ['scope', 'rules', 'password', 'passwordHash']) {
+      expect(Object.keys(claims.user as object)).not.toContain(secret);
+    }
     expect((claims.user as { username: string }).username).toBe('admin');
     expect(claims.exp! - claims.iat!).toBe(7200);
   });
