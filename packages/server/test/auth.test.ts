@@ -103,6 +103,16 @@ describe('POST /api/login', () => {
     expect(res.body).toContain('too many login attempts');
   });
 
+  it('refuses bodies over 1 MiB', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ username: 'admin', password: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(res.statusCode).toBe(413);
+  });
+
   it('refuses passwords longer than bcrypt reads', async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -272,6 +282,21 @@ describe('sessions', () => {
     const res = await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` });
     expect(res.headers['x-renew-token']).toBe('true');
     expect(res.json().locale).toBe('fr');
+  });
+
+  it('asks for renewal when the token has less than an hour left', async () => {
+    const short = await startTestApp({ tokenExpirationTime: 30 * 60 });
+    try {
+      const token = await short.login('admin', ADMIN_PASSWORD);
+      const res = await short.request(token, { method: 'GET', url: '/api/users/1' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-renew-token']).toBe('true');
+    } finally {
+      await short.close();
+    }
+    // A fresh two-hour token is left alone.
+    const res = await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' });
+    expect(res.headers['x-renew-token']).toBeUndefined();
   });
 
   it('rejects tokens signed with another key, or malformed', async () => {
