@@ -41,10 +41,31 @@ describe('user management', () => {
       await page.getByRole('heading', { name: 'New user' }).waitFor();
 
       await page.getByLabel('Username').fill('walter');
-      await page.getByLabel('Password', { exact: true }).fill('walters-long-password');
+      await page.getByLabel('Password', { exact: true }).fill('short');
       await page.getByLabel('Your current password').fill(ADMIN.password);
       await page.getByRole('button', { name: 'Save' }).click();
-      await toast(page, 'User created!').waitFor();
+      // The server's reason shows in an error toast that stays, with a way to report it.
+      const error = page.getByRole('alert').filter({ hasText: 'password is too short' });
+      await error.waitFor();
+      expect(await error.textContent()).toContain(
+        '400 Bad Request (password is too short, minimum length is 12)',
+      );
+      expect(await error.getByRole('link', { name: 'Report issue' }).count()).toBe(1);
+      await screenshot(page, 'error-toast');
+      await error.getByRole('button', { name: 'Dismiss' }).click();
+      await error.waitFor({ state: 'detached' });
+
+      await page.getByLabel('Password', { exact: true }).fill('walters-long-password');
+      await page.getByRole('button', { name: 'Save' }).click();
+      const created = toast(page, 'User created!');
+      await created.waitFor();
+      // Success toasts sit at the bottom centre of the window...
+      const box = await created.boundingBox();
+      const viewport = page.viewportSize()!;
+      expect(Math.abs(box!.x + box!.width / 2 - viewport.width / 2)).toBeLessThan(2);
+      expect(viewport.height - (box!.y + box!.height)).toBeLessThan(60);
+      // ...and go away by themselves.
+      await created.waitFor({ state: 'detached', timeout: 15_000 });
       await page.waitForURL((url) => /^\/settings\/users\/\d+$/.test(url.pathname));
       await screenshot(page, 'user-created');
 

@@ -29,6 +29,36 @@ describe('signing in and out', () => {
 
       await login(page, server.url, ADMIN.username, ADMIN.password);
       expect(new URL(page.url()).pathname).toBe('/files/');
+      // The loading splash is gone once the app has drawn itself.
+      await page.locator('#loading').waitFor({ state: 'detached' });
+      // File Browser's start-up object, for custom scripts, with every key of contract 14.
+      const startupKeys = await page.evaluate(() =>
+        Object.keys((window as unknown as { FileBrowser?: object }).FileBrowser ?? {}),
+      );
+      expect(startupKeys).toEqual(
+        expect.arrayContaining([
+          'AuthMethod',
+          'BaseURL',
+          'CSS',
+          'Color',
+          'DisableExternal',
+          'DisableUsedPercentage',
+          'EnableExec',
+          'EnableThumbs',
+          'HideLoginButton',
+          'LoginPage',
+          'LogoutPage',
+          'Name',
+          'NoAuth',
+          'ReCaptcha',
+          'ResizePreview',
+          'Signup',
+          'StaticURL',
+          'Theme',
+          'TusSettings',
+          'Version',
+        ]),
+      );
       await page.getByRole('link', { name: 'Settings' }).waitFor();
       // The session lives where both transports find it: local storage and the auth cookie.
       const stored = await page.evaluate(() => localStorage.getItem('jwt'));
@@ -109,6 +139,29 @@ describe('signing in and out', () => {
     } finally {
       await context.close();
       server.ctx.store.settings.save(settings);
+    }
+  });
+
+  it('a session the server ended sends the user to sign in, then back to the page they wanted', async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      await login(page, server.url, ADMIN.username, ADMIN.password);
+      await page.getByRole('link', { name: 'Settings' }).click();
+      await page.getByRole('heading', { name: 'Profile settings' }).waitFor();
+      // Ended elsewhere (e.g. a password change on another device): the next call answers 401.
+      server.ctx.store.sessions.revokeUser(1);
+      await page.getByRole('link', { name: 'Global settings' }).click();
+      await page.waitForURL((url) => url.pathname === '/login');
+      expect(new URL(page.url()).searchParams.get('redirect')).toBe('/settings/global');
+      expect(await page.evaluate(() => localStorage.getItem('jwt'))).toBeNull();
+
+      await page.getByLabel('Username').fill(ADMIN.username);
+      await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Login', exact: true }).click();
+      await page.waitForURL((url) => url.pathname === '/settings/global');
+      await page.getByLabel('Chunk size').waitFor();
+    } finally {
+      await context.close();
     }
   });
 
