@@ -44,6 +44,19 @@ describe('GET /api/users', () => {
     expect(admin.json().scope).toBe('/bob');
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/999' })).statusCode).toBe(404);
   });
+
+  it('answers 404 for ids that are not numbers, as for any unknown API path', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/users/abc'],
+      ['GET', '/api/users/'],
+      ['PUT', '/api/users/1x'],
+      ['DELETE', '/api/users/-1'],
+    ] as const) {
+      const res = await t.request(t.adminToken, { method, url, payload: {} });
+      expect(res.statusCode, `${method} ${url}`).toBe(404);
+      expect(res.body).toBe('404 Not Found\n');
+    }
+  });
 });
 
 describe('POST /api/users', () => {

@@ -26,20 +26,36 @@ export class RouteIndex {
   }
 }
 
-/** Fastify's route syntax as a regular expression: ":name" is one segment, "*" anything. */
+/**
+ * Fastify's route syntax as a regular expression: ":name" is one segment (or what its "(regex)"
+ * constraint allows), "*" anything.
+ */
 function patternSource(url: string): string {
   let out = '';
   for (let i = 0; i < url.length; i++) {
     const c = url[i]!;
     if (c === '*') {
       out += '.*';
-    } else if (c === ':' && url[i + 1] !== ':') {
-      // A parameter runs to the next separator; a "(regex)" constraint is read as any segment.
-      while (i + 1 < url.length && url[i + 1] !== '/' && url[i + 1] !== '-' && url[i + 1] !== '.') i++;
-      out += '[^/]+';
-    } else if (c === ':') {
+    } else if (c === ':' && url[i + 1] === ':') {
       out += ':';
       i++;
+    } else if (c === ':') {
+      while (i + 1 < url.length && !'/-.('.includes(url[i + 1]!)) i++;
+      if (url[i + 1] !== '(') {
+        out += '[^/]+';
+        continue;
+      }
+      let depth = 0;
+      let constraint = '';
+      for (i++; i < url.length; i++) {
+        const d = url[i]!;
+        const escaped = url[i - 1] === '\\';
+        if (d === '(' && !escaped) depth++;
+        if (d === ')' && !escaped) depth--;
+        constraint += d;
+        if (depth === 0) break;
+      }
+      out += `(?:${constraint.slice(1, -1).replace(/^\^/, '').replace(/\$$/, '')})`;
     } else {
       out += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
     }
