@@ -1,6 +1,7 @@
 // Bundles the server and CLI into dist/ (entry dist/main.js) with esbuild.
 // Dependencies stay external (node_modules at run time) except the workspace package
 // @filebrowser/contract, which exports TypeScript source and so must be compiled in.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -20,6 +21,20 @@ const externalPackages = {
   },
 };
 
+/** The short commit for `filebrowser version`; a copy without git history builds as "(untracked)". */
+function shortCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: here,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
+  } catch {
+    return '';
+  }
+}
+
 fs.rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: { main: path.join(here, 'src/main.ts') },
@@ -35,6 +50,7 @@ await esbuild.build({
   splitting: true,
   chunkNames: '[name]-[hash]',
   plugins: [externalPackages],
+  define: { __FB_COMMIT__: JSON.stringify(shortCommit()) },
   // CommonJS code compiled into an ES module may still call require().
   banner: {
     js: "import { createRequire as __fbCreateRequire } from 'node:module'; const require = __fbCreateRequire(import.meta.url);",

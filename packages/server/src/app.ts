@@ -11,6 +11,7 @@ import { installErrorHandler } from './http/errors.js';
 import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
+import { RouteIndex } from './http/route-index.js';
 import { resourcesRoutes } from './http/resources/routes.js';
 import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
@@ -95,6 +96,9 @@ export async function buildApp(
   // Previews (and their disk cache) hear about every write, move and delete of the file routes.
   const previews = await PreviewService.start(ctx, opts.pathEnv ?? process.env.PATH ?? '');
   const fileEvents = previews.fileEvents();
+  // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
+  const routes = new RouteIndex();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
@@ -108,7 +112,7 @@ export async function buildApp(
   await app.register(shareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
-  await app.register(staticRoutes(ctx));
+  await app.register(staticRoutes(ctx, { routes }));
   return { app, ctx };
 }
 

@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,6 +86,44 @@ describe('proxy auth', () => {
     const missing = await t.app.inject({ method: 'POST', url: '/api/login' });
     expect(missing.statusCode).toBe(403);
     expect(t.ctx.store.users.list()).toHaveLength(1);
+  });
+
+  it('believes the header from a trusted proxy that forwards the browser address, and only from it', async () => {
+    t = await startTestApp();
+    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    // nginx in front on loopback, passing the browser's address on.
+    const behindProxy = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-remote-user': 'admin', 'x-forwarded-for': '198.51.100.7' },
+    });
+    expect(behindProxy.statusCode).toBe(200);
+    expect((decodeJwt(behindProxy.body).user as { id: number }).id).toBe(1);
+    // A client elsewhere claiming to come from loopback is still not the proxy.
+    const spoofed = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      remoteAddress: '203.0.113.9',
+      headers: { 'x-remote-user': 'admin', 'x-forwarded-for': '127.0.0.1' },
+    });
+    expect(spoofed.statusCode).toBe(403);
+    expect(spoofed.body).toBe('403 Forbidden\n');
+  });
+
+  it('gives auto-created users their home folder on disk', async () => {
+    t = await startTestApp();
+    const s = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({ ...s, createUserDir: true, userHomeBasePath: '/homes' });
+    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'x-remote-user': 'Ezra Pound' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(t.ctx.store.users.getByUsername('ezra pound')!.scope).toBe('/homes/Ezra-Pound');
+    expect(fs.statSync(path.join(t.root, 'homes', 'Ezra-Pound')).isDirectory()).toBe(true);
   });
 
   it('trusts configured proxy ranges', async () => {

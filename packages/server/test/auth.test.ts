@@ -1,5 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -21,9 +24,26 @@ describe('POST /api/login', () => {
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const claims = decodeJwt(res.body);
     expect(claims.iss).toBe('File Browser');
-    expect(Object.keys(claims.user as object)).toEqual(
-      expect.arrayContaining(['id', 'locale', 'viewMode', 'singleClick', 'perm', 'commands', 'username']),
-    );
+    expect(Object.keys(claims)).toEqual(['user', 'iss', 'exp', 'iat', 'sid']);
+    expect(decodeProtectedHeader(res.body).alg).toBe('HS256');
+    // Contract 1.3: these keys, in this order; no scope, rules or password.
+    expect(Object.keys(claims.user as object).slice(0, 12)).toEqual([
+      'id',
+      'locale',
+      'viewMode',
+      'singleClick',
+      'redirectAfterCopyMove',
+      'perm',
+      'commands',
+      'lockPassword',
+      'hideDotfiles',
+      'dateFormat',
+      'username',
+      'aceEditorTheme',
+    ]);
+    for (const secret of ['scope', 'rules', 'password', 'passwordHash']) {
+      expect(Object.keys(claims.user as object)).not.toContain(secret);
+    }
     expect((claims.user as { username: string }).username).toBe('admin');
     expect(claims.exp! - claims.iat!).toBe(7200);
   });
@@ -83,6 +103,16 @@ describe('POST /api/login', () => {
     expect(res.body).toContain('too many login attempts');
   });
 
+  it('refuses bodies over 1 MiB', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ username: 'admin', password: 'x'.repeat(1024 * 1024) }),
+    });
+    expect(res.statusCode).toBe(413);
+  });
+
   it('refuses passwords longer than bcrypt reads', async () => {
     const res = await t.app.inject({
       method: 'POST',
@@ -113,6 +143,19 @@ describe('sessions', () => {
     expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(401);
     // Other sessions of the same user live on.
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+  });
+
+  it('logout takes POST with a live token only', async () => {
+    const token = await t.login('admin', ADMIN_PASSWORD);
+    const get = await t.request(token, { method: 'GET', url: '/api/logout' });
+    expect(get.statusCode).toBe(405);
+    expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+    const anonymous = await t.request(undefined, { method: 'POST', url: '/api/logout' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.body).toBe('401 Unauthorized\n');
+    expect((await t.request(token, { method: 'POST', url: '/api/logout' })).statusCode).toBe(200);
+    const again = await t.request(token, { method: 'POST', url: '/api/logout' });
+    expect(again.statusCode).toBe(401);
   });
 
   it('renew rotates: the old token stops working, the new one works', async () => {
@@ -161,6 +204,43 @@ describe('sessions', () => {
     expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
   });
 
+  it('an admin granting a permission ends the sessions of that user too', async () => {
+    const bob = await t.createUser({
+      username: 'bob',
+      perm: { ...ALL_PERMISSIONS, admin: false, share: false },
+    });
+    const token = await t.login('bob');
+    const adminSecond = await t.login('admin', ADMIN_PASSWORD);
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['perm'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, perm: { ...bob.perm, share: true } },
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+    // Only that user's sessions: the admin's other session lives on.
+    expect((await t.request(adminSecond, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
+    // A change that leaves the permissions as they were ends nothing.
+    const fresh = await t.login('bob');
+    const same = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: `/api/users/${bob.id}`,
+      payload: {
+        what: 'user',
+        which: ['perm', 'locale'],
+        current_password: ADMIN_PASSWORD,
+        data: { id: bob.id, perm: { ...bob.perm, share: true }, locale: 'fr' },
+      },
+    });
+    expect(same.statusCode).toBe(200);
+    expect((await t.request(fresh, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(200);
+  });
+
   it("a deleted user's token answers 401, not 500", async () => {
     const bob = await t.createUser({ username: 'bob' });
     const token = await t.login('bob');
@@ -170,7 +250,24 @@ describe('sessions', () => {
       payload: { current_password: ADMIN_PASSWORD },
     });
     expect(del.statusCode).toBe(200);
-    expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
+    for (const [method, url] of [
+      ['GET', `/api/users/${bob.id}`],
+      ['POST', '/api/renew'],
+      ['GET', '/api/resources/'],
+    ] as const) {
+      const res = await t.request(token, { method, url });
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.body).toBe('401 Unauthorized\n');
+    }
+  });
+
+  it("a token of a user removed behind the server's back answers 401, not 500", async () => {
+    // The user row disappears without the usual clean-up (e.g. a database edited by hand).
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    t.ctx.store.users.delete(bob.id);
+    const res = await t.request(token, { method: 'GET', url: '/api/resources/' });
+    expect(res.statusCode).toBe(401);
   });
 
   it('asks for renewal after the user was changed', async () => {
@@ -185,6 +282,21 @@ describe('sessions', () => {
     const res = await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` });
     expect(res.headers['x-renew-token']).toBe('true');
     expect(res.json().locale).toBe('fr');
+  });
+
+  it('asks for renewal when the token has less than an hour left', async () => {
+    const short = await startTestApp({ tokenExpirationTime: 30 * 60 });
+    try {
+      const token = await short.login('admin', ADMIN_PASSWORD);
+      const res = await short.request(token, { method: 'GET', url: '/api/users/1' });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['x-renew-token']).toBe('true');
+    } finally {
+      await short.close();
+    }
+    // A fresh two-hour token is left alone.
+    const res = await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' });
+    expect(res.headers['x-renew-token']).toBeUndefined();
   });
 
   it('rejects tokens signed with another key, or malformed', async () => {
@@ -203,6 +315,8 @@ describe('POST /api/signup', () => {
       payload: { username: 'x', password: 'y' },
     });
     expect(res.statusCode).toBe(405);
+    expect(res.body).toBe('405 Method Not Allowed\n');
+    expect(t.ctx.store.users.getByUsername('x')).toBeUndefined();
   });
 
   describe('when enabled', () => {
@@ -232,6 +346,9 @@ describe('POST /api/signup', () => {
       expect(carol.perm.execute).toBe(false);
       expect(carol.commands).toEqual([]);
       expect(carol.scope).toBe('/users/Carol');
+      expect(fs.statSync(path.join(t.root, 'users', 'Carol')).isDirectory()).toBe(true);
+      // Signing up gives no token: the client logs in afterwards.
+      expect(res.body).toBe('200 OK\n');
       await t.login('Carol', 'carols-long-password');
     });
 
@@ -244,7 +361,45 @@ describe('POST /api/signup', () => {
           payload: { username, password: 'another-long-password' },
         });
         expect(res.statusCode).toBe(409);
+        expect(res.body).toBe('409 Conflict (a user with this username already exists)\n');
       }
+      expect(t.ctx.store.users.list().map((u) => u.username)).toEqual(['admin', 'José']);
+    });
+
+    it('uses the default scope when home folders are off, still without admin or execute', async () => {
+      const s = t.ctx.store.settings.get();
+      t.ctx.store.settings.save({
+        ...s,
+        createUserDir: false,
+        defaults: { ...s.defaults, scope: '/shared' },
+      });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username: 'eve', password: 'eves-long-password' },
+      });
+      expect(res.statusCode).toBe(200);
+      const eve = t.ctx.store.users.getByUsername('eve')!;
+      expect(eve.scope).toBe('/shared');
+      expect(eve.perm.admin || eve.perm.execute).toBe(false);
+      expect(eve.lockPassword).toBe(false);
+    });
+
+    it('never takes admin rights or a scope from the request body', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: {
+          username: 'mallory',
+          password: 'mallorys-long-password',
+          scope: '/',
+          perm: { admin: true, execute: true },
+        },
+      });
+      expect(res.statusCode).toBe(200);
+      const mallory = t.ctx.store.users.getByUsername('mallory')!;
+      expect(mallory.perm.admin).toBe(false);
+      expect(mallory.scope).toBe('/users/mallory');
     });
 
     it('checks password rules with 400 and a message', async () => {

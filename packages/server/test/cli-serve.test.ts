@@ -117,6 +117,15 @@ describe('filebrowser (serving)', () => {
     expect(fs.existsSync(path.join(dir, 'filebrowser.db'))).toBe(false);
   });
 
+  it("prints the version with the commit it was built from, in File Browser's format", () => {
+    const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: serverDir, encoding: 'utf8' });
+    const commit = git.status === 0 ? git.stdout.trim() : '(untracked)';
+    const r = run(['version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^File Browser v\d+\.\d+\.\d+\S*\n$/);
+    expect(r.stdout.trim().endsWith(`/${commit}`)).toBe(true);
+  });
+
   it('creates the administrator on first start, shows the password once and never logs it', async () => {
     const port = await freePort();
     const args = ['-d', 'db/fb.db', '-r', 'files', '-p', String(port), '-l', 'logs/fb.log'];

@@ -412,6 +412,6 @@ describe('rules and cmds', () => {
   it('hashes passwords and prints the version', async () => {
     const h = await cli(['hash', 'some password']);
     expect(h.out).toMatch(/^\$2[ab]\$10\$.{53}\n$/);
-    expect((await cli(['version'])).out).toMatch(/^File Browser v\d+\.\d+\.\d+/);
+    expect((await cli(['version'])).out).toMatch(/^File Browser v\d+\.\d+\.\d+[^/\s]*\/\S+\n$/);
   });
 });

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.js';
 
@@ -71,6 +73,36 @@ describe('/api/settings', () => {
     expect(saved.commands.before_save).toEqual([]);
   });
 
+  it("accepts File Browser's leading (?i) flag in regex rules", async () => {
+    const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    const rules = [{ regex: true, allow: false, path: '', regexp: { raw: '(?i)\\.(jpe?g|png)$' } }];
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/settings',
+      payload: { ...current, rules },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().rules).toEqual(rules);
+    // ...and applies it: an upper-case extension is denied like a lower-case one.
+    await fs.writeFile(path.join(t.root, 'PHOTO.JPG'), 'x');
+    await fs.writeFile(path.join(t.root, 'notes.txt'), 'x');
+    const listing = await t.request(t.adminToken, { method: 'GET', url: '/api/resources/' });
+    expect(listing.json().items.map((i: { name: string }) => i.name)).toEqual(['notes.txt']);
+  });
+
+  it('accepts each theme: system default (empty), light and dark', async () => {
+    const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    for (const theme of ['light', 'dark', '']) {
+      const res = await t.request(t.adminToken, {
+        method: 'PUT',
+        url: '/api/settings',
+        payload: { ...current, branding: { ...current.branding, theme } },
+      });
+      expect(res.statusCode, theme).toBe(200);
+      expect(t.ctx.store.settings.get().branding.theme).toBe(theme);
+    }
+  });
+
   it('validates every field and saves nothing on error', async () => {
     const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
     const cases: [object, string][] = [
@@ -78,6 +110,18 @@ describe('/api/settings', () => {
       [{ tus: { chunkSize: 0, retryCount: 1 } }, 'chunk size must be greater than 0'],
       [{ tus: { chunkSize: 10, retryCount: -1 } }, 'retryCount'],
       [{ defaults: { ...current.defaults, uploadsLimit: 0 } }, 'uploadsLimit'],
+      [{ defaults: { ...current.defaults, uploadsLimit: 11 } }, 'uploadsLimit'],
+      [{ tus: { chunkSize: -5, retryCount: 1 } }, 'chunkSize'],
+      [{ branding: { ...current.branding, theme: 'Dark' } }, 'theme must be one of'],
+      [
+        {
+          rules: [
+            { regex: false, allow: false, path: '/a', regexp: null },
+            { regex: true, allow: true, path: '', regexp: { raw: '(?<name' } },
+          ],
+        },
+        'global rule 2 has an invalid regular expression: (?<name',
+      ],
       [
         { rules: [{ regex: true, allow: true, path: '', regexp: { raw: '[a-' } }] },
         'global rule 1 has an invalid regular expression',

@@ -157,6 +157,86 @@ describe('the page and static files', () => {
   });
 });
 
+describe('methods, policies and branding', () => {
+  beforeEach(() => withWeb());
+
+  it('answers 405 with Allow for a known path asked with a method it does not take', async () => {
+    const cases: [string, string, string][] = [
+      ['DELETE', '/api/settings', 'GET, HEAD, PUT'],
+      ['POST', '/api/settings', 'GET, HEAD, PUT'],
+      ['PATCH', '/api/users/1', 'DELETE, GET, HEAD, PUT'],
+      ['DELETE', '/api/users', 'GET, HEAD, POST'],
+      ['GET', '/api/logout', 'POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const res = await t.request(t.adminToken, { method: method as 'GET', url });
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.body).toBe('');
+    }
+    // Nothing changed hands: the settings are still there and the session still works.
+    expect((await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).statusCode).toBe(200);
+    // Static files and unknown paths stay 404 for other methods (contract 14 and 1.1).
+    expect((await t.app.inject({ method: 'PUT', url: '/static/img/logo.svg' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'DELETE', url: '/api/nothing-here' })).statusCode).toBe(404);
+  });
+
+  it('sends a Content-Security-Policy with every kind of answer', async () => {
+    const answers = [
+      await t.app.inject({ method: 'GET', url: '/' }),
+      await t.app.inject({ method: 'GET', url: '/login' }),
+      await t.app.inject({ method: 'GET', url: '/health' }),
+      await t.app.inject({ method: 'GET', url: '/static/img/logo.svg' }),
+      await t.app.inject({ method: 'GET', url: '/static/assets/index-abc123.js' }),
+      await t.app.inject({ method: 'GET', url: '/static/missing.css' }),
+      await t.app.inject({ method: 'GET', url: '/api/users' }),
+      await t.request(t.adminToken, { method: 'GET', url: '/api/users' }),
+      await t.app.inject({ method: 'POST', url: '/api/login', payload: {} }),
+      await t.app.inject({ method: 'DELETE', url: '/api/settings' }),
+    ];
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200, 404, 401, 200, 403, 405]);
+    for (const answer of answers) {
+      const csp = String(answer.headers['content-security-policy'] ?? '');
+      expect(csp).toMatch(/^default-src 'self'/);
+      expect(csp).not.toMatch(/script-src[^;]*'unsafe-inline'/);
+      expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+
+  it('allows the captcha host in the page policy and tells the page about it', async () => {
+    const s = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({
+      ...s,
+      auther: { ...s.auther, recaptcha: { host: 'https://recaptcha.example', key: 'site-key', secret: 's' } },
+    });
+    const page = await t.app.inject({ method: 'GET', url: '/login' });
+    expect(startupOf(page.body)).toMatchObject({
+      ReCaptcha: true,
+      ReCaptchaHost: 'https://recaptcha.example',
+      ReCaptchaKey: 'site-key',
+    });
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'self' https:\/\/recaptcha\.example/);
+    expect(page.body).not.toContain('"s"');
+  });
+
+  it('reads a branding folder given as a relative path', async () => {
+    const branding = path.join(t.outside, 'relative-branding');
+    await fs.mkdir(path.join(branding, 'img'), { recursive: true });
+    await fs.writeFile(path.join(branding, 'img', 'logo.svg'), '<svg id="relative"/>');
+    const s = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({
+      ...s,
+      branding: { ...s.branding, files: path.relative(process.cwd(), branding) },
+    });
+    const logo = await t.app.inject({ method: 'GET', url: '/static/img/logo.svg' });
+    expect(logo.body).toBe('<svg id="relative"/>');
+    expect(logo.headers['cache-control']).toBe('public, max-age=86400');
+    // A folder of that name in the branding files does not hide the built file.
+    await fs.mkdir(path.join(branding, 'img', 'dir.svg'));
+    expect((await t.app.inject({ method: 'GET', url: '/static/img/dir.svg' })).statusCode).toBe(404);
+  });
+});
+
 describe('base URL', () => {
   beforeEach(() => withWeb({ baseURL: '/fb' }));
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -42,6 +43,19 @@ describe('GET /api/users', () => {
     const admin = await t.request(t.adminToken, { method: 'GET', url: `/api/users/${bob.id}` });
     expect(admin.json().scope).toBe('/bob');
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/999' })).statusCode).toBe(404);
+  });
+
+  it('answers 404 for ids that are not numbers, as for any unknown API path', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/users/abc'],
+      ['GET', '/api/users/'],
+      ['PUT', '/api/users/1x'],
+      ['DELETE', '/api/users/-1'],
+    ] as const) {
+      const res = await t.request(t.adminToken, { method, url, payload: {} });
+      expect(res.statusCode, `${method} ${url}`).toBe(404);
+      expect(res.body).toBe('404 Not Found\n');
+    }
   });
 });
 
@@ -280,7 +294,81 @@ describe('PUT /api/users/{id}', () => {
       },
     });
     expect(res.statusCode).toBe(409);
+    expect(res.body).toBe('409 Conflict (a user with this username already exists)\n');
     expect(t.ctx.store.users.get(bob.id)!.username).toBe('bob');
+  });
+
+  it('refuses an invalid regular expression in a user rule with 400 naming the rule', async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const rules = [
+      { regex: false, allow: false, path: '/private', regexp: { raw: '' } },
+      { regex: true, allow: false, path: '', regexp: { raw: '\\.(jpg|png' } },
+    ];
+    for (const which of [['rules'], ['all']]) {
+      const res = await t.request(t.adminToken, {
+        method: 'PUT',
+        url: `/api/users/${bob.id}`,
+        payload: {
+          what: 'user',
+          which,
+          current_password: ADMIN_PASSWORD,
+          data: { ...bob, password: '', rules },
+        },
+      });
+      expect(res.statusCode, which.join()).toBe(400);
+      expect(res.body).toBe('400 Bad Request (user rule 2 has an invalid regular expression: \\.(jpg|png)\n');
+    }
+    expect(t.ctx.store.users.get(bob.id)!.rules).toEqual([]);
+  });
+
+  it('checks the uploads limit on updates (1 to 10)', async () => {
+    const bob = await t.createUser({ username: 'bob' });
+    const token = await t.login('bob');
+    const put = (uploadsLimit: number) =>
+      t.request(token, {
+        method: 'PUT',
+        url: `/api/users/${bob.id}`,
+        payload: { what: 'user', which: ['uploadsLimit'], data: { id: bob.id, uploadsLimit } },
+      });
+    for (const bad of [0, 11]) {
+      const res = await put(bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.body).toContain('uploadsLimit');
+    }
+    expect((await put(10)).statusCode).toBe(200);
+    expect(t.ctx.store.users.get(bob.id)!.uploadsLimit).toBe(10);
+  });
+
+  it('never lets the last admin be demoted by a full replacement either', async () => {
+    const { password: _p, ...admin } = (
+      await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })
+    ).json();
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/users/1',
+      payload: {
+        what: 'user',
+        which: ['all'],
+        current_password: ADMIN_PASSWORD,
+        data: { ...admin, password: '', perm: { ...admin.perm, admin: false } },
+      },
+    });
+    expect(res.statusCode).toBe(403);
+    expect(res.body).toBe('403 Forbidden (the last administrator cannot be demoted)\n');
+    // With a second admin, the first may step down.
+    await t.createUser({ username: 'second', perm: { ...ALL_PERMISSIONS } });
+    const again = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/users/1',
+      payload: {
+        what: 'user',
+        which: ['all'],
+        current_password: ADMIN_PASSWORD,
+        data: { ...admin, password: '', perm: { ...admin.perm, admin: false } },
+      },
+    });
+    expect(again.statusCode).toBe(200);
+    expect(t.ctx.store.users.get(1)!.perm.admin).toBe(false);
   });
 });
 
@@ -289,12 +377,14 @@ describe('DELETE /api/users/{id}', () => {
     const bob = await t.createUser({ username: 'bob' });
     const none = await t.request(t.adminToken, { method: 'DELETE', url: `/api/users/${bob.id}` });
     expect(none.statusCode).toBe(400);
+    expect(none.body).toBe('400 Bad Request (a JSON body is required)\n');
     const wrong = await t.request(t.adminToken, {
       method: 'DELETE',
       url: `/api/users/${bob.id}`,
       payload: { current_password: 'nope' },
     });
     expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toBe('400 Bad Request (the current password is incorrect)\n');
     expect(t.ctx.store.users.get(bob.id)).toBeDefined();
   });
 
@@ -305,6 +395,8 @@ describe('DELETE /api/users/{id}', () => {
       payload: { current_password: ADMIN_PASSWORD },
     });
     expect(last.statusCode).toBe(403);
+    expect(last.body).toBe('403 Forbidden (the last administrator cannot be deleted)\n');
+    expect(t.ctx.store.users.get(1)).toBeDefined();
     const unknown = await t.request(t.adminToken, {
       method: 'DELETE',
       url: '/api/users/77',

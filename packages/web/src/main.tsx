@@ -4,6 +4,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { errorStatus, errorText } from './api/client';
 import { App } from './app';
+import { readStoredToken } from './auth/token-storage';
 import { initI18n } from './i18n';
 import { useAuthStore } from './stores/auth';
 import { applyTheme, useThemeStore } from './stores/theme';
@@ -27,5 +28,11 @@ async function start(): Promise<void> {
     </StrictMode>,
   );
 }
+
+// A page restored from the back-forward cache keeps the memory of the session it was left with.
+// When that session has ended (logout in this or another tab), a fresh load shows what is true now.
+window.addEventListener('pageshow', (event) => {
+  if (event.persisted && readStoredToken() !== useAuthStore.getState().jwt) window.location.reload();
+});
 
 void start();

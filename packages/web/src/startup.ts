@@ -41,7 +41,15 @@ export function readStartupSettings(doc: Document = document): StartupSettings {
   }
 }
 
+declare global {
+  interface Window {
+    /** File Browser's global: custom scripts and old integrations read the start-up object here. */
+    FileBrowser?: StartupSettings;
+  }
+}
+
 export const startup: StartupSettings = readStartupSettings();
+if (typeof window !== 'undefined') window.FileBrowser = startup;
 
 /** The display name of this instance: the branding name, else the product name. */
 export const instanceName = (): string => startup.Name || 'File Browser';

@@ -139,7 +139,7 @@ export const SENSITIVE_FIELDS = ['all', 'username', 'password', 'scope', 'comman
 
 export interface UpdateResult {
   user: StoredUser;
-  /** The change takes away what existing sessions were granted: they must end. */
+  /** The change alters what existing sessions stand for (password, permissions, scope, name): they must end. */
   revokeSessions: boolean;
 }
 
@@ -212,7 +212,7 @@ export async function updateAccount(
   }
   if (next.scope !== target.scope) await ensureScopeFolder(ctx.config.root, next.scope, settings.dirMode);
   if (
-    permissionsReduced(target.perm, next.perm) ||
+    permissionsChanged(target.perm, next.perm) ||
     next.scope !== target.scope ||
     next.username !== target.username
   ) {
@@ -221,8 +221,9 @@ export async function updateAccount(
   return { user: ctx.store.users.update(next), revokeSessions: revoke };
 }
 
-function permissionsReduced(before: Permissions, after: Permissions): boolean {
-  return (Object.keys(before) as (keyof Permissions)[]).some((k) => before[k] && !after[k]);
+/** Any change counts: the token's copy of the permissions, which the interface acts on, is then wrong. */
+function permissionsChanged(before: Permissions, after: Permissions): boolean {
+  return (Object.keys(before) as (keyof Permissions)[]).some((k) => before[k] !== after[k]);
 }
 
 function canonicalField(name: string): string {

@@ -12,8 +12,13 @@ export interface LoginInput {
   username?: string;
   password?: string;
   recaptcha?: string;
-  /** Client address as the socket (or a trusted proxy) reports it. */
+  /** Client address as the socket (or a trusted proxy) reports it: what login attempts count against. */
   ip: string;
+  /**
+   * The address of the connection itself. The proxy header is believed only when this is a
+   * trusted proxy: `ip` would name the browser behind the proxy, which is never trusted.
+   */
+  peer: string;
   /** Request headers, for the proxy method. */
   headers: Record<string, string | string[] | undefined>;
 }
@@ -90,7 +95,7 @@ export class AuthService {
   private async proxyUser(input: LoginInput): Promise<StoredUser> {
     const header = this.ctx.store.settings.get().auther.header;
     if (!header) throw new AppError('internal', 'proxy authentication has no header configured');
-    if (!isTrustedAddress(input.ip, this.ctx.config.trustedProxies)) throw forbidden();
+    if (!isTrustedAddress(input.peer, this.ctx.config.trustedProxies)) throw forbidden();
     const raw = input.headers[header.toLowerCase()];
     const username = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
     if (!username) throw forbidden();

@@ -33,11 +33,15 @@ export async function signToken(
   lifetimeSeconds: number,
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ user: tokenUser(user), sid: sessionId })
+  // Claims in File Browser's order (user, iss, exp, iat), then ours.
+  return new SignJWT({
+    user: tokenUser(user),
+    iss: TOKEN_ISSUER,
+    exp: now + lifetimeSeconds,
+    iat: now,
+    sid: sessionId,
+  })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setIssuer(TOKEN_ISSUER)
-    .setIssuedAt(now)
-    .setExpirationTime(now + lifetimeSeconds)
     .sign(keyBytes(key));
 }
 

@@ -8,7 +8,7 @@ import {
   rewriteBooleanFlags,
   SERVE_OPTIONS,
 } from '../config/load.js';
-import { VERSION } from '../config/defaults.js';
+import { COMMIT, VERSION } from '../config/defaults.js';
 import { AppError } from '../errors.js';
 import { cmdsCommand } from './cmds-command.js';
 import { configCommand } from './config-command.js';
@@ -56,7 +56,8 @@ export function buildProgram(io: CliIO): Command {
   program
     .command('version')
     .description('print the version')
-    .action(() => io.out(`File Browser v${VERSION}\n`));
+    // File Browser's format: "File Browser v<version>/<short commit>".
+    .action(() => io.out(`File Browser v${VERSION}/${COMMIT}\n`));
 
   // Sub-commands report errors the same way as the program.
   const inherit = (cmd: Command) => {

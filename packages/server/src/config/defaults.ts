@@ -3,6 +3,11 @@ import type { ServerConfig } from './types.js';
 
 export const VERSION = '2.63.23-next.0.1.0';
 
+/** Set by build.mjs from git; absent when running from source. */
+declare const __FB_COMMIT__: string | undefined;
+/** The short commit the program was built from, "(untracked)" when unknown. */
+export const COMMIT = typeof __FB_COMMIT__ === 'string' && __FB_COMMIT__ ? __FB_COMMIT__ : '(untracked)';
+
 /** Built-in defaults: the last layer under flags, FB_* variables, the config file and the database. */
 export function defaultConfig(): ServerConfig {
   return {

@@ -1,4 +1,4 @@
-import type { Permissions, TokenUser } from '@filebrowser/contract';
+import type { Permissions, Settings, TokenUser } from '@filebrowser/contract';
 
 export const noPermissions: Permissions = {
   admin: false,
@@ -35,4 +35,44 @@ export function fakeToken(user: TokenUser, expiresInSeconds = 3600): string {
     btoa(JSON.stringify(value)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   const now = Math.floor(Date.now() / 1000);
   return `${encode({ alg: 'HS256' })}.${encode({ user, iss: 'File Browser', exp: now + expiresInSeconds, iat: now })}.sig`;
+}
+
+/** Global settings as GET /api/settings answers them, with `overrides` on top. */
+export function settingsFixture(overrides: Partial<Settings> = {}): Settings {
+  return {
+    signup: false,
+    hideLoginButton: true,
+    createUserDir: false,
+    minimumPasswordLength: 12,
+    userHomeBasePath: '/users',
+    defaults: {
+      scope: '.',
+      locale: 'en',
+      viewMode: 'mosaic',
+      singleClick: false,
+      redirectAfterCopyMove: true,
+      sorting: { by: 'name', asc: false },
+      perm: { ...noPermissions, create: true, download: true },
+      commands: [],
+      hideDotfiles: false,
+      dateFormat: false,
+      aceEditorTheme: '',
+      uploadsLimit: 5,
+    },
+    authMethod: 'json',
+    rules: [],
+    branding: {
+      name: '',
+      disableExternal: false,
+      disableUsedPercentage: false,
+      files: '',
+      theme: '',
+      color: '',
+    },
+    tus: { chunkSize: 10485760, retryCount: 5 },
+    shell: [],
+    commands: { before_save: [], after_save: [] },
+    unsafeCommands: [],
+    ...overrides,
+  };
 }

@@ -42,6 +42,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
         password: str(body?.password),
         recaptcha: str(body?.recaptcha),
         ip: request.ip,
+        peer: request.socket.remoteAddress ?? '',
         headers: request.headers,
       });
       return reply.type('text/plain; charset=utf-8').send(token);
@@ -52,7 +53,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
     });
 
-    app.all('/api/logout', { onRequest: requireUser(ctx) }, async (request, reply) => {
+    // New: POST only, so that no link or image can end a session.
+    app.post('/api/logout', { onRequest: requireUser(ctx) }, async (request, reply) => {
       ctx.auth.logout(currentAuth(request).sessionId);
       return sendStatus(reply, 200);
     });

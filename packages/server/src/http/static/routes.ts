@@ -4,12 +4,15 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { sendStatus } from '../replies.js';
+import type { RouteIndex } from '../route-index.js';
 import { pageCsp, renderIndex } from './index-page.js';
 import { startupSettings } from './startup.js';
 
 export interface StaticOptions {
   /** Archive formats this server can write, advertised to the page. */
   archiveFormats?: () => string[];
+  /** Every route of the app, to tell a wrong method (405) from an unknown path (404). */
+  routes?: RouteIndex;
 }
 
 const HASHED_ASSET = /^assets\//;
@@ -35,9 +38,10 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
       const branding = ctx.store.settings.get().branding.files;
       if (branding && (rel.startsWith('img/') || rel === 'custom.css')) {
-        const file = path.join(branding, rel);
-        if (file.startsWith(path.resolve(branding) + path.sep) && fs.existsSync(file)) {
-          return cached(reply, 86400).sendFile(rel, path.resolve(branding));
+        const base = path.resolve(branding);
+        const file = path.join(base, rel);
+        if (file.startsWith(base + path.sep) && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+          return cached(reply, 86400).sendFile(rel, base);
         }
       }
       return cached(reply, HASHED_ASSET.test(rel) ? 31536000 : 86400).sendFile(rel);
@@ -45,6 +49,11 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
 
     app.setNotFoundHandler(async (request, reply) => {
       const url = request.url.split('?')[0] ?? '';
+      // A path some route has, asked with another method (static files excepted: contract 14).
+      const allowed = url.startsWith('/static/') ? [] : (opts.routes?.allowedMethods(decodePath(url)) ?? []);
+      if (allowed.length > 0 && !allowed.includes(request.method)) {
+        return reply.code(405).header('Allow', allowed.join(', ')).send();
+      }
       if ((request.method !== 'GET' && request.method !== 'HEAD') || /^\/(api|static)\//.test(url)) {
         return sendStatus(reply, 404);
       }
@@ -67,6 +76,14 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
         .send(html);
     });
   };
+}
+
+function decodePath(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return url;
+  }
 }
 
 function cached(reply: FastifyReply, seconds: number): FastifyReply {

@@ -11,6 +11,8 @@ import { sendStatus } from '../replies.js';
 import { presentUser } from './present.js';
 
 const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) });
+/** Only digits make a user id: anything else is not this route (contract 11.2), so it answers 404. */
+const BY_ID = '/api/users/:id(^\\d+$)';
 
 export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   /** Under json auth, sensitive changes need the caller to prove they are still at the keyboard. */
@@ -37,7 +39,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
 
     app.get(
-      '/api/users/:id',
+      BY_ID,
       { onRequest: requireUser(ctx), schema: { params: IdParams, response: { 200: User } } },
       async (request) => {
         const caller = currentUser(request);
@@ -63,7 +65,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
 
     app.put(
-      '/api/users/:id',
+      BY_ID,
       { onRequest: requireUser(ctx), schema: { params: IdParams, body: UserRequest } },
       async (request, reply) => {
         const caller = currentUser(request);
@@ -90,7 +92,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     );
 
     app.delete(
-      '/api/users/:id',
+      BY_ID,
       { onRequest: requireUser(ctx), schema: { params: IdParams } },
       async (request, reply) => {
         const caller = currentUser(request);

@@ -74,6 +74,48 @@ describe('LoginPage', () => {
     expect(screen.getByRole('alert').textContent).toBe('Username already taken');
   });
 
+  it('shows the captcha widget when enabled and insists on it being solved', async () => {
+    startup.ReCaptcha = true;
+    startup.ReCaptchaKey = 'site-key';
+    // Stands for the loaded captcha script (the page adds the real one from the captcha host).
+    const marker = document.createElement('meta');
+    marker.id = 'recaptcha-script';
+    document.head.appendChild(marker);
+    let solved = '';
+    const grecaptcha = {
+      render: vi.fn(() => 7),
+      getResponse: vi.fn(() => solved),
+      reset: vi.fn(),
+    };
+    vi.stubGlobal('grecaptcha', grecaptcha);
+    try {
+      const { container } = await renderWithApp(<LoginPage />);
+      await vi.waitFor(() => expect(grecaptcha.render).toHaveBeenCalledTimes(1));
+      const [element, options] = grecaptcha.render.mock.calls[0] as unknown as [HTMLElement, object];
+      expect(container.contains(element)).toBe(true);
+      expect(options).toEqual({ sitekey: 'site-key' });
+
+      fill('Username', 'alice');
+      fill('Password', 'right');
+      await submit('Login');
+      expect(screen.getByRole('alert').textContent).toBe('Wrong credentials');
+      expect(fetchMock).not.toHaveBeenCalled();
+
+      solved = 'captcha-token';
+      fetchMock.mockResolvedValue(new Response(fakeToken(tokenUser())));
+      await submit('Login');
+      expect(JSON.parse(fetchMock.mock.calls[0]![1]?.body as string)).toEqual({
+        username: 'alice',
+        password: 'right',
+        recaptcha: 'captcha-token',
+      });
+    } finally {
+      marker.remove();
+      startup.ReCaptcha = false;
+      delete startup.ReCaptchaKey;
+    }
+  });
+
   it('shows other errors as the server words them', async () => {
     startup.Signup = true;
     fetchMock.mockResolvedValue(

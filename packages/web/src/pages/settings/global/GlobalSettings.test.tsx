@@ -3,54 +3,15 @@ import { cleanup, fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startup } from '../../../startup';
 import { useAuthStore } from '../../../stores/auth';
-import { tokenUser } from '../../../test/fixtures';
+import { settingsFixture, tokenUser } from '../../../test/fixtures';
 import { renderWithApp } from '../../../test/render';
 import { GlobalSettings } from './GlobalSettings';
 
-const settings: Settings = {
-  signup: false,
-  hideLoginButton: true,
-  createUserDir: false,
-  minimumPasswordLength: 12,
-  userHomeBasePath: '/users',
-  defaults: {
-    scope: '.',
-    locale: 'en',
-    viewMode: 'mosaic',
-    singleClick: false,
-    redirectAfterCopyMove: true,
-    sorting: { by: 'name', asc: false },
-    perm: {
-      admin: false,
-      execute: true,
-      create: true,
-      rename: true,
-      modify: true,
-      delete: true,
-      share: true,
-      download: true,
-    },
-    commands: [],
-    hideDotfiles: false,
-    dateFormat: false,
-    aceEditorTheme: '',
-    uploadsLimit: 5,
-  },
-  authMethod: 'json',
-  rules: [],
-  branding: {
-    name: '',
-    disableExternal: false,
-    disableUsedPercentage: false,
-    files: '',
-    theme: '',
-    color: '',
-  },
-  tus: { chunkSize: 10485760, retryCount: 5 },
-  shell: [],
+const settings: Settings = settingsFixture({
+  defaults: settingsFixture().defaults,
   commands: { before_save: [], after_save: ['echo saved'] },
   unsafeCommands: ['find'],
-};
+});
 
 describe('GlobalSettings: the command runner', () => {
   const fetchMock = vi.fn<typeof fetch>();

@@ -1,0 +1,64 @@
+/**
+ * The routes the app has, by path pattern, so that a request whose path is known but whose method
+ * is not can be answered 405 (as File Browser's router did) instead of 404.
+ */
+export class RouteIndex {
+  private readonly routes: { pattern: RegExp; methods: Set<string> }[] = [];
+
+  add(method: string | string[], url: string): void {
+    const methods = Array.isArray(method) ? method : [method];
+    const source = patternSource(url);
+    let entry = this.routes.find((r) => r.pattern.source === source);
+    if (!entry) {
+      entry = { pattern: new RegExp(source), methods: new Set() };
+      this.routes.push(entry);
+    }
+    for (const m of methods) entry.methods.add(m.toUpperCase());
+  }
+
+  /** Every method some route accepts for this path; empty when no route has the path at all. */
+  allowedMethods(pathname: string): string[] {
+    const methods = new Set<string>();
+    for (const route of this.routes) {
+      if (route.pattern.test(pathname)) route.methods.forEach((m) => methods.add(m));
+    }
+    return [...methods].sort();
+  }
+}
+
+/**
+ * Fastify's route syntax as a regular expression: ":name" is one segment (or what its "(regex)"
+ * constraint allows), "*" anything.
+ */
+function patternSource(url: string): string {
+  let out = '';
+  for (let i = 0; i < url.length; i++) {
+    const c = url[i]!;
+    if (c === '*') {
+      out += '.*';
+    } else if (c === ':' && url[i + 1] === ':') {
+      out += ':';
+      i++;
+    } else if (c === ':') {
+      while (i + 1 < url.length && !'/-.('.includes(url[i + 1]!)) i++;
+      if (url[i + 1] !== '(') {
+        out += '[^/]+';
+        continue;
+      }
+      let depth = 0;
+      let constraint = '';
+      for (i++; i < url.length; i++) {
+        const d = url[i]!;
+        const escaped = url[i - 1] === '\\';
+        if (d === '(' && !escaped) depth++;
+        if (d === ')' && !escaped) depth--;
+        constraint += d;
+        if (depth === 0) break;
+      }
+      out += `(?:${constraint.slice(1, -1).replace(/^\^/, '').replace(/\$$/, '')})`;
+    } else {
+      out += c.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  return `^${out}$`;
+}
