@@ -5,7 +5,7 @@ import { startup } from '../../../startup';
 import { useAuthStore } from '../../../stores/auth';
 import { useThemeStore } from '../../../stores/theme';
 import { useToastStore } from '../../../stores/toasts';
-import { fakeToken, noPermissions, settingsFixture, tokenUser } from '../../../test/fixtures';
+import { fakeToken, settingsFixture, tokenUser } from '../../../test/fixtures';
 import { renderWithApp } from '../../../test/render';
 import { GlobalSettings } from './GlobalSettings';
 
