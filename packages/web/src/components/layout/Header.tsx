@@ -8,6 +8,7 @@ export function Header() {
   const { t } = useTranslation();
   const openPrompt = useLayoutStore((state) => state.openPrompt);
   const loading = useLayoutStore((state) => state.loading);
+  const setHeaderSlot = useLayoutStore((state) => state.setHeaderSlot);
   return (
     <header className="header">
       {loading && <div className="header__progress" role="progressbar" aria-label={t('common.loading')} />}
@@ -23,6 +24,8 @@ export function Header() {
         <img src={logoURL()} alt="" width="32" height="32" />
         <span className="header__title">{instanceName()}</span>
       </Link>
+      {/* Pages put their own actions here (see HeaderActions). */}
+      <div className="header__actions" ref={setHeaderSlot} />
     </header>
   );
 }
