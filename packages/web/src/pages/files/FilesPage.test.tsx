@@ -257,6 +257,16 @@ describe('FilesPage', () => {
       expect(selected()).toEqual(['photos']);
     });
 
+    it('does not count a Ctrl click and a plain click as a double click', async () => {
+      on('GET', '/api/resources/docs/', docs());
+      await open('/files/docs/');
+      await screen.findByRole('link', { name: 'photos' });
+      click('photos', { ctrlKey: true });
+      click('photos');
+      expect(screen.getByTestId('location').textContent).toBe('/files/docs/');
+      expect(selected()).toEqual(['photos']);
+    });
+
     it('opens with one click for users with the single-click setting', async () => {
       useAuthStore.setState({ user: tokenUser(ALL, { singleClick: true }) });
       on('GET', '/api/resources/docs/', docs());

@@ -47,11 +47,13 @@ export function FilesPage() {
   const resource = state.status === 'ready' ? state.resource : null;
   usePageTitle(resource?.name || t('pageTitles.files'));
 
-  // Another folder starts with nothing selected and "select multiple" off.
+  // Another folder starts with nothing selected and "select multiple" off; until it arrives no
+  // listing is on screen, so a shortcut cannot act on the folder being left.
   useEffect(() => {
-    const { clearSelection, setMultiple } = useFilesStore.getState();
+    const { clearSelection, setMultiple, setListing: forget } = useFilesStore.getState();
     clearSelection();
     setMultiple(false);
+    forget(null);
   }, [path]);
 
   useEffect(() => {

@@ -159,7 +159,8 @@ export function Listing({ folder }: { folder: FileInfo }) {
             return;
           }
         }
-        lastClick.current = { path: item.path, time: now };
+        // Only two plain clicks make a double click: a Ctrl or Shift click just before does not.
+        lastClick.current = modifierHeld ? null : { path: item.path, time: now };
         setSelection(
           clickSelection(selection, order, index, {
             toggle: event.ctrlKey || event.metaKey || multiple,

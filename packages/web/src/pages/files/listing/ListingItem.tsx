@@ -36,9 +36,23 @@ interface ListingItemProps {
   interactions: ItemInteractions;
 }
 
-/** The entry's icon or thumbnail; in the list a selected entry shows a check mark instead. */
-function ItemIcon({ item, checked, thumbnails }: { item: FileItem; checked: boolean; thumbnails: boolean }) {
+/**
+ * The entry's icon or thumbnail. In the list a selected entry shows a check mark instead, and in
+ * "select multiple" mode an empty circle says that a tap selects.
+ */
+function ItemIcon({
+  item,
+  checked,
+  checkable = false,
+  thumbnails,
+}: {
+  item: FileItem;
+  checked: boolean;
+  checkable?: boolean;
+  thumbnails: boolean;
+}) {
   if (checked) return <Icon name="check_circle" className="item__icon item__icon--checked" />;
+  if (checkable) return <Icon name="radio_button_unchecked" className="item__icon" />;
   if (thumbnails && item.type === 'image') return <Thumbnail item={item} />;
   const kind = item.isDir ? 'dir' : item.type || 'blob';
   return <Icon name={fileIcon(item)} className={`item__icon item__icon--${kind}`} />;
@@ -58,6 +72,7 @@ export const ListingItem = memo(function ListingItem({
 }: ListingItemProps) {
   const { i18n } = useTranslation();
   const selected = useFilesStore((state) => state.selection.paths.has(item.path));
+  const multiple = useFilesStore((state) => state.multiple);
   const [dropping, setDropping] = useState(false);
   const modified = new Date(item.modified);
   const size = item.isDir ? '—' : formatSize(item.size, i18n.language);
@@ -120,7 +135,7 @@ export const ListingItem = memo(function ListingItem({
       {isList ? (
         <>
           <div role="gridcell" className="item__main">
-            <ItemIcon item={item} checked={selected} thumbnails={false} />
+            <ItemIcon item={item} checked={selected} checkable={multiple} thumbnails={false} />
             <div className="item__text">
               {link}
               <span className="item__meta">
@@ -162,7 +177,12 @@ export const ListingItem = memo(function ListingItem({
               )}
             </span>
           </div>
-          {selected && <Icon name="check_circle" className="item__check" />}
+          {(selected || multiple) && (
+            <Icon
+              name={selected ? 'check_circle' : 'radio_button_unchecked'}
+              className={selected ? 'item__check' : 'item__check item__check--empty'}
+            />
+          )}
         </>
       )}
     </div>
