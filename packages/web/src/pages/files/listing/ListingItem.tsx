@@ -138,9 +138,7 @@ export const ListingItem = memo(function ListingItem({
             <ItemIcon item={item} checked={selected} checkable={multiple} thumbnails={false} />
             <div className="item__text">
               {link}
-              <span className="item__meta">
-                {size} · {when}
-              </span>
+              <span className="item__meta">{item.isDir ? when : `${size} · ${when}`}</span>
             </div>
           </div>
           <div role="gridcell" className="item__size">
