@@ -35,10 +35,14 @@ const EXPECTED = [
 
 type Catalogue = { [key: string]: string | Catalogue };
 
-function flattenKeys(catalogue: Catalogue, prefix = ''): string[] {
-  return Object.entries(catalogue).flatMap(([key, value]) =>
-    typeof value === 'string' ? [`${prefix}${key}`] : flattenKeys(value, `${prefix}${key}.`),
+function flattenEntries(catalogue: Catalogue, prefix = ''): [string, string][] {
+  return Object.entries(catalogue).flatMap(([key, value]): [string, string][] =>
+    typeof value === 'string' ? [[`${prefix}${key}`, value]] : flattenEntries(value, `${prefix}${key}.`),
   );
+}
+
+function flattenKeys(catalogue: Catalogue): string[] {
+  return flattenEntries(catalogue).map(([key]) => key);
 }
 
 function readCatalogue(code: string): Catalogue {
@@ -96,5 +100,21 @@ describe('locale files', () => {
         .map((key) => `${code}.json: ${key}`);
     });
     expect(empty, empty.join(', ')).toEqual([]);
+  });
+
+  it('are translated, not English copies', () => {
+    // Some words are the same in many languages (OK, Admin, Regex, example paths), so a few
+    // identical values are fine; a catalogue mostly equal to English was never translated.
+    const english = new Map(flattenEntries(readCatalogue('en')));
+    const copies = present
+      .filter((code) => code !== 'en')
+      .map((code) => {
+        const same = flattenEntries(readCatalogue(code)).filter(([key, value]) => english.get(key) === value);
+        return same.length > english.size * 0.1
+          ? `${code}.json has ${same.length} of ${english.size} values identical to English`
+          : '';
+      })
+      .filter(Boolean);
+    expect(copies, copies.join('\n')).toEqual([]);
   });
 });
