@@ -49,4 +49,19 @@ describe('prompt stack', () => {
     const b = openPrompt('help', {});
     expect(a).not.toBe(b);
   });
+
+  it('closes one given prompt wherever it is in the stack, running its callback', () => {
+    const first = vi.fn();
+    const second = vi.fn();
+    const { openPrompt, dismissPrompt } = useLayoutStore.getState();
+    const a = openPrompt('help', {}, first);
+    openPrompt('newDir', { base: '/' }, second);
+    dismissPrompt(a);
+    expect(first).toHaveBeenCalledTimes(1);
+    expect(useLayoutStore.getState().prompts.map((prompt) => prompt.name)).toEqual(['newDir']);
+    // A prompt that already went does not take the next one with it.
+    dismissPrompt(a);
+    expect(useLayoutStore.getState().prompts.map((prompt) => prompt.name)).toEqual(['newDir']);
+    expect(second).not.toHaveBeenCalled();
+  });
 });

@@ -1,4 +1,8 @@
+import type { ArchiveFormat, FileInfo, FileItem } from '@filebrowser/contract';
 import { create } from 'zustand';
+
+/** What a name clash is resolved with: replace what is there, or let the server pick a free name. */
+export type ClashChoice = 'overwrite' | 'rename';
 
 /** What each prompt needs to open; a new prompt adds its entry here and its card to the registry. */
 export interface PromptPayloads {
@@ -9,6 +13,22 @@ export interface PromptPayloads {
   newDir: { base: string };
   /** Creates an empty file inside `base` (a virtual folder path). */
   newFile: { base: string };
+  /** The overflow menu of the header actions on narrow screens (drawn by the header). */
+  more: Record<string, never>;
+  /** Renames one entry of the listing on screen. */
+  rename: { item: FileItem };
+  /** Deletes entries of the listing on screen. */
+  delete: { items: FileItem[] };
+  /** Moves entries of the folder `from` to a folder chosen in the prompt. */
+  move: { items: FileItem[]; from: string };
+  /** Copies entries of the folder `from` to a folder chosen in the prompt. */
+  copy: { items: FileItem[]; from: string };
+  /** Facts about the selected entries, or about `folder` itself when none is selected. */
+  info: { items: FileItem[]; folder: FileInfo };
+  /** Asks for an archive format, then downloads. */
+  download: { onChoose: (format: ArchiveFormat) => void };
+  /** Names clash at the destination: overwrite, rename (keep both) or cancel. */
+  'replace-rename': { clashes: string[]; onChoose: (choice: ClashChoice) => void };
   /** A yes/no question; with `askCurrentPassword` the answer carries the caller's password. */
   confirm: {
     title: string;
@@ -42,12 +62,20 @@ interface LayoutState {
   /** Open prompts, oldest first; the oldest is the one on screen. */
   prompts: PromptEntry[];
   loading: boolean;
+  /** Where pages put their actions in the header (the header's action area, once mounted). */
+  headerSlot: HTMLElement | null;
   openPrompt: <K extends PromptName>(name: K, props: PromptPayloads[K], onClose?: () => void) => number;
   /** Closes the prompt on screen (the oldest) and runs its close callback. */
   closePrompt: () => void;
+  /**
+   * Closes one given prompt (running its close callback) wherever it is in the stack: a prompt that
+   * finishes its work late must not close whatever prompt came up meanwhile.
+   */
+  dismissPrompt: (id: number) => void;
   /** Drops every prompt without running callbacks, as navigation does. */
   closeAllPrompts: () => void;
   setLoading: (loading: boolean) => void;
+  setHeaderSlot: (element: HTMLElement | null) => void;
 }
 
 let nextPromptId = 1;
@@ -55,6 +83,7 @@ let nextPromptId = 1;
 export const useLayoutStore = create<LayoutState>()((set, get) => ({
   prompts: [],
   loading: false,
+  headerSlot: null,
 
   openPrompt: (name, props, onClose) => {
     const id = nextPromptId++;
@@ -71,9 +100,20 @@ export const useLayoutStore = create<LayoutState>()((set, get) => ({
     if (rest.length === 0 && oldest.opener?.isConnected) oldest.opener.focus();
   },
 
+  dismissPrompt: (id) => {
+    const { prompts } = get();
+    const entry = prompts.find((prompt) => prompt.id === id);
+    if (!entry) return;
+    const rest = prompts.filter((prompt) => prompt.id !== id);
+    set({ prompts: rest });
+    entry.onClose?.();
+    if (rest.length === 0 && entry.opener?.isConnected) entry.opener.focus();
+  },
+
   closeAllPrompts: () => set({ prompts: [] }),
 
   setLoading: (loading) => set({ loading }),
+  setHeaderSlot: (headerSlot) => set({ headerSlot }),
 }));
 
 export const selectCurrentPrompt = (state: LayoutState): PromptEntry | undefined => state.prompts[0];

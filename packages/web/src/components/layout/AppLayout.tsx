@@ -1,11 +1,13 @@
 import { Suspense } from 'react';
 import { Outlet } from 'react-router';
+import { useHelpShortcut } from '../../hooks/use-help-shortcut';
 import { Spinner } from '../Spinner';
 import { Header } from './Header';
 import { Sidebar } from './Sidebar';
 
 /** Header, sidebar and the routed page; signed-out visitors of error pages get the same frame. */
 export function AppLayout() {
+  useHelpShortcut();
   return (
     <div className="layout">
       <Header />

@@ -1,16 +1,14 @@
 import { useTranslation } from 'react-i18next';
-import { Link, useMatch } from 'react-router';
+import { Link } from 'react-router';
 import { instanceName, logoURL } from '../../startup';
 import { useLayoutStore } from '../../stores/layout';
 import { Icon } from '../Icon';
-import { ShellToggle } from '../shell/ShellToggle';
 
 export function Header() {
   const { t } = useTranslation();
   const openPrompt = useLayoutStore((state) => state.openPrompt);
   const loading = useLayoutStore((state) => state.loading);
-  // The shell panel lives in the file browser; its button shows there only.
-  const onFilesPage = useMatch('/files/*') !== null;
+  const setHeaderSlot = useLayoutStore((state) => state.setHeaderSlot);
   return (
     <header className="header">
       {loading && <div className="header__progress" role="progressbar" aria-label={t('common.loading')} />}
@@ -26,7 +24,8 @@ export function Header() {
         <img src={logoURL()} alt="" width="32" height="32" />
         <span className="header__title">{instanceName()}</span>
       </Link>
-      <div className="header__actions">{onFilesPage && <ShellToggle />}</div>
+      {/* Pages put their own actions here (see HeaderActions). */}
+      <div className="header__actions" ref={setHeaderSlot} />
     </header>
   );
 }

@@ -1,13 +1,20 @@
-import { useEffect } from 'react';
+import { lazy, Suspense, useEffect } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
 import { HelpPrompt } from './HelpPrompt';
 
+// The file browser's prompts travel with the file browser's code, not with the app shell.
+const FilePrompt = lazy(() =>
+  import('../../pages/files/prompts/FilePrompt').then((m) => ({ default: m.FilePrompt })),
+);
+
 function renderPrompt(entry: PromptEntry, close: () => void) {
   switch (entry.name) {
     case 'sidebar':
-      // The sidebar draws itself; the prompt only gives it the overlay and Escape.
+    case 'more':
+      // The sidebar and the header's 'more' menu draw themselves; the prompt gives them the
+      // overlay and Escape.
       return null;
     case 'help':
       return <HelpPrompt props={entry.props} close={close} />;
@@ -17,13 +24,31 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <CreatePrompt kind="file" base={entry.props.base} close={close} />;
     case 'confirm':
       return <ConfirmPrompt props={entry.props} close={close} />;
+    case 'rename':
+    case 'delete':
+    case 'move':
+    case 'copy':
+    case 'info':
+    case 'download':
+    case 'replace-rename':
+      return (
+        <Suspense fallback={null}>
+          <FilePrompt entry={entry} close={close} />
+        </Suspense>
+      );
   }
 }
+
+const OVERLAY_CLASS: Partial<Record<PromptEntry['name'], string>> = {
+  sidebar: 'overlay overlay--sidebar',
+  more: 'overlay overlay--clear',
+};
 
 /** Draws the prompt on screen (the oldest open one) over a dimmed page; Escape or the overlay closes it. */
 export function PromptHost() {
   const current = useLayoutStore(selectCurrentPrompt);
   const closePrompt = useLayoutStore((state) => state.closePrompt);
+  const dismissPrompt = useLayoutStore((state) => state.dismissPrompt);
 
   useEffect(() => {
     if (!current) return;
@@ -38,16 +63,14 @@ export function PromptHost() {
   }, [current, closePrompt]);
 
   if (!current) return null;
+  // A prompt closes itself, not whichever prompt is on screen when its work ends.
+  const close = () => dismissPrompt(current.id);
   return (
     <>
-      <div
-        className={current.name === 'sidebar' ? 'overlay overlay--sidebar' : 'overlay'}
-        onClick={closePrompt}
-        aria-hidden="true"
-      />
+      <div className={OVERLAY_CLASS[current.name] ?? 'overlay'} onClick={close} aria-hidden="true" />
       {/* Keyed so that a following prompt starts with fresh state. */}
       <div key={current.id} className="prompt-layer">
-        {renderPrompt(current, closePrompt)}
+        {renderPrompt(current, close)}
       </div>
     </>
   );

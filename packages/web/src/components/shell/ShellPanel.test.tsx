@@ -6,9 +6,10 @@ import { useFilesStore } from '../../stores/files';
 import { useShellStore } from '../../stores/shell';
 import { tokenUser } from '../../test/fixtures';
 import { renderWithApp } from '../../test/render';
+import { useFileActions } from '../../pages/files/file-actions';
+import { ActionButton } from '../../pages/files/FilesHeader';
 import { SHELL_DEFAULT_HEIGHT_EM } from './shell-height';
 import { ShellPanel } from './ShellPanel';
-import { ShellToggle } from './ShellToggle';
 
 /** Stands in for the browser's WebSocket: records what the panel sends and lets a test play the server. */
 class FakeSocket extends EventTarget {
@@ -48,6 +49,16 @@ class FakeSocket extends EventTarget {
     if (!socket) throw new Error('no socket was opened');
     return socket;
   }
+}
+
+/** The file browser's shell action, as its action bar shows it (only to someone signed in). */
+function ShellToggle() {
+  return useAuthStore((state) => state.user) ? <ShellAction /> : null;
+}
+
+function ShellAction() {
+  const shell = useFileActions().general.find((action) => action.id === 'shell');
+  return shell ? <ActionButton action={shell} /> : null;
 }
 
 async function renderShell() {
@@ -189,7 +200,7 @@ describe('ShellPanel', () => {
   });
 });
 
-describe('ShellToggle and ShellPanel availability', () => {
+describe('the shell action and ShellPanel availability', () => {
   const enableExec = startup.EnableExec;
   beforeEach(() => useShellStore.setState({ open: true }));
   afterEach(() => {

@@ -1,33 +1,84 @@
+import type { FileInfo } from '@filebrowser/contract';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { ErrorScreen } from '../../components/ErrorScreen';
 import { ShellPanel } from '../../components/shell/ShellPanel';
 import { Spinner } from '../../components/Spinner';
+import { useIsNarrow } from '../../hooks/use-media-query';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useFilesStore } from '../../stores/files';
 import { useLayoutStore } from '../../stores/layout';
 import { parentPath, resourcePathFromSplat } from '../../utils/paths';
+import { pruneSelection } from '../../utils/selection';
 import { Breadcrumbs } from './Breadcrumbs';
 import { FileDetails } from './FileDetails';
-import { Listing } from './Listing';
+import { FilesHeader, SelectionBar } from './FilesHeader';
+import { Listing } from './listing/Listing';
+import { useListingShortcuts } from './use-listing-shortcuts';
 import { useResource } from './use-resource';
+
+/**
+ * What a file route shows. The preview and editor replace this one component; everything else
+ * of the page stays as it is.
+ */
+const FileView = FileDetails;
+
+/** The folder on screen: its header actions, keyboard, selection bar and entries. */
+function FolderView({ folder }: { folder: FileInfo }) {
+  const narrow = useIsNarrow();
+  useListingShortcuts();
+  return (
+    <>
+      <FilesHeader />
+      {narrow && <SelectionBar />}
+      <Listing folder={folder} />
+    </>
+  );
+}
 
 export function FilesPage() {
   const { t } = useTranslation();
   const path = resourcePathFromSplat(useParams()['*']);
   const { state, pending } = useResource(path);
   const setCurrentFolder = useFilesStore((store) => store.setCurrentFolder);
+  const setListing = useFilesStore((store) => store.setListing);
   const setLoading = useLayoutStore((store) => store.setLoading);
 
   const resource = state.status === 'ready' ? state.resource : null;
   usePageTitle(resource?.name || t('pageTitles.files'));
 
+  // Another folder starts with nothing selected and "select multiple" off; until it arrives no
+  // listing is on screen, so a shortcut cannot act on the folder being left.
+  useEffect(() => {
+    const { clearSelection, setMultiple, setListing: forget } = useFilesStore.getState();
+    clearSelection();
+    setMultiple(false);
+    forget(null);
+  }, [path]);
+
   useEffect(() => {
     if (!resource) return;
     setCurrentFolder(resource.isDir ? resource.path : parentPath(resource.path));
-  }, [resource, setCurrentFolder]);
-  useEffect(() => () => setCurrentFolder(null), [setCurrentFolder]);
+    setListing(resource.isDir ? resource : null);
+    if (resource.isDir) {
+      // A reload keeps the selection of what is still there.
+      const { selection, setSelection } = useFilesStore.getState();
+      setSelection(
+        pruneSelection(
+          selection,
+          (resource.items ?? []).map((item) => item.path),
+        ),
+      );
+    }
+  }, [resource, setCurrentFolder, setListing]);
+  useEffect(
+    () => () => {
+      setCurrentFolder(null);
+      setListing(null);
+    },
+    [setCurrentFolder, setListing],
+  );
 
   useEffect(() => {
     setLoading(pending);
@@ -40,8 +91,7 @@ export function FilesPage() {
       {state.status === 'loading' && <Spinner />}
       {state.status === 'error' && <ErrorScreen status={state.code} detail={state.message} />}
       {state.status === 'mismatch' && <ErrorScreen status={500} detail={t('errors.dataMismatch')} />}
-      {resource &&
-        (resource.isDir ? <Listing items={resource.items ?? []} /> : <FileDetails file={resource} />)}
+      {resource && (resource.isDir ? <FolderView folder={resource} /> : <FileView file={resource} />)}
       <ShellPanel />
     </div>
   );
