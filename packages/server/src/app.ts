@@ -12,6 +12,7 @@ import { sendStatus } from './http/replies.js';
 import { resourcesRoutes } from './http/resources/routes.js';
 import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
+import { publicShareRoutes } from './http/shares/public-routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
@@ -90,6 +91,7 @@ export async function buildApp(
   await app.register(searchRoutes(ctx));
   await app.register(usageRoutes(ctx));
   await app.register(shareRoutes(ctx));
+  await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx));
   await app.register(commandRoutes(ctx));
   await app.register(staticRoutes(ctx));
