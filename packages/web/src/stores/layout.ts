@@ -17,6 +17,10 @@ export interface PromptPayloads {
     askCurrentPassword?: boolean;
     onConfirm: (currentPassword: string) => Promise<void> | void;
   };
+  /** The caller's share links of a virtual path; a folder path ends with "/". */
+  share: { path: string };
+  /** Asks for an archive format (an `algo` value) and hands it to `onChoose`. */
+  download: { onChoose: (format: string) => void };
 }
 
 export type PromptName = keyof PromptPayloads;

@@ -2,7 +2,9 @@ import { useEffect } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
+import { DownloadPrompt } from './DownloadPrompt';
 import { HelpPrompt } from './HelpPrompt';
+import { SharePrompt } from './SharePrompt';
 
 function renderPrompt(entry: PromptEntry, close: () => void) {
   switch (entry.name) {
@@ -17,6 +19,10 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <CreatePrompt kind="file" base={entry.props.base} close={close} />;
     case 'confirm':
       return <ConfirmPrompt props={entry.props} close={close} />;
+    case 'share':
+      return <SharePrompt props={entry.props} close={close} />;
+    case 'download':
+      return <DownloadPrompt props={entry.props} close={close} />;
   }
 }
 

@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { ErrorScreen } from '../../components/ErrorScreen';
+import { ShareButton } from '../../components/share/ShareButton';
 import { Spinner } from '../../components/Spinner';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useFilesStore } from '../../stores/files';
@@ -36,6 +37,12 @@ export function FilesPage() {
   return (
     <div className="files">
       <Breadcrumbs path={path} isDir={resource ? resource.isDir : path.endsWith('/')} />
+      {/* Until the header action bar exists: the integrator moves this button there. */}
+      {resource && (
+        <div className="files__actions">
+          <ShareButton path={resource.isDir ? `${resource.path.replace(/\/+$/, '')}/` : resource.path} />
+        </div>
+      )}
       {state.status === 'loading' && <Spinner />}
       {state.status === 'error' && <ErrorScreen status={state.code} detail={state.message} />}
       {state.status === 'mismatch' && <ErrorScreen status={500} detail={t('errors.dataMismatch')} />}
