@@ -7,6 +7,7 @@ import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { commandRoutes } from './http/command/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { availableArchiveFormats } from './files/archive/index.js';
 import { installErrorHandler } from './http/errors.js';
 import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
@@ -15,6 +16,7 @@ import { RouteIndex } from './http/route-index.js';
 import { resourcesRoutes } from './http/resources/routes.js';
 import { searchRoutes } from './http/search/routes.js';
 import { settingsRoutes } from './http/settings/routes.js';
+import { publicShareRoutes } from './http/shares/public-routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { subtitleRoutes } from './http/subtitle/routes.js';
@@ -110,9 +112,10 @@ export async function buildApp(
   await app.register(searchRoutes(ctx));
   await app.register(usageRoutes(ctx));
   await app.register(shareRoutes(ctx));
+  await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
-  await app.register(staticRoutes(ctx, { routes }));
+  await app.register(staticRoutes(ctx, { routes, archiveFormats: availableArchiveFormats }));
   return { app, ctx };
 }
 

@@ -50,6 +50,21 @@ describe('share management', () => {
     expect(numeric.expire - before).toBeGreaterThanOrEqual(1800);
   });
 
+  it('takes every unit, and 0 or empty as permanent', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    const expiry = async (body: object) => (await share(bobToken, '/docs/a.txt', body)).json().expire;
+    expect(await expiry({ expires: '0', unit: 'days' })).toBe(0);
+    expect(await expiry({ expires: ' ', unit: 'days' })).toBe(0);
+    expect(await expiry({})).toBe(0);
+    expect((await expiry({ expires: '90', unit: 'seconds' })) - before).toBeGreaterThanOrEqual(90);
+    expect((await expiry({ expires: '90', unit: 'seconds' })) - before).toBeLessThan(93);
+    expect((await expiry({ expires: '5', unit: 'minutes' })) - before).toBeGreaterThanOrEqual(300);
+    expect((await expiry({ expires: '5', unit: 'minutes' })) - before).toBeLessThan(303);
+    expect((await expiry({ expires: '5' })) - before).toBeGreaterThanOrEqual(5 * 3600);
+    const longest = await expiry({ expires: '2147483647', unit: 'days' });
+    expect(longest - before).toBeGreaterThanOrEqual(2147483647 * 86400);
+  });
+
   it('refuses bad requests with clear messages and stores nothing', async () => {
     const cases: [string, object | null, number, string][] = [
       ['/docs/a.txt', null, 400, 'a JSON body'],
@@ -102,6 +117,26 @@ describe('share management', () => {
       200,
     );
     expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+  });
+
+  it('answers 400 for a delete without a hash and 403 to users who may not share', async () => {
+    const empty = await t.request(bobToken, { method: 'DELETE', url: '/api/share/' });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.body).toBe('400 Bad Request (the share hash is missing)\n');
+    const { hash } = (await share(bobToken, '/docs/a.txt')).json();
+    const bob = t.ctx.store.users.get(bobId)!;
+    t.ctx.store.users.update({ ...bob, perm: { ...bob.perm, share: false } });
+    const denied = await t.request(await t.login('bob'), { method: 'DELETE', url: `/api/share/${hash}` });
+    expect(denied.statusCode).toBe(403);
+    expect(t.ctx.store.shares.get(hash)).toBeDefined();
+  });
+
+  it('lists only the caller’s own links to a path', async () => {
+    await share(bobToken, '/docs/a.txt');
+    await t.createUser({ username: 'carol', scope: '/bob' });
+    const carol = await t.login('carol');
+    expect((await t.request(carol, { method: 'GET', url: '/api/share/docs/a.txt' })).json()).toEqual([]);
+    expect((await t.request(carol, { method: 'GET', url: '/api/shares' })).json()).toEqual([]);
   });
 
   it('shows admins every link and links of other users to the same file', async () => {

@@ -14,6 +14,7 @@ import { useAuthStore } from './stores/auth';
 
 const LoginPage = lazy(() => import('./pages/login/LoginPage').then((m) => ({ default: m.LoginPage })));
 const FilesPage = lazy(() => import('./pages/files/FilesPage').then((m) => ({ default: m.FilesPage })));
+const SharePage = lazy(() => import('./pages/share/SharePage').then((m) => ({ default: m.SharePage })));
 const ErrorPage = lazy(() => import('./pages/errors/ErrorPage').then((m) => ({ default: m.ErrorPage })));
 const SettingsLayout = lazy(() =>
   import('./pages/settings/SettingsLayout').then((m) => ({ default: m.SettingsLayout })),
@@ -78,6 +79,8 @@ function AppRoutes() {
               </Route>
             </Route>
           </Route>
+          {/* Public: visitors of a share link need no account. */}
+          <Route path="/share/*" element={<SharePage />} />
           <Route path="/403" element={<ErrorPage status={403} />} />
           <Route path="/404" element={<ErrorPage status={404} />} />
           <Route path="/500" element={<ErrorPage status={500} />} />

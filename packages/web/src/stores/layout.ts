@@ -37,6 +37,8 @@ export interface PromptPayloads {
     askCurrentPassword?: boolean;
     onConfirm: (currentPassword: string) => Promise<void> | void;
   };
+  /** The caller's share links of a virtual path; a folder path ends with "/". */
+  share: { path: string };
 }
 
 export type PromptName = keyof PromptPayloads;

@@ -12,7 +12,8 @@ export function formatRelative(date: Date, locale = 'en', now: Date = new Date()
   let value = (date.getTime() - now.getTime()) / 1000;
   const formatter = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' });
   for (const [unit, size] of RELATIVE_STEPS) {
-    if (Math.abs(value) < size) return formatter.format(Math.round(value), unit);
+    // Compared after rounding, so that 59.6 minutes reads "in 1 hour", not "in 60 minutes".
+    if (Math.abs(Math.round(value)) < size) return formatter.format(Math.round(value), unit);
     value /= size;
   }
   return formatter.format(Math.round(value), 'year');

@@ -2,7 +2,9 @@ import { lazy, Suspense, useEffect } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
+import { DownloadPrompt } from './DownloadPrompt';
 import { HelpPrompt } from './HelpPrompt';
+import { SharePrompt } from './SharePrompt';
 
 // The file browser's prompts travel with the file browser's code, not with the app shell.
 const FilePrompt = lazy(() =>
@@ -29,13 +31,16 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
     case 'move':
     case 'copy':
     case 'info':
-    case 'download':
     case 'replace-rename':
       return (
         <Suspense fallback={null}>
           <FilePrompt entry={entry} close={close} />
         </Suspense>
       );
+    case 'share':
+      return <SharePrompt props={entry.props} close={close} />;
+    case 'download':
+      return <DownloadPrompt props={entry.props} close={close} />;
   }
 }
 

@@ -41,8 +41,18 @@ export function useFileActions(): { selection: FileAction[]; general: FileAction
   const folderPath = () => useFilesStore.getState().listing?.path ?? '/';
 
   const selection: FileAction[] = [];
-  // HOOK(share): the share action (exactly one entry selected, share and download permissions)
-  // goes first here; it opens the 'share' prompt.
+  if (count === 1 && perm.share && perm.download) {
+    selection.push({
+      id: 'share',
+      icon: 'share',
+      label: t('buttons.share'),
+      run: () => {
+        const [item] = currentSelection();
+        // Folder links keep their trailing slash, as File Browser's client made them.
+        if (item) openPrompt('share', { path: item.isDir ? `${item.path.replace(/\/+$/, '')}/` : item.path });
+      },
+    });
+  }
   if (count === 1 && perm.rename) {
     selection.push({
       id: 'rename',

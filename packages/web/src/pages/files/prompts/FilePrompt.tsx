@@ -1,6 +1,5 @@
 import type { PromptEntry } from '../../../stores/layout';
 import { DeletePrompt } from './DeletePrompt';
-import { DownloadPrompt } from './DownloadPrompt';
 import { InfoPrompt } from './InfoPrompt';
 import { RenamePrompt } from './RenamePrompt';
 import { ReplaceRenamePrompt } from './ReplaceRenamePrompt';
@@ -12,7 +11,6 @@ export const FILE_PROMPTS = [
   'move',
   'copy',
   'info',
-  'download',
   'replace-rename',
 ] as const;
 export type FilePromptName = (typeof FILE_PROMPTS)[number];
@@ -31,8 +29,6 @@ export function FilePrompt({ entry, close }: { entry: FilePromptEntry; close: ()
       return <TransferPrompt kind="copy" props={entry.props} close={close} />;
     case 'info':
       return <InfoPrompt props={entry.props} close={close} />;
-    case 'download':
-      return <DownloadPrompt props={entry.props} close={close} />;
     case 'replace-rename':
       return <ReplaceRenamePrompt props={entry.props} close={close} />;
   }

@@ -6,12 +6,12 @@ import { listUsers } from '../../../api/users';
 import { ErrorScreen } from '../../../components/ErrorScreen';
 import { Icon } from '../../../components/Icon';
 import { Spinner } from '../../../components/Spinner';
+import { useCopyLink } from '../../../hooks/use-copy-link';
 import { useLoad } from '../../../hooks/use-load';
 import { usePageTitle } from '../../../hooks/use-page-title';
 import { useUser } from '../../../hooks/use-user';
 import { useLayoutStore } from '../../../stores/layout';
-import { showError, showSuccess } from '../../../stores/toasts';
-import { copyToClipboard } from '../../../utils/clipboard';
+import { showSuccess } from '../../../stores/toasts';
 import { formatAbsolute, formatRelative } from '../../../utils/format-date';
 import { filesRoute } from '../../../utils/paths';
 
@@ -30,6 +30,7 @@ export function SharesSettings() {
   const { t, i18n } = useTranslation();
   const user = useUser();
   const openPrompt = useLayoutStore((state) => state.openPrompt);
+  const copyLink = useCopyLink();
   const isAdmin = user.perm.admin;
   const { state, setData } = useLoad(() => loadShares(isAdmin), `shares:${isAdmin}`);
   usePageTitle(t('settings.shares.title'));
@@ -46,14 +47,7 @@ export function SharesSettings() {
       },
     });
 
-  const copy = async (share: ShareRow) => {
-    try {
-      await copyToClipboard(shareLink(share.hash));
-      showSuccess(t('settings.shares.linkCopied'));
-    } catch (error) {
-      showError(error);
-    }
-  };
+  const copy = (share: ShareRow) => copyLink(shareLink(share.hash));
 
   if (state.status === 'loading') return <Spinner />;
   if (state.status === 'error') return <ErrorScreen status={state.code} detail={state.message} />;

@@ -1,8 +1,8 @@
 import { ARCHIVE_FORMATS, type ArchiveFormat } from '@filebrowser/contract';
 import { useTranslation } from 'react-i18next';
-import { PromptCard } from '../../../components/prompts/PromptCard';
-import type { PromptProps } from '../../../components/prompts/types';
-import { startup } from '../../../startup';
+import { PromptCard } from './PromptCard';
+import type { PromptProps } from './types';
+import { startup } from '../../startup';
 
 const FORMATS = Object.keys(ARCHIVE_FORMATS) as ArchiveFormat[];
 

@@ -1,0 +1,80 @@
+import { ARCHIVE_FORMATS, SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { archiveFormatOf, archiveStream, parseFilesParam, planArchive } from '../../files/archive/index.js';
+import { isSpecial } from '../../files/resolver.js';
+import { PublicShares, type OpenedShare } from '../../shares/public.js';
+import { contentDisposition, fileSecurityHeaders, sendFile } from '../raw/send-file.js';
+import { headerValue, queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
+
+/** `/{hash}/rest/of/path` → the hash and the path below the share (trailing "/" kept). */
+function splitSharePath(p: string): { hash: string; subpath: string } {
+  const rest = p.replace(/^\/+/, '');
+  const slash = rest.indexOf('/');
+  return slash === -1
+    ? { hash: rest, subpath: '/' }
+    : { hash: rest.slice(0, slash), subpath: rest.slice(slash) };
+}
+
+/**
+ * Public share links (contract 8.5): no sign-in; the link, its password (or the short-lived token
+ * the password earned) and the owner's live rights are checked on every request.
+ */
+export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
+  const shares = new PublicShares(ctx);
+
+  const openShare = async (request: FastifyRequest): Promise<{ opened: OpenedShare; subpath: string }> => {
+    const { hash, subpath } = splitSharePath(requestPath(request));
+    const opened = await shares.open({
+      hash,
+      token: queryValue(request, 'token'),
+      password: headerValue(request, SHARE_PASSWORD_HEADER.toLowerCase()),
+      ip: request.ip,
+    });
+    return { opened, subpath };
+  };
+
+  return async (app) => {
+    for (const prefix of ['/api/public/share', '/api/public/dl']) {
+      app.get(prefix, { exposeHeadRoute: false }, async (request, reply) => redirectToFolder(request, reply));
+      // GET only, as the old server routed them.
+      app.head(`${prefix}/*`, async (_request, reply) => reply.code(405).send());
+    }
+
+    app.get('/api/public/share/*', { exposeHeadRoute: false }, async (request) => {
+      const { opened, subpath } = await openShare(request);
+      return shares.info(opened, subpath);
+    });
+
+    app.get('/api/public/dl/*', { exposeHeadRoute: false }, async (request, reply) => {
+      const { opened, subpath } = await openShare(request);
+      const { access, item } = await shares.select(opened, subpath);
+      const inline = queryValue(request, 'inline') === 'true';
+      const stat = item.stat!;
+      if (isSpecial(stat)) {
+        // Named pipes, sockets and devices are never opened.
+        void reply.header('Content-Disposition', contentDisposition(item.name, inline));
+        return reply.code(200).send();
+      }
+      if (!stat.isDirectory()) return sendFile(request, reply, item.real, { name: item.name, inline });
+
+      const format = archiveFormatOf(queryValue(request, 'algo'));
+      const plan = await planArchive(
+        access,
+        parseFilesParam(item.virtual, queryValue(request, 'files')),
+        ctx.log,
+      );
+      const archive = archiveStream(format, plan.entries);
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) archive.abort();
+      });
+      archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
+      fileSecurityHeaders(reply, false);
+      void reply.header(
+        'Content-Disposition',
+        contentDisposition(plan.baseName + ARCHIVE_FORMATS[format], false),
+      );
+      return reply.code(200).type(archive.contentType).send(archive.stream);
+    });
+  };
+}
