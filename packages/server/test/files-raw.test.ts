@@ -1,5 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,6 +54,22 @@ describe('GET /api/raw files', () => {
     expect(jpg.headers['content-disposition']).toBe("inline; filename*=utf-8''a.jpg");
     const html = await t.get(bob, '/api/raw/page.html?inline=true');
     expect(String(html.headers['content-security-policy'])).toContain('sandbox');
+  });
+
+  it('closes the file after every download, ranges included', async () => {
+    await fs.writeFile(path.join(home, 'fd.txt'), 'x'.repeat(100_000));
+    const openFiles = () => fsSync.readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    for (let i = 0; i < 20; i++) {
+      const whole = await t.get(bob, '/api/raw/fd.txt');
+      expect(whole.statusCode).toBe(200);
+      const part = await t.get(bob, '/api/raw/fd.txt', { range: 'bytes=0-9' });
+      expect(part.statusCode).toBe(206);
+      const parts = await t.get(bob, '/api/raw/fd.txt', { range: 'bytes=0-9,20-29' });
+      expect(parts.statusCode).toBe(206);
+    }
+    // Closing is asynchronous: give the handles a moment, then none of the 60 may remain.
+    await expect.poll(openFiles, { timeout: 2000 }).toBeLessThanOrEqual(before + 2);
   });
 
   it('encodes file names per RFC 5987', async () => {

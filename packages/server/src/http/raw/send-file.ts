@@ -157,7 +157,15 @@ export async function sendFile(
       },
       (body) => {
         handedOver = true;
-        body.once('close', () => void fh.close().catch(() => undefined));
+        // The ranges share one handle (autoClose off), so a finished stream does not close it:
+        // whichever comes first of end, error and close releases it, once.
+        let closed = false;
+        const release = () => {
+          if (closed) return;
+          closed = true;
+          void fh.close().catch(() => undefined);
+        };
+        body.once('end', release).once('error', release).once('close', release);
       },
     );
   } finally {
