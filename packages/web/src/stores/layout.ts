@@ -17,6 +17,10 @@ export interface PromptPayloads {
     askCurrentPassword?: boolean;
     onConfirm: (currentPassword: string) => Promise<void> | void;
   };
+  /** The search overlay; searches inside `dir` (a virtual folder path). */
+  search: { dir: string };
+  /** The editor has unsaved changes; `onDiscard` leaves without saving them. */
+  discardEditorChanges: { onDiscard: () => void };
 }
 
 export type PromptName = keyof PromptPayloads;

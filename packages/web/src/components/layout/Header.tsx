@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { instanceName, logoURL } from '../../startup';
 import { useLayoutStore } from '../../stores/layout';
 import { Icon } from '../Icon';
+import { SearchButton } from '../search/SearchButton';
 
 export function Header() {
   const { t } = useTranslation();
@@ -23,6 +24,7 @@ export function Header() {
         <img src={logoURL()} alt="" width="32" height="32" />
         <span className="header__title">{instanceName()}</span>
       </Link>
+      <SearchButton className="icon-button header__search" />
     </header>
   );
 }

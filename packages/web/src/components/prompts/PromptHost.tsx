@@ -1,7 +1,9 @@
 import { useEffect } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
+import { SearchPrompt } from '../search/SearchPrompt';
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
+import { DiscardEditorChangesPrompt } from './DiscardEditorChangesPrompt';
 import { HelpPrompt } from './HelpPrompt';
 
 function renderPrompt(entry: PromptEntry, close: () => void) {
@@ -17,6 +19,10 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <CreatePrompt kind="file" base={entry.props.base} close={close} />;
     case 'confirm':
       return <ConfirmPrompt props={entry.props} close={close} />;
+    case 'search':
+      return <SearchPrompt props={entry.props} close={close} />;
+    case 'discardEditorChanges':
+      return <DiscardEditorChangesPrompt props={entry.props} close={close} />;
   }
 }
 
