@@ -8,7 +8,7 @@ import { useFilesStore } from '../../stores/files';
 import { useLayoutStore } from '../../stores/layout';
 import { parentPath, resourcePathFromSplat } from '../../utils/paths';
 import { Breadcrumbs } from './Breadcrumbs';
-import { FileDetails } from './FileDetails';
+import { FileView } from './FileView';
 import { Listing } from './Listing';
 import { useResource } from './use-resource';
 
@@ -39,8 +39,7 @@ export function FilesPage() {
       {state.status === 'loading' && <Spinner />}
       {state.status === 'error' && <ErrorScreen status={state.code} detail={state.message} />}
       {state.status === 'mismatch' && <ErrorScreen status={500} detail={t('errors.dataMismatch')} />}
-      {resource &&
-        (resource.isDir ? <Listing items={resource.items ?? []} /> : <FileDetails file={resource} />)}
+      {resource && (resource.isDir ? <Listing items={resource.items ?? []} /> : <FileView file={resource} />)}
     </div>
   );
 }
