@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { useMatch } from 'react-router';
 import { useAuthStore } from '../../stores/auth';
+import { resourcePathFromSplat } from '../../utils/paths';
 import { Icon } from '../Icon';
 import { openSearch } from './open-search';
 import '../../styles/search.css';
@@ -13,9 +14,10 @@ import { useSearchShortcut } from './use-search-shortcut';
 export function SearchButton({ className = 'icon-button' }: { className?: string }) {
   const { t } = useTranslation();
   const signedIn = useAuthStore((state) => state.user !== null);
-  const onFilesPage = useMatch('/files/*') !== null;
-  const available = signedIn && onFilesPage;
-  useSearchShortcut(available);
+  const match = useMatch('/files/*');
+  const routePath = resourcePathFromSplat(match?.params['*']);
+  const available = signedIn && match !== null;
+  useSearchShortcut(routePath, available);
   if (!available) return null;
   return (
     <button
@@ -24,7 +26,7 @@ export function SearchButton({ className = 'icon-button' }: { className?: string
       aria-label={t('search.open')}
       title={t('search.open')}
       aria-keyshortcuts="Control+F Meta+F"
-      onClick={() => openSearch()}
+      onClick={() => openSearch(routePath)}
     >
       <Icon name="search" />
     </button>

@@ -48,6 +48,7 @@ export function Editor({ file }: { file: FileInfo }) {
   const navigate = useNavigate();
   const user = useUser();
   const openPrompt = useLayoutStore((store) => store.openPrompt);
+  const closeAllPrompts = useLayoutStore((store) => store.closeAllPrompts);
   const dark = useDarkMode();
   const language = useLanguage(file.name);
   const readOnly = isReadOnly(file, user.perm.modify);
@@ -90,6 +91,9 @@ export function Editor({ file }: { file: FileInfo }) {
 
   const leave = useCallback(
     (route: string) => {
+      // A link in an open prompt (a search result) was the way out: the question replaces it,
+      // as the stack shows only its oldest prompt.
+      closeAllPrompts();
       openPrompt('discardEditorChanges', {
         onDiscard: () => {
           // The guard must let this one navigation through.
@@ -98,7 +102,7 @@ export function Editor({ file }: { file: FileInfo }) {
         },
       });
     },
-    [openPrompt, navigate],
+    [openPrompt, closeAllPrompts, navigate],
   );
 
   useLeaveGuard(dirty, startup.BaseURL, leave);
