@@ -39,6 +39,10 @@ export interface PromptPayloads {
   };
   /** The caller's share links of a virtual path; a folder path ends with "/". */
   share: { path: string };
+  /** The search overlay; searches inside `dir` (a virtual folder path). */
+  search: { dir: string };
+  /** The editor has unsaved changes; `onDiscard` leaves without saving them. */
+  discardEditorChanges: { onDiscard: () => void };
 }
 
 export type PromptName = keyof PromptPayloads;

@@ -1,8 +1,10 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
+import { SearchPrompt } from '../search/SearchPrompt';
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
 import { DownloadPrompt } from './DownloadPrompt';
+import { DiscardEditorChangesPrompt } from './DiscardEditorChangesPrompt';
 import { HelpPrompt } from './HelpPrompt';
 import { SharePrompt } from './SharePrompt';
 
@@ -41,6 +43,10 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <SharePrompt props={entry.props} close={close} />;
     case 'download':
       return <DownloadPrompt props={entry.props} close={close} />;
+    case 'search':
+      return <SearchPrompt props={entry.props} close={close} />;
+    case 'discardEditorChanges':
+      return <DiscardEditorChangesPrompt props={entry.props} close={close} />;
   }
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { useTranslation } from 'react-i18next';
 import { HeaderActions } from '../../components/layout/HeaderActions';
+import { SearchButton } from '../../components/search/SearchButton';
 import { Icon } from '../../components/Icon';
 import { useIsNarrow } from '../../hooks/use-media-query';
 import { useFilesStore } from '../../stores/files';
@@ -73,7 +74,7 @@ export function FilesHeader() {
 
   return (
     <HeaderActions>
-      {/* HOOK(search): the search box (wide) or search button (narrow) goes first in the header. */}
+      <SearchButton className="icon-button action" />
       {narrow ? (
         <>
           <button

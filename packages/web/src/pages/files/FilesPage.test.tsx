@@ -191,14 +191,44 @@ describe('FilesPage', () => {
       expect(screen.getByText('cloud_off')).toBeTruthy();
     });
 
-    it('shows a single file with its download link', async () => {
-      on('GET', '/api/resources/docs/notes.txt', entry('/docs/notes.txt', false, 3));
+    it('previews a file that is not text, with its download link', async () => {
+      on('GET', '/api/resources/docs/data.bin', { ...entry('/docs/data.bin', false, 3), type: 'blob' });
+      await open('/files/docs/data.bin');
+      expect(await screen.findByRole('heading', { name: 'data.bin' })).toBeTruthy();
+      expect(screen.getByText(/No preview available/)).toBeTruthy();
+      for (const link of screen.getAllByRole('link', { name: /Download/ })) {
+        expect(link.getAttribute('href')).toBe('/api/raw/docs/data.bin');
+      }
+    });
+
+    it('opens a text file in the editor', async () => {
+      useAuthStore.setState({ user: tokenUser({ download: true, modify: true }) });
+      on('GET', '/api/resources/docs/notes.txt', { ...entry('/docs/notes.txt', false, 5), content: 'hello' });
       await open('/files/docs/notes.txt');
       expect(await screen.findByRole('heading', { name: 'notes.txt' })).toBeTruthy();
-      expect(screen.getByRole('link', { name: /Download/ }).getAttribute('href')).toBe(
-        '/api/raw/docs/notes.txt',
+      expect(await screen.findByRole('button', { name: /Save/ }, { timeout: 15_000 })).toBeTruthy();
+      expect((await screen.findByRole('textbox', { name: 'Contents of notes.txt' })).textContent).toBe(
+        'hello',
       );
-    });
+    }, 30_000);
+
+    it('opens a textImmutable file read-only', async () => {
+      useAuthStore.setState({ user: tokenUser({ download: true, modify: true }) });
+      on('GET', '/api/resources/docs/locked.txt', {
+        ...entry('/docs/locked.txt', false, 5),
+        type: 'textImmutable',
+        content: 'fixed',
+      });
+      await open('/files/docs/locked.txt');
+      const text = await screen.findByRole(
+        'textbox',
+        { name: 'Contents of locked.txt' },
+        { timeout: 15_000 },
+      );
+      expect(text.getAttribute('aria-readonly')).toBe('true');
+      expect(screen.getByText('Read-only')).toBeTruthy();
+      expect(screen.queryByRole('button', { name: /Save/ })).toBeNull();
+    }, 30_000);
 
     it('puts folders first in the tile views, under their headings', async () => {
       useAuthStore.setState({ user: tokenUser(ALL, { viewMode: 'mosaic' }) });

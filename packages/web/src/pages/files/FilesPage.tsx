@@ -12,17 +12,11 @@ import { useLayoutStore } from '../../stores/layout';
 import { parentPath, resourcePathFromSplat } from '../../utils/paths';
 import { pruneSelection } from '../../utils/selection';
 import { Breadcrumbs } from './Breadcrumbs';
-import { FileDetails } from './FileDetails';
 import { FilesHeader, SelectionBar } from './FilesHeader';
+import { FileView } from './FileView';
 import { Listing } from './listing/Listing';
 import { useListingShortcuts } from './use-listing-shortcuts';
 import { useResource } from './use-resource';
-
-/**
- * What a file route shows. The preview and editor replace this one component; everything else
- * of the page stays as it is.
- */
-const FileView = FileDetails;
 
 /** The folder on screen: its header actions, keyboard, selection bar and entries. */
 function FolderView({ folder }: { folder: FileInfo }) {

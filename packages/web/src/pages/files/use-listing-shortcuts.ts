@@ -57,11 +57,6 @@ export function useListingShortcuts(): void {
 
       if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
       switch (event.key.toLowerCase()) {
-        case 'f':
-          // HOOK(search): once the search overlay exists as the 'search' prompt, this becomes
-          //   event.preventDefault(); openPrompt('search', {});
-          // Until then Ctrl/Cmd+F stays the browser's find.
-          return;
         case 'c':
         case 'x': {
           if (hasTextSelection()) return;

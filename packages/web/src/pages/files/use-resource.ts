@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { errorStatus, errorText } from '../../api/client';
 import { fetchResource } from '../../api/resources';
 import { useFilesStore } from '../../stores/files';
-import { trimTrailingSlash } from '../../utils/paths';
+import { parentPath, trimTrailingSlash } from '../../utils/paths';
 
 export type ResourceState =
   | { status: 'loading' }
@@ -21,7 +21,8 @@ interface Loaded {
 /**
  * Loads the file or folder at `path`. A new path shows the loading state; a reload of the same
  * path (after a change) keeps the current listing on screen until the fresh one arrives, with
- * `pending` telling that a request is under way.
+ * `pending` telling that a request is under way. So does a step from one file to another of
+ * the same folder (previous/next in the preview), which would otherwise flash the page.
  */
 export function useResource(path: string): { state: ResourceState; pending: boolean } {
   const listingVersion = useFilesStore((store) => store.listingVersion);
@@ -45,8 +46,18 @@ export function useResource(path: string): { state: ResourceState; pending: bool
   }, [path, listingVersion]);
 
   const samePath = loaded?.path === path;
+  const keep = samePath || (loaded !== null && isSiblingFileStep(loaded, path));
   return {
-    state: loaded && samePath ? loaded.state : { status: 'loading' },
+    state: loaded && keep ? loaded.state : { status: 'loading' },
     pending: !samePath || loaded.version !== listingVersion,
   };
+}
+
+function isSiblingFileStep(loaded: Loaded, path: string): boolean {
+  return (
+    loaded.state.status === 'ready' &&
+    !loaded.state.resource.isDir &&
+    !path.endsWith('/') &&
+    parentPath(loaded.path) === parentPath(path)
+  );
 }

@@ -5,14 +5,7 @@ import { RenamePrompt } from './RenamePrompt';
 import { ReplaceRenamePrompt } from './ReplaceRenamePrompt';
 import { TransferPrompt } from './TransferPrompt';
 
-export const FILE_PROMPTS = [
-  'rename',
-  'delete',
-  'move',
-  'copy',
-  'info',
-  'replace-rename',
-] as const;
+export const FILE_PROMPTS = ['rename', 'delete', 'move', 'copy', 'info', 'replace-rename'] as const;
 export type FilePromptName = (typeof FILE_PROMPTS)[number];
 export type FilePromptEntry = Extract<PromptEntry, { name: FilePromptName }>;
 

@@ -1,0 +1,188 @@
+import type { FileInfo } from '@filebrowser/contract';
+import type { Text } from '@codemirror/state';
+import { EditorView, type ViewUpdate } from '@codemirror/view';
+import CodeMirror from '@uiw/react-codemirror';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { saveFileContent } from '../../../api/file-view';
+import { Icon } from '../../../components/Icon';
+import { useDarkMode } from '../../../hooks/use-dark-mode';
+import { useUser } from '../../../hooks/use-user';
+import { startup } from '../../../startup';
+import { useLayoutStore } from '../../../stores/layout';
+import { showError, showSuccess } from '../../../stores/toasts';
+import { filesRoute, parentPath } from '../../../utils/paths';
+import { editorTheme } from './editor-theme';
+import { useLeaveGuard } from './leave-guard';
+import { useLanguage } from './use-language';
+import '../../../styles/editor.css';
+
+const BASIC_SETUP = {
+  // Suggestions from the language's keywords get in the way of editing notes and configs.
+  autocompletion: false,
+  highlightActiveLine: true,
+  foldGutter: true,
+};
+
+function isSaveShortcut(event: KeyboardEvent): boolean {
+  return (
+    (event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && event.key.toLowerCase() === 's'
+  );
+}
+
+/** Whether `file` may be changed here: never a textImmutable file, nor without modify permission. */
+export function isReadOnly(file: Pick<FileInfo, 'type' | 'content' | 'size'>, canModify: boolean): boolean {
+  // Without its content (the server sends none without download permission) saving would
+  // replace the file with an empty one.
+  const contentMissing = file.content === undefined && file.size > 0;
+  return file.type === 'textImmutable' || !canModify || contentMissing;
+}
+
+/**
+ * A text file in CodeMirror with highlighting by its name. Saving (button or Ctrl/Cmd+S) writes
+ * it back; leaving with unsaved changes asks first.
+ */
+export function Editor({ file }: { file: FileInfo }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const user = useUser();
+  const openPrompt = useLayoutStore((store) => store.openPrompt);
+  const closeAllPrompts = useLayoutStore((store) => store.closeAllPrompts);
+  const dark = useDarkMode();
+  const language = useLanguage(file.name);
+  const readOnly = isReadOnly(file, user.perm.modify);
+  // The text the editor starts from is fixed for its life: a later reload of the file (after a
+  // save, or a listing refresh) must not replace what is being typed.
+  const [initial] = useState(() => file.content ?? '');
+  const view = useRef<EditorView | null>(null);
+  const savedDoc = useRef<Text | null>(null);
+  const saving = useRef(false);
+  const [dirty, setDirty] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const folderRoute = filesRoute(parentPath(file.path), true);
+
+  const theme = useMemo(() => editorTheme(dark), [dark]);
+  const label = t('editor.label', { name: file.name });
+  const extensions = useMemo(
+    () => [EditorView.lineWrapping, EditorView.contentAttributes.of({ 'aria-label': label }), ...language],
+    [language, label],
+  );
+
+  const save = useCallback(async () => {
+    const editor = view.current;
+    if (!editor || readOnly || saving.current) return;
+    const doc = editor.state.doc;
+    saving.current = true;
+    setBusy(true);
+    try {
+      await saveFileContent(file.path, doc.toString());
+      savedDoc.current = doc;
+      // Typing may have gone on while the request was out.
+      setDirty(!editor.state.doc.eq(doc));
+      showSuccess(t('editor.saved'));
+    } catch (error) {
+      showError(error);
+    } finally {
+      saving.current = false;
+      setBusy(false);
+    }
+  }, [file.path, readOnly, t]);
+
+  const leave = useCallback(
+    (route: string) => {
+      // A link in an open prompt (a search result) was the way out: the question replaces it,
+      // as the stack shows only its oldest prompt.
+      closeAllPrompts();
+      openPrompt('discardEditorChanges', {
+        onDiscard: () => {
+          // The guard must let this one navigation through.
+          setDirty(false);
+          void navigate(route);
+        },
+      });
+    },
+    [openPrompt, closeAllPrompts, navigate],
+  );
+
+  useLeaveGuard(dirty, startup.BaseURL, leave);
+
+  const close = () => (dirty ? leave(folderRoute) : void navigate(folderRoute));
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (!isSaveShortcut(event)) return;
+      // The browser's "save page" is never what is meant here, even when read-only.
+      event.preventDefault();
+      if (!event.repeat) void save();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [save]);
+
+  const onUpdate = useCallback((update: ViewUpdate) => {
+    if (!update.docChanged) return;
+    const saved = savedDoc.current;
+    setDirty(saved === null || !update.state.doc.eq(saved));
+  }, []);
+
+  return (
+    <section className="card card--wide editor" aria-labelledby="editor-title">
+      <div className="editor__bar">
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={t('editor.close')}
+          title={t('editor.close')}
+          onClick={close}
+        >
+          <Icon name="close" />
+        </button>
+        <h2 id="editor-title" className="editor__title" title={file.name}>
+          {file.name}
+        </h2>
+        {dirty && (
+          <span className="editor__state" role="status">
+            <span className="editor__dot" aria-hidden="true" />
+            {t('editor.unsaved')}
+          </span>
+        )}
+        {readOnly ? (
+          <span className="editor__badge">
+            <Icon name="lock" />
+            {t('editor.readOnly')}
+          </span>
+        ) : (
+          <button
+            type="button"
+            className="button"
+            onClick={() => void save()}
+            disabled={busy}
+            aria-keyshortcuts="Control+S Meta+S"
+          >
+            <Icon name="save" />
+            {t('buttons.save')}
+          </button>
+        )}
+      </div>
+      <div className="editor__body">
+        <CodeMirror
+          value={initial}
+          theme={theme}
+          extensions={extensions}
+          basicSetup={BASIC_SETUP}
+          readOnly={readOnly}
+          height="100%"
+          autoFocus={!readOnly}
+          onCreateEditor={(editor) => {
+            view.current = editor;
+            savedDoc.current = editor.state.doc;
+          }}
+          onUpdate={onUpdate}
+        />
+      </div>
+    </section>
+  );
+}
+
+export default Editor;

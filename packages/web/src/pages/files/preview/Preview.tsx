@@ -1,0 +1,231 @@
+import type { FileInfo, FileItem } from '@filebrowser/contract';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useNavigate } from 'react-router';
+import { bigPreviewURL, inlineURL, subtitleURL } from '../../../api/file-view';
+import { downloadURL } from '../../../api/resources';
+import { Icon } from '../../../components/Icon';
+import { useUser } from '../../../hooks/use-user';
+import { useLayoutStore } from '../../../stores/layout';
+import { formatSize } from '../../../utils/format-size';
+import { filesRoute, parentPath } from '../../../utils/paths';
+import { fileIcon } from '../file-icon';
+import { ImageViewer } from './ImageViewer';
+import { findNeighbours } from './neighbours';
+import { useFolderItems } from './use-folder-items';
+import '../../../styles/preview.css';
+
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** Keys that belong to the element with the focus (seeking in a video, typing) are left alone. */
+function ownsArrowKeys(target: EventTarget | null): boolean {
+  return (
+    target instanceof HTMLElement &&
+    target.closest('input, textarea, select, video, audio, [role="dialog"]') !== null
+  );
+}
+
+function NoPreview({ file, canDownload }: { file: FileInfo; canDownload: boolean }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <div className="preview__message">
+      <Icon name={fileIcon(file)} className="preview__big-icon" />
+      <p className="preview__file-name">{file.name}</p>
+      <p className="preview__muted">
+        {formatSize(file.size, i18n.language)} · {t('preview.noPreview')}
+      </p>
+      {canDownload && (
+        <a className="button" href={downloadURL(file.path)} download={file.name}>
+          <Icon name="file_download" />
+          {t('buttons.download')}
+        </a>
+      )}
+    </div>
+  );
+}
+
+function MediaFailed() {
+  const { t } = useTranslation();
+  return (
+    <div className="preview__message">
+      <Icon name="error_outline" className="preview__big-icon" />
+      <p>{t('preview.loadFailed')}</p>
+    </div>
+  );
+}
+
+function Media({ file, onStep }: { file: FileInfo; onStep: (direction: 'previous' | 'next') => void }) {
+  const { t } = useTranslation();
+  const [failed, setFailed] = useState(false);
+  const src = inlineURL(file.path);
+  if (failed) return <MediaFailed />;
+
+  switch (file.type) {
+    case 'image':
+      return <ImageViewer src={bigPreviewURL(file)} original={src} alt={file.name} onSwipe={onStep} />;
+    case 'video':
+      return (
+        <video
+          className="preview__video"
+          src={src}
+          controls
+          autoPlay
+          playsInline
+          onError={() => setFailed(true)}
+        >
+          {(file.subtitles ?? []).map((subtitle, index) => (
+            <track
+              key={subtitle}
+              kind="subtitles"
+              src={subtitleURL(subtitle)}
+              label={baseName(subtitle)}
+              default={index === 0}
+            />
+          ))}
+        </video>
+      );
+    case 'audio':
+      return (
+        <div className="preview__message">
+          <Icon name="audiotrack" className="preview__big-icon" />
+          <p className="preview__file-name">{file.name}</p>
+          <audio className="preview__audio" src={src} controls autoPlay onError={() => setFailed(true)} />
+        </div>
+      );
+    case 'pdf':
+      // The browser's own PDF viewer; the page's CSP allows same-origin frames and no plugins.
+      return (
+        <iframe className="preview__frame" src={src} title={t('preview.pdfTitle', { name: file.name })} />
+      );
+    default:
+      return null;
+  }
+}
+
+/**
+ * A file that is not text, full screen: images (zoom and pan), video with its subtitles, audio,
+ * PDF; anything else gets its icon and a download button. Left/right step through the folder,
+ * Escape goes back to it.
+ */
+export function Preview({ file }: { file: FileInfo }) {
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const user = useUser();
+  const folder = parentPath(file.path);
+  const items = useFolderItems(folder);
+  const { previous, next } = useMemo(() => findNeighbours(items ?? [], file.path), [items, file.path]);
+  const root = useRef<HTMLDivElement>(null);
+  const canDownload = user.perm.download;
+  const previewable = canDownload && ['image', 'video', 'audio', 'pdf'].includes(file.type);
+
+  const close = useCallback(() => void navigate(filesRoute(folder, true)), [navigate, folder]);
+  // Steps replace the history entry: Back leaves the preview rather than replaying every step.
+  const open = useCallback(
+    (item: FileItem | null) => {
+      if (item) void navigate(filesRoute(item.path, false), { replace: true });
+    },
+    [navigate],
+  );
+  const step = useCallback(
+    (direction: 'previous' | 'next') => open(direction === 'previous' ? previous : next),
+    [open, previous, next],
+  );
+
+  useEffect(() => {
+    root.current?.focus({ preventScroll: true });
+  }, []);
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (useLayoutStore.getState().prompts.length > 0) return;
+      if (event.key === 'Escape') close();
+      else if (event.key === 'ArrowLeft' && !ownsArrowKeys(event.target)) step('previous');
+      else if (event.key === 'ArrowRight' && !ownsArrowKeys(event.target)) step('next');
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener('keydown', onKeyDown);
+    return () => window.removeEventListener('keydown', onKeyDown);
+  }, [close, step]);
+
+  // The next image is fetched ahead, so that stepping shows it at once.
+  useEffect(() => {
+    if (!canDownload || next?.type !== 'image') return;
+    const image = new Image();
+    image.src = bigPreviewURL(next);
+  }, [next, canDownload]);
+
+  return (
+    <div ref={root} className="preview" tabIndex={-1} role="region" aria-label={file.name}>
+      <div className="preview__bar">
+        <button
+          type="button"
+          className="icon-button preview__button"
+          aria-label={t('preview.close')}
+          title={t('preview.close')}
+          onClick={close}
+        >
+          <Icon name="close" />
+        </button>
+        <h2 className="preview__title" title={file.name}>
+          {file.name}
+        </h2>
+        {previewable && (
+          <a
+            className="icon-button preview__button"
+            href={inlineURL(file.path)}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-label={t('preview.openOriginal')}
+            title={t('preview.openOriginal')}
+          >
+            <Icon name="open_in_new" />
+          </a>
+        )}
+        {canDownload && (
+          <a
+            className="icon-button preview__button"
+            href={downloadURL(file.path)}
+            download={file.name}
+            aria-label={t('buttons.download')}
+            title={t('buttons.download')}
+          >
+            <Icon name="file_download" />
+          </a>
+        )}
+      </div>
+
+      <div className="preview__stage">
+        {previewable ? (
+          <Media key={file.path} file={file} onStep={step} />
+        ) : (
+          <NoPreview file={file} canDownload={canDownload} />
+        )}
+      </div>
+
+      {previous && (
+        <button
+          type="button"
+          className="preview__nav preview__nav--previous"
+          aria-label={t('preview.previous')}
+          title={t('preview.previous')}
+          onClick={() => open(previous)}
+        >
+          <Icon name="chevron_left" />
+        </button>
+      )}
+      {next && (
+        <button
+          type="button"
+          className="preview__nav preview__nav--next"
+          aria-label={t('preview.next')}
+          title={t('preview.next')}
+          onClick={() => open(next)}
+        >
+          <Icon name="chevron_right" />
+        </button>
+      )}
+    </div>
+  );
+}
