@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { ExistingItem } from '../components/upload/clashes';
 
 /** What each prompt needs to open; a new prompt adds its entry here and its card to the registry. */
 export interface PromptPayloads {
@@ -17,6 +18,10 @@ export interface PromptPayloads {
     askCurrentPassword?: boolean;
     onConfirm: (currentPassword: string) => Promise<void> | void;
   };
+  /** Uploads files or a folder into `base`; `items` are its entries when the caller has them. */
+  upload: { base: string; items?: readonly ExistingItem[] };
+  /** Upload name clashes: replace what is there, or keep both (the upload goes under a free name). */
+  replace: { names: string[]; onReplace: () => void; onKeep: () => void };
 }
 
 export type PromptName = keyof PromptPayloads;

@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { Spinner } from '../Spinner';
+import { UploadPanel } from '../upload/UploadPanel';
 import { Header } from './Header';
 import { Sidebar } from './Sidebar';
 
@@ -15,6 +16,7 @@ export function AppLayout() {
           <Outlet />
         </Suspense>
       </main>
+      <UploadPanel />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { instanceName, logoURL } from '../../startup';
 import { useLayoutStore } from '../../stores/layout';
 import { Icon } from '../Icon';
+import { UploadButton } from '../upload/UploadButton';
 
 export function Header() {
   const { t } = useTranslation();
@@ -23,6 +24,9 @@ export function Header() {
         <img src={logoURL()} alt="" width="32" height="32" />
         <span className="header__title">{instanceName()}</span>
       </Link>
+      <div className="header__actions">
+        <UploadButton />
+      </div>
     </header>
   );
 }

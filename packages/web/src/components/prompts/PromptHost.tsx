@@ -3,6 +3,8 @@ import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../sto
 import { ConfirmPrompt } from './ConfirmPrompt';
 import { CreatePrompt } from './CreatePrompt';
 import { HelpPrompt } from './HelpPrompt';
+import { ReplacePrompt } from '../upload/ReplacePrompt';
+import { UploadPrompt } from '../upload/UploadPrompt';
 
 function renderPrompt(entry: PromptEntry, close: () => void) {
   switch (entry.name) {
@@ -17,6 +19,10 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <CreatePrompt kind="file" base={entry.props.base} close={close} />;
     case 'confirm':
       return <ConfirmPrompt props={entry.props} close={close} />;
+    case 'upload':
+      return <UploadPrompt props={entry.props} close={close} />;
+    case 'replace':
+      return <ReplacePrompt props={entry.props} close={close} />;
   }
 }
 

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
 import { ErrorScreen } from '../../components/ErrorScreen';
 import { Spinner } from '../../components/Spinner';
+import { UploadDropZone } from '../../components/upload/UploadDropZone';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useFilesStore } from '../../stores/files';
 import { useLayoutStore } from '../../stores/layout';
@@ -40,7 +41,13 @@ export function FilesPage() {
       {state.status === 'error' && <ErrorScreen status={state.code} detail={state.message} />}
       {state.status === 'mismatch' && <ErrorScreen status={500} detail={t('errors.dataMismatch')} />}
       {resource &&
-        (resource.isDir ? <Listing items={resource.items ?? []} /> : <FileDetails file={resource} />)}
+        (resource.isDir ? (
+          <UploadDropZone base={resource.path} items={resource.items ?? []}>
+            <Listing items={resource.items ?? []} />
+          </UploadDropZone>
+        ) : (
+          <FileDetails file={resource} />
+        ))}
     </div>
   );
 }
