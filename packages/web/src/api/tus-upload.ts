@@ -46,6 +46,8 @@ export function tusUpload(path: string, file: Blob, options: UploadFileOptions):
   const uploadPath = `/api/tus${encodePath(path)}`;
   const controller = new AbortController();
   let upload: tus.Upload | null = null;
+  // tus-js-client goes quiet once aborted: the abort settles the promise itself.
+  let stop: (() => void) | null = null;
   let created = false;
   let aborted = false;
 
@@ -74,6 +76,7 @@ export function tusUpload(path: string, file: Blob, options: UploadFileOptions):
     if (file.size === 0) return;
 
     await new Promise<void>((resolve, reject) => {
+      stop = () => reject(abortError());
       const current = new tus.Upload(file, {
         uploadUrl: new URL(apiURL(uploadPath), window.location.href).href,
         chunkSize: settings.chunkSize > 0 ? settings.chunkSize : Number.POSITIVE_INFINITY,
@@ -116,8 +119,10 @@ export function tusUpload(path: string, file: Blob, options: UploadFileOptions):
       if (aborted) return;
       aborted = true;
       controller.abort();
-      if (upload) void upload.abort(true).catch(() => undefined);
-      else if (created) void cancelOnServer(uploadPath);
+      if (upload) {
+        void upload.abort(true).catch(() => undefined);
+        stop?.();
+      } else if (created) void cancelOnServer(uploadPath);
     },
   };
 }
