@@ -195,6 +195,23 @@ describe('upload prompt, replace prompt and drop zone', () => {
     expect(queued).toMatchObject([{ path: '/docs/sub/x(1).txt', override: false }]);
   });
 
+  it('keeps the browser from opening a file dropped beside the zone', async () => {
+    await renderWithApp(
+      <UploadDropZone base="/docs/">
+        <p>listing</p>
+      </UploadDropZone>,
+    );
+    const drop = (types: string[]) => {
+      const event = new Event('drop', { bubbles: true, cancelable: true });
+      Object.defineProperty(event, 'dataTransfer', { value: dropData([], types) });
+      document.body.dispatchEvent(event);
+      return event.defaultPrevented;
+    };
+    expect(drop(['Files'])).toBe(true);
+    expect(drop(['text/plain'])).toBe(false);
+    expect(queued).toEqual([]);
+  });
+
   it('ignores drags that carry no files, and everything without the create permission', async () => {
     await renderWithApp(
       <UploadDropZone base="/docs/">

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useAuthStore } from '../../stores/auth';
 import type { ExistingItem } from './clashes';
 import { carriesFiles, entriesFromDataTransfer } from './entries';
@@ -42,6 +42,23 @@ export function useUploadDrop({ base, items }: UploadDropOptions): {
   // dragenter/dragleave fire for every child the pointer crosses: count them.
   const depth = useRef(0);
   const enabled = canCreate && base !== null;
+
+  // A file dropped just beside the zone would make the browser open it in place of the app,
+  // ending the uploads under way: outside the zone, such drops are refused.
+  useEffect(() => {
+    if (!enabled) return;
+    const refuse = (event: globalThis.DragEvent) => {
+      if (event.defaultPrevented || !carriesFiles(event.dataTransfer)) return;
+      event.preventDefault();
+      if (event.dataTransfer) event.dataTransfer.dropEffect = 'none';
+    };
+    window.addEventListener('dragover', refuse);
+    window.addEventListener('drop', refuse);
+    return () => {
+      window.removeEventListener('dragover', refuse);
+      window.removeEventListener('drop', refuse);
+    };
+  }, [enabled]);
 
   const handlers = useMemo<UploadDropHandlers>(() => {
     if (!enabled || base === null) return {};
