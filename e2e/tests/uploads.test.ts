@@ -17,6 +17,10 @@ async function eventually(check: () => Promise<boolean>, what: string, timeoutMs
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Lets the page's animations (a prompt fading in) end, so that a screenshot shows the result. */
+const settled = (page: Page) =>
+  page.evaluate(() => Promise.all(document.getAnimations().map((animation) => animation.finished)));
+
 const read = (file: string) => fs.readFile(file, 'utf8');
 const exists = (file: string) =>
   fs.access(file).then(
@@ -29,10 +33,15 @@ async function pickThroughPrompt(
   page: Page,
   choice: 'File' | 'Folder',
   files: Parameters<Page['setInputFiles']>[1],
+  shot?: string,
 ) {
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Upload' });
   await dialog.waitFor();
+  if (shot) {
+    await settled(page);
+    await screenshot(page, shot);
+  }
   const chooser = page.waitForEvent('filechooser');
   await dialog.getByRole('button', { name: choice, exact: true }).click();
   await (await chooser).setFiles(files);
@@ -70,15 +79,21 @@ describe('uploads', () => {
     await page.goto(`${server.url}/files/replace/`);
     await page.getByText('notes.txt').waitFor();
 
-    await pickThroughPrompt(page, 'File', [
-      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('new notes') },
-      { name: 'fresh.txt', mimeType: 'text/plain', buffer: Buffer.from('fresh') },
-    ]);
+    await pickThroughPrompt(
+      page,
+      'File',
+      [
+        { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('new notes') },
+        { name: 'fresh.txt', mimeType: 'text/plain', buffer: Buffer.from('fresh') },
+      ],
+      'upload-prompt',
+    );
     const replace = page.getByRole('dialog', { name: 'Replace' });
     await replace.waitFor();
     // Only the clashing name is listed.
     await replace.getByText('notes.txt').waitFor();
     expect(await replace.getByText('fresh.txt').count()).toBe(0);
+    await settled(page);
     await screenshot(page, 'upload-replace-prompt');
     await replace.getByRole('button', { name: 'Replace' }).click();
 
