@@ -145,3 +145,32 @@ export function errorStatus(error: unknown): number {
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * For transports that cannot go through `request` (XHR with upload progress, tus-js-client): the
+ * token to send, once no renewal is under way.
+ */
+export async function uploadSessionToken(): Promise<string | null> {
+  await session.settled();
+  return session.token();
+}
+
+/**
+ * What `request` does with an answer, for those transports: a renewal asked for is started, and
+ * a 401 for the session's current token ends the session (a 401 for a token that a renewal has
+ * since replaced does not: the request can go again).
+ */
+export function noteUploadResponse(
+  status: number,
+  renewHeader: string | null | undefined,
+  sentToken: string | null,
+): void {
+  if (renewHeader === 'true') session.onRenewRequested();
+  if (status === 401 && sentToken !== null && sentToken === session.token()) session.onUnauthorized();
+}
+
+/** Whether a renewal replaced `sentToken` since it was sent. */
+export function sessionTokenChanged(sentToken: string | null | undefined): boolean {
+  const current = session.token();
+  return !!current && !!sentToken && current !== sentToken;
+}

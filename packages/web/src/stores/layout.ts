@@ -1,5 +1,6 @@
 import type { ArchiveFormat, FileInfo, FileItem } from '@filebrowser/contract';
 import { create } from 'zustand';
+import type { ExistingItem } from '../components/upload/clashes';
 
 /** What a name clash is resolved with: replace what is there, or let the server pick a free name. */
 export type ClashChoice = 'overwrite' | 'rename';
@@ -43,6 +44,10 @@ export interface PromptPayloads {
   search: { dir: string };
   /** The editor has unsaved changes; `onDiscard` leaves without saving them. */
   discardEditorChanges: { onDiscard: () => void };
+  /** Uploads files or a folder into `base`; `items` are its entries when the caller has them. */
+  upload: { base: string; items?: readonly ExistingItem[] };
+  /** Upload name clashes: replace what is there, or keep both (the upload goes under a free name). */
+  replace: { names: string[]; onReplace: () => void; onKeep: () => void };
 }
 
 export type PromptName = keyof PromptPayloads;

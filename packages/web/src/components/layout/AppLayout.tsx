@@ -2,6 +2,7 @@ import { Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { useHelpShortcut } from '../../hooks/use-help-shortcut';
 import { Spinner } from '../Spinner';
+import { UploadPanel } from '../upload/UploadPanel';
 import { Header } from './Header';
 import { Sidebar } from './Sidebar';
 
@@ -17,6 +18,7 @@ export function AppLayout() {
           <Outlet />
         </Suspense>
       </main>
+      <UploadPanel />
     </div>
   );
 }

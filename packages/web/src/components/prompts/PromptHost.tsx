@@ -12,6 +12,8 @@ import { SharePrompt } from './SharePrompt';
 const FilePrompt = lazy(() =>
   import('../../pages/files/prompts/FilePrompt').then((m) => ({ default: m.FilePrompt })),
 );
+import { ReplacePrompt } from '../upload/ReplacePrompt';
+import { UploadPrompt } from '../upload/UploadPrompt';
 
 function renderPrompt(entry: PromptEntry, close: () => void) {
   switch (entry.name) {
@@ -47,6 +49,10 @@ function renderPrompt(entry: PromptEntry, close: () => void) {
       return <SearchPrompt props={entry.props} close={close} />;
     case 'discardEditorChanges':
       return <DiscardEditorChangesPrompt props={entry.props} close={close} />;
+    case 'upload':
+      return <UploadPrompt props={entry.props} close={close} />;
+    case 'replace':
+      return <ReplacePrompt props={entry.props} close={close} />;
   }
 }
 

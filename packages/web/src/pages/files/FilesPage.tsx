@@ -5,6 +5,7 @@ import { useParams } from 'react-router';
 import { ErrorScreen } from '../../components/ErrorScreen';
 import { ShellPanel } from '../../components/shell/ShellPanel';
 import { Spinner } from '../../components/Spinner';
+import { UploadDropZone } from '../../components/upload/UploadDropZone';
 import { useIsNarrow } from '../../hooks/use-media-query';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useFilesStore } from '../../stores/files';
@@ -26,7 +27,9 @@ function FolderView({ folder }: { folder: FileInfo }) {
     <>
       <FilesHeader />
       {narrow && <SelectionBar />}
-      <Listing folder={folder} />
+      <UploadDropZone base={folder.path} items={folder.items ?? []}>
+        <Listing folder={folder} />
+      </UploadDropZone>
     </>
   );
 }

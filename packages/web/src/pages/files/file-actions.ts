@@ -115,7 +115,17 @@ export function useFileActions(): { selection: FileAction[]; general: FileAction
       run: () => downloadEntries(currentSelection(), folderPath()),
     });
   }
-  // HOOK(upload): the upload action (create permission) goes here; it opens the 'upload' prompt.
+  if (perm.create) {
+    general.push({
+      id: 'upload',
+      icon: 'file_upload',
+      label: t('upload.button'),
+      run: () => {
+        const folder = useFilesStore.getState().listing;
+        openPrompt('upload', { base: folderPath(), ...(folder?.items && { items: folder.items }) });
+      },
+    });
+  }
   general.push({
     id: 'info',
     icon: 'info',

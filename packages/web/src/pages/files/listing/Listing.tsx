@@ -235,8 +235,6 @@ export function Listing({ folder }: { folder: FileInfo }) {
         const { multiple, clearSelection } = useFilesStore.getState();
         if (!multiple) clearSelection();
       }}
-      // HOOK(upload): files and folders dropped from the desktop (dataTransfer type "Files") are
-      // the upload feature's; it handles dragover/drop here when the user has the create permission.
     >
       <SortHeader sorting={folder.sorting ?? { by: 'name', asc: false }} />
       <div ref={bodyRef} className="listing__body" style={{ height: virtualizer.getTotalSize() }}>

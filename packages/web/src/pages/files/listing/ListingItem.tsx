@@ -113,6 +113,8 @@ export const ListingItem = memo(function ListingItem({
       className={classes}
       data-name={item.name}
       data-dir={item.isDir || undefined}
+      // Files dropped from the desktop onto a folder upload into it (see use-upload-drop).
+      data-upload-folder={item.isDir ? item.path : undefined}
       draggable={draggable}
       onClick={(event) => interactions.click(event, index)}
       onDragStart={(event) => interactions.dragStart(event, index)}
