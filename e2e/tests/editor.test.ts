@@ -60,7 +60,8 @@ describe('text editor', () => {
 
     it('edits a file, saves it with Ctrl+S and still shows the change after a reload', async () => {
       await page.goto(`${server.url}/files/docs/`);
-      await page.getByRole('link', { name: /notes\.txt/ }).click();
+      // In the listing a click selects and a double click opens.
+      await page.locator('.item[data-name="notes.txt"]').dblclick();
       await page.waitForURL(/\/files\/docs\/notes\.txt$/);
       const text = editorText('notes.txt');
       await text.waitFor();

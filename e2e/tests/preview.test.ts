@@ -56,7 +56,8 @@ describe('image preview', () => {
 
   it('opens an image from the listing and steps to the next one', async () => {
     await page.goto(`${server.url}/files/pics/`);
-    await page.getByRole('link', { name: /a-red\.png/ }).click();
+    // In the listing a click selects and a double click opens.
+    await page.locator('.item[data-name="a-red.png"]').dblclick();
     await page.waitForURL(/\/files\/pics\/a-red\.png$/);
     await shownImage('a-red.png');
     expect(await page.getByRole('button', { name: 'Previous' }).count()).toBe(0);

@@ -150,7 +150,10 @@ describe('signing in and out', () => {
       await page.getByRole('heading', { name: 'Profile settings' }).waitFor();
       // Ended elsewhere (e.g. a password change on another device): the next call answers 401.
       server.ctx.store.sessions.revokeUser(1);
+      // Signing out ends with a full page load (nothing of the session stays in memory).
+      const reloaded = page.waitForEvent('load');
       await page.getByRole('link', { name: 'Global settings' }).click();
+      await reloaded;
       await page.waitForURL((url) => url.pathname === '/login');
       expect(new URL(page.url()).searchParams.get('redirect')).toBe('/settings/global');
       expect(await page.evaluate(() => localStorage.getItem('jwt'))).toBeNull();
@@ -175,7 +178,9 @@ describe('signing in and out', () => {
       await page.getByRole('heading', { name: 'Global settings' }).waitFor();
       const token = await page.evaluate(() => localStorage.getItem('jwt'));
 
+      const reloaded = page.waitForEvent('load');
       await page.getByRole('button', { name: 'Logout' }).click();
+      await reloaded;
       await page.waitForURL((url) => url.pathname === '/login');
       await page.getByRole('button', { name: 'Login', exact: true }).waitFor();
       expect(await page.evaluate(() => localStorage.getItem('jwt'))).toBeNull();
