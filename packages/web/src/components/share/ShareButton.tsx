@@ -11,11 +11,12 @@ interface ShareButtonProps {
 
 /**
  * Opens the share prompt for one path. Self-contained so that any action bar can place it;
- * drawn only for users with the share permission.
+ * drawn only for users with the share and download permissions.
  */
 export function ShareButton({ path, className = 'icon-button' }: ShareButtonProps) {
   const { t } = useTranslation();
-  const canShare = useAuthStore((state) => !!state.user?.perm.share);
+  // A link is a download handed to someone else: it takes both permissions, as on the server.
+  const canShare = useAuthStore((state) => !!state.user?.perm.share && !!state.user.perm.download);
   const openPrompt = useLayoutStore((state) => state.openPrompt);
   if (!canShare) return null;
   return (

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { saveFileContent } from '../../../api/file-view';
 import { Icon } from '../../../components/Icon';
+import { ShareButton } from '../../../components/share/ShareButton';
 import { useDarkMode } from '../../../hooks/use-dark-mode';
 import { useUser } from '../../../hooks/use-user';
 import { startup } from '../../../startup';
@@ -147,6 +148,7 @@ export function Editor({ file }: { file: FileInfo }) {
             {t('editor.unsaved')}
           </span>
         )}
+        <ShareButton path={file.path} />
         {readOnly ? (
           <span className="editor__badge">
             <Icon name="lock" />

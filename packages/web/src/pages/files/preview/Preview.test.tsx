@@ -181,4 +181,15 @@ describe('Preview', () => {
     expect(screen.queryByRole('link', { name: /Download/ })).toBeNull();
     expect(screen.getByText(/No preview available/)).toBeTruthy();
   });
+
+  it('opens the share prompt for the file with share and download, and offers no share otherwise', async () => {
+    await show(file('/pics/b.png', 'image'), { download: true, share: true });
+    fireEvent.click(screen.getByRole('button', { name: 'Share' }));
+    expect(useLayoutStore.getState().prompts.map((p) => [p.name, p.props])).toEqual([
+      ['share', { path: '/pics/b.png' }],
+    ]);
+    cleanup();
+    await show(file('/pics/b.png', 'image'), { share: true });
+    expect(screen.queryByRole('button', { name: 'Share' })).toBeNull();
+  });
 });

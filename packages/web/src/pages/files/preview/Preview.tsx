@@ -5,6 +5,7 @@ import { useNavigate } from 'react-router';
 import { bigPreviewURL, inlineURL, subtitleURL } from '../../../api/file-view';
 import { downloadURL } from '../../../api/resources';
 import { Icon } from '../../../components/Icon';
+import { ShareButton } from '../../../components/share/ShareButton';
 import { useUser } from '../../../hooks/use-user';
 import { useLayoutStore } from '../../../stores/layout';
 import { formatSize } from '../../../utils/format-size';
@@ -183,6 +184,7 @@ export function Preview({ file }: { file: FileInfo }) {
             <Icon name="open_in_new" />
           </a>
         )}
+        <ShareButton path={file.path} className="icon-button preview__button" />
         {canDownload && (
           <a
             className="icon-button preview__button"
