@@ -1,4 +1,5 @@
 import type { Rule } from '@filebrowser/contract';
+import { compileRulePattern } from '../rules/validate.js';
 
 /** One rule, ready to test virtual paths. */
 interface CompiledRule {
@@ -13,27 +14,12 @@ export interface RuleOptions {
   onInvalid?: (rule: Rule, reason: string) => void;
 }
 
-/**
- * Compiles a regex rule's pattern. File Browser used Go's RE2; the common inline flag `(?i)` at the
- * start is translated, anything else is JavaScript (unicode mode) syntax, as the rule validator checks.
- */
-function compilePattern(raw: string): RegExp {
-  let flags = 'u';
-  let source = raw;
-  const inline = /^\(\?([ims]+)\)/.exec(source);
-  if (inline?.[1]) {
-    flags += [...new Set(inline[1])].join('');
-    source = source.slice(inline[0].length);
-  }
-  return new RegExp(source, flags);
-}
-
 function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
   if (rule.regex) {
     const raw = rule.regexp?.raw ?? '';
     let re: RegExp | undefined;
     try {
-      if (raw) re = compilePattern(raw);
+      if (raw) re = compileRulePattern(raw);
     } catch (err) {
       opts.onInvalid?.(rule, (err as Error).message);
     }

@@ -4,8 +4,8 @@ import { badRequest } from '../errors.js';
 /**
  * A regex rule's pattern as JavaScript runs it. File Browser used Go's RE2, whose leading inline
  * flags such as `(?i)` are common in its rules and have no JavaScript syntax: they become flags.
- * Everything else is JavaScript (unicode mode) syntax. The rule matcher (src/files/rules.ts)
- * compiles patterns the same way.
+ * Everything else is JavaScript (unicode mode) syntax. The rule matcher (src/files/rules.ts) and
+ * the validator both compile through here, so what is saved is what is applied.
  */
 export function compileRulePattern(raw: string): RegExp {
   let flags = 'u';
