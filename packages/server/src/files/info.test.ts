@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify, goMode, goTime } from './info.js';
+import { classify, goMode, goTime, goTimeParts } from './info.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
 import { numberedName } from './ops.js';
 import { parseQuery } from './search.js';
@@ -24,6 +25,31 @@ describe('Go encodings', () => {
     expect(goTime(1_700_000_000_000_000_000n)).toMatch(/:\d\d(Z|[+-]\d\d:\d\d)$/);
     const parsed = Date.parse(s);
     expect(Math.floor(parsed / 1000)).toBe(1_700_000_000);
+  });
+
+  it('formats seconds and nanoseconds like the nanosecond form, before 1970 too', () => {
+    // The straightforward formatting the memoised one replaced.
+    const reference = (ns: bigint) => {
+      const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+      const secs = ns / 1_000_000_000n - (ns < 0n && ns % 1_000_000_000n !== 0n ? 1n : 0n);
+      const frac = ns - secs * 1_000_000_000n;
+      const d = new Date(Number(secs) * 1000);
+      const offset = -d.getTimezoneOffset();
+      let out = `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+      if (frac > 0n) out += '.' + frac.toString().padStart(9, '0').replace(/0+$/, '');
+      if (offset === 0) return out + 'Z';
+      const abs = Math.abs(offset);
+      return `${out}${offset > 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+    };
+    fc.assert(
+      fc.property(fc.bigInt({ min: -5_000_000_000_000_000_000n, max: 5_000_000_000_000_000_000n }), (ns) => {
+        expect(goTime(ns)).toBe(reference(ns));
+        // Truncated seconds with a negative remainder, as a snapshot holds times before 1970.
+        const sec = ns / 1_000_000_000n;
+        expect(goTimeParts(Number(sec), Number(ns % 1_000_000_000n))).toBe(reference(ns));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
@@ -80,11 +106,62 @@ describe('names and sorting', () => {
   it('compares naturally', () => {
     const names = ['a10', 'a2', 'a.txt', 'b', 'a1'];
     expect([...names].sort(naturalCompare)).toEqual(['a.txt', 'a1', 'a2', 'a10', 'b']);
+    expect(naturalCompare('x007', 'x7')).toBe(-1); // equal numbers: the rest decides, byte-wise
+    expect(naturalCompare('a99999999999999999999b', 'a100000000000000000000a')).toBe(-1);
+  });
+
+  it('compares like the BigInt version it replaced', () => {
+    const isDigit = (c: number) => c >= 48 && c <= 57;
+    const run = (s: string, from: number) => {
+      let i = from;
+      while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+      return i - from;
+    };
+    const reference = (a: string, b: string): number => {
+      let i = 0;
+      for (;;) {
+        const start = i;
+        while (i < a.length && i < b.length && a[i] === b[i]) i++;
+        while (i > start && isDigit(a.charCodeAt(i - 1))) i--;
+        if (i >= a.length || i >= b.length) {
+          if (a.length - i === 0 && b.length - i === 0) return 0;
+          if (a.length - i === 0) return -1;
+          if (b.length - i === 0) return 1;
+        }
+        const ia = run(a, i);
+        const ib = run(b, i);
+        if (ia > 0 && ib > 0) {
+          const na = BigInt(a.slice(i, i + ia));
+          const nb = BigInt(b.slice(i, i + ib));
+          if (na !== nb) return na < nb ? -1 : 1;
+          if (ia === ib && i + ia < a.length && i + ib < b.length) {
+            i += ia;
+            continue;
+          }
+        }
+        const ra = a.slice(i);
+        const rb = b.slice(i);
+        return ra < rb ? -1 : ra > rb ? 1 : 0;
+      }
+    };
+    const name = fc.stringMatching(/^[0-9a-c._]{0,12}$/);
+    fc.assert(
+      fc.property(name, name, (a, b) => {
+        expect(naturalCompare(a, b)).toBe(reference(a, b));
+      }),
+      { numRuns: 5000 },
+    );
   });
 
   it('keeps the inverted asc for names and puts folders first', () => {
-    const mk = (name: string, isDir = false, size = 0, mtimeNs = 0n) => ({ name, isDir, size, mtimeNs });
-    const items = () => [mk('b'), mk('a'), mk('z', true), mk('c', false, 5, 3n)];
+    const mk = (name: string, isDir = false, size = 0, mtimeSec = 0) => ({
+      name,
+      isDir,
+      size,
+      mtimeSec,
+      mtimeNsec: 0,
+    });
+    const items = () => [mk('b'), mk('a'), mk('z', true), mk('c', false, 5, 3)];
     expect(sortListing(items(), { by: 'name', asc: false }).map((i) => i.name)).toEqual(['z', 'a', 'b', 'c']);
     expect(sortListing(items(), { by: 'name', asc: true }).map((i) => i.name)).toEqual(['z', 'c', 'b', 'a']);
     expect(sortListing(items(), { by: 'modified', asc: false })[0]!.name).toBe('c');

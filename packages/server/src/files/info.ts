@@ -1,18 +1,29 @@
-import type fs from 'node:fs';
+import fs, { constants as C } from 'node:fs';
 import fsp from 'node:fs/promises';
-import { constants as C } from 'node:fs';
 import type { FileInfo, FileItem, FileType, Sorting } from '@filebrowser/contract';
 import { forbidden, notFound } from '../errors.js';
 import type { FileAccess } from './access.js';
+import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
+import {
+  dirReader,
+  FIELDS,
+  F_MODE,
+  F_MTIME_NS,
+  F_MTIME_S,
+  F_SIZE,
+  statInto,
+  DirSnapshot,
+  type DirReader,
+} from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
 import { isSpecial, joinVirtual, type Resolved } from './resolver.js';
-import { sortListing } from './sort.js';
+import { sortListing, type Sortable } from './sort.js';
+import { renderedListings, type ListingCache } from './listing-cache.js';
+import { headerTypes, type TypeCache } from './type-cache.js';
 
 /** Text content and the `text` type stop at 10 MiB (contract 3.1). */
 export const TEXT_LIMIT = 10 * 1024 * 1024;
 const SAMPLE_SIZE = 512;
-/** Concurrent lstat/sample reads per listing: enough to fill the thread pool, bounded for huge folders. */
-const LISTING_CONCURRENCY = 32;
 
 const S_IFMT = 0o170000;
 const S_IFDIR = 0o040000;
@@ -54,17 +65,42 @@ export function goMode(mode: number | bigint): number {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** Go's RFC 3339 with nanoseconds (trailing zeros trimmed) in the server's local offset, "Z" for UTC. */
+/** Date, time and offset text by Unix second: files written together share their second. */
+const secondTexts = new Map<number, { head: string; zone: string }>();
+
+/**
+ * Go's RFC 3339 with nanoseconds (trailing zeros trimmed) in the server's local offset, "Z" for
+ * UTC, from whole seconds and nanoseconds (both exact numbers; `nsec` may be negative for times
+ * before 1970, as a truncating division leaves it).
+ */
+export function goTimeParts(sec: number, nsec: number): string {
+  if (nsec < 0) {
+    sec -= 1;
+    nsec += 1e9;
+  }
+  let text = secondTexts.get(sec);
+  if (!text) {
+    const d = new Date(sec * 1000);
+    const offset = -d.getTimezoneOffset();
+    const head = `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+    const abs = Math.abs(offset);
+    const zone =
+      offset === 0 ? 'Z' : `${offset > 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+    text = { head, zone };
+    if (secondTexts.size >= 4096) secondTexts.clear();
+    secondTexts.set(sec, text);
+  }
+  if (nsec === 0) return text.head + text.zone;
+  const frac = String(nsec).padStart(9, '0');
+  let end = frac.length;
+  while (frac.charCodeAt(end - 1) === 48) end--;
+  return `${text.head}.${frac.slice(0, end)}${text.zone}`;
+}
+
+/** `goTimeParts` of a time in nanoseconds. */
 export function goTime(ns: bigint): string {
   const secs = ns / 1_000_000_000n - (ns < 0n && ns % 1_000_000_000n !== 0n ? 1n : 0n);
-  const frac = ns - secs * 1_000_000_000n;
-  const d = new Date(Number(secs) * 1000);
-  const offset = -d.getTimezoneOffset();
-  let out = `${pad(d.getFullYear(), 4)}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-  if (frac > 0n) out += '.' + frac.toString().padStart(9, '0').replace(/0+$/, '');
-  if (offset === 0) return out + 'Z';
-  const abs = Math.abs(offset);
-  return `${out}${offset > 0 ? '+' : '-'}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+  return goTimeParts(Number(secs), Number(ns - secs * 1_000_000_000n));
 }
 
 /** The ETag File Browser sends after a write: hex of the mtime in ns, then hex of the size. */
@@ -85,22 +121,46 @@ export async function readSample(realPath: string): Promise<Buffer> {
   }
 }
 
+/** What the type of a MIME type's files is before any sample is looked at. */
+type MimeClass = 'video' | 'audio' | 'image' | 'pdf' | 'text' | 'other';
+
+const mimeClasses = new Map<string, MimeClass>();
+
+/** Contract 3.1 step 4 on the MIME type alone; memoised, there are only so many MIME types. */
+function mimeClass(mime: string): MimeClass {
+  let cls = mimeClasses.get(mime);
+  if (cls === undefined) {
+    if (mime.startsWith('video')) cls = 'video';
+    else if (mime.startsWith('audio')) cls = 'audio';
+    else if (mime.startsWith('image')) cls = 'image';
+    else if (mime.split(';')[0]!.trim().endsWith('pdf')) cls = 'pdf';
+    else if (mime.startsWith('text')) cls = 'text';
+    else cls = 'other';
+    if (mimeClasses.size < 4096) mimeClasses.set(mime, cls);
+  }
+  return cls;
+}
+
 /** Contract 3.1 step 4, without the textImmutable refinement. */
 export function classify(mime: string, size: number, sample: Buffer): Exclude<FileType, '' | 'invalid_link'> {
-  if (mime.startsWith('video')) return 'video';
-  if (mime.startsWith('audio')) return 'audio';
-  if (mime.startsWith('image')) return 'image';
-  if (mime.split(';')[0]!.trim().endsWith('pdf')) return 'pdf';
-  if ((mime.startsWith('text') || !isBinary(sample)) && size <= TEXT_LIMIT) return 'text';
+  const cls = mimeClass(mime);
+  if (cls === 'video' || cls === 'audio' || cls === 'image' || cls === 'pdf') return cls;
+  if ((cls === 'text' || !isBinary(sample)) && size <= TEXT_LIMIT) return 'text';
   return 'blob';
 }
 
 /** Whether reading the header could change the answer (it never does for media, pdf or text by extension). */
 function sampleMatters(mime: string, size: number): boolean {
   if (!mime) return true;
-  if (/^(video|audio|image)/.test(mime) || mime.split(';')[0]!.trim().endsWith('pdf')) return false;
   if (size > TEXT_LIMIT) return false;
-  return !mime.startsWith('text');
+  return mimeClass(mime) === 'other';
+}
+
+const EMPTY: Buffer = Buffer.alloc(0);
+
+/** The type once the sample is known (or empty because it could not be read). */
+function typeFromSample(mime: string, size: number, sample: Buffer): Exclude<FileType, '' | 'invalid_link'> {
+  return classify(mime || sniff(sample), size, sample);
 }
 
 /**
@@ -116,12 +176,26 @@ export async function detectType(
   if (st.special) return { type: 'blob', mime: '' };
   const size = Number(st.size);
   let mime = mimeByExtension(name);
-  let sample: Buffer = Buffer.alloc(0);
+  let sample: Buffer = EMPTY;
   if (readHeader && sampleMatters(mime, size)) {
-    sample = await readSample(realPath).catch(() => Buffer.alloc(0));
+    sample = await readSample(realPath).catch(() => EMPTY);
     if (!mime) mime = sniff(sample);
   }
   return { type: classify(mime, size, sample), mime };
+}
+
+/** One buffer for synchronous sample reads: each is classified before anything else runs. */
+const syncSample = Buffer.alloc(SAMPLE_SIZE);
+
+/** `readSample` without the thread pool, for the listing's fast path. */
+function readSampleSync(realPath: string): Buffer {
+  const fd = fs.openSync(realPath, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) return EMPTY;
+    return syncSample.subarray(0, fs.readSync(fd, syncSample, 0, SAMPLE_SIZE, 0));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /**
@@ -134,176 +208,413 @@ async function readdirSafe(real: string): Promise<fs.Dirent[]> {
   return fsp.readdir(real, { withFileTypes: true }).catch(() => []);
 }
 
+/** A place subtitles can come from, in the order of the folder's entries. */
+type SubtitleSource =
+  { kind: 'sibling'; name: string } | { kind: 'folder'; name: string; dirents: Promise<fs.Dirent[]> };
+
 /**
- * Subtitles of a video (contract 3.3): siblings starting with the video's base name, files in
- * sibling `subs`/`subtitles` folders and in their sub-folders starting with the base name.
- * Unlike the old server, paths failing the user's rules are left out.
+ * Subtitle discovery for the videos of one folder (contract 3.3). The folder's entries are looked
+ * through once and each `subs`/`subtitles` folder is read once, however many videos there are.
  */
+export class SubtitleFinder {
+  private readonly sources: SubtitleSource[] = [];
+  private readonly deeper = new Map<string, Promise<fs.Dirent[]>>();
+  /** The folder has `subs`/`subtitles` folders, whose contents matter. */
+  readonly readsFolders: boolean;
+
+  constructor(
+    private readonly access: FileAccess,
+    private readonly dirReal: string,
+    private readonly dirVirtual: string,
+    siblings: readonly { name: string; isDir: boolean }[],
+  ) {
+    for (const entry of siblings) {
+      if (!entry.isDir) {
+        if (SUBTITLE_NAME.test(entry.name)) this.sources.push({ kind: 'sibling', name: entry.name });
+        continue;
+      }
+      const lower = entry.name.toLowerCase();
+      if (lower !== 'subs' && lower !== 'subtitles') continue;
+      this.sources.push({
+        kind: 'folder',
+        name: entry.name,
+        dirents: readdirSafe(`${dirReal}/${entry.name}`),
+      });
+    }
+    this.readsFolders = this.sources.some((s) => s.kind === 'folder');
+  }
+
+  static async of(access: FileAccess, dirReal: string, dirVirtual: string): Promise<SubtitleFinder> {
+    const siblings = (await readdirSafe(dirReal)).map((d) => ({ name: d.name, isDir: d.isDirectory() }));
+    return new SubtitleFinder(access, dirReal, dirVirtual, siblings);
+  }
+
+  /**
+   * Subtitles of a video: siblings starting with the video's base name, files in sibling
+   * `subs`/`subtitles` folders and in their sub-folders starting with the base name. Unlike the
+   * old server, paths failing the user's rules are left out.
+   */
+  async find(videoName: string): Promise<string[]> {
+    const base = videoName.slice(0, videoName.length - extensionOf(videoName).length);
+    const out: string[] = [];
+    const add = (virtual: string) => {
+      if (this.access.check(virtual)) out.push(virtual);
+    };
+    for (const source of this.sources) {
+      if (source.kind === 'sibling') {
+        if (source.name.startsWith(base)) add(joinVirtual(this.dirVirtual, source.name));
+        continue;
+      }
+      const subsReal = `${this.dirReal}/${source.name}`;
+      const subsVirtual = joinVirtual(this.dirVirtual, source.name);
+      for (const sub of await source.dirents) {
+        if (!sub.isDirectory()) {
+          if (SUBTITLE_NAME.test(sub.name)) add(joinVirtual(subsVirtual, sub.name));
+        } else if (sub.name.startsWith(base)) {
+          const key = `${subsReal}/${sub.name}`;
+          let inner = this.deeper.get(key);
+          if (!inner) {
+            inner = readdirSafe(key);
+            this.deeper.set(key, inner);
+          }
+          for (const deeper of await inner) {
+            if (!deeper.isDirectory() && SUBTITLE_NAME.test(deeper.name)) {
+              add(joinVirtual(joinVirtual(subsVirtual, sub.name), deeper.name));
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+}
+
+/** Subtitles of one video (see `SubtitleFinder.find`). */
 export async function findSubtitles(
   access: FileAccess,
   dirReal: string,
   dirVirtual: string,
   videoName: string,
-  siblings?: fs.Dirent[],
 ): Promise<string[]> {
-  const base = videoName.slice(0, videoName.length - extensionOf(videoName).length);
-  const out: string[] = [];
-  const add = (virtual: string) => {
-    if (access.check(virtual)) out.push(virtual);
-  };
-  for (const entry of siblings ?? (await readdirSafe(dirReal))) {
-    if (!entry.isDirectory()) {
-      if (entry.name.startsWith(base) && SUBTITLE_NAME.test(entry.name))
-        add(joinVirtual(dirVirtual, entry.name));
-      continue;
-    }
-    const lower = entry.name.toLowerCase();
-    if (lower !== 'subs' && lower !== 'subtitles') continue;
-    const subsReal = `${dirReal}/${entry.name}`;
-    const subsVirtual = joinVirtual(dirVirtual, entry.name);
-    for (const sub of await readdirSafe(subsReal)) {
-      if (!sub.isDirectory()) {
-        if (SUBTITLE_NAME.test(sub.name)) add(joinVirtual(subsVirtual, sub.name));
-      } else if (sub.name.startsWith(base)) {
-        for (const deeper of await readdirSafe(`${subsReal}/${sub.name}`)) {
-          if (!deeper.isDirectory() && SUBTITLE_NAME.test(deeper.name)) {
-            add(joinVirtual(joinVirtual(subsVirtual, sub.name), deeper.name));
-          }
-        }
-      }
-    }
-  }
-  return out;
+  return (await SubtitleFinder.of(access, dirReal, dirVirtual)).find(videoName);
 }
 
-/** An item with what sorting needs beside the wire fields. */
-interface ListedItem extends FileItem {
-  mtimeNs: bigint;
-}
-
-/** Runs `fn` over `inputs` with at most `limit` in flight, keeping the input order. */
-export async function mapLimit<T, R>(
-  inputs: readonly T[],
-  limit: number,
-  fn: (t: T) => Promise<R>,
-): Promise<R[]> {
-  const out = new Array<R>(inputs.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < inputs.length) {
-      const i = next++;
-      out[i] = await fn(inputs[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, inputs.length) }, worker));
-  return out;
+/** A listing entry with what sorting needs beside the wire fields. */
+interface Row extends Sortable {
+  item: FileItem;
 }
 
 export interface ListingOptions {
   /** Read 512-byte headers of entries whose type depends on them (server `typeDetectionByHeader`). */
   readHeader: boolean;
   sorting: Sorting;
+  /** st_dev of the folder, when the caller has it (saves a stat). */
+  dev?: number | bigint;
 }
 
-async function listItem(
+/** How a listing reaches the disk; tests give their own. */
+export interface ListingIo {
+  io: AdaptiveIo;
+  reader: DirReader;
+  types: TypeCache;
+  rendered: ListingCache;
+}
+
+const defaultListingIo: ListingIo = {
+  io: adaptiveIo,
+  reader: dirReader,
+  types: headerTypes,
+  rendered: renderedListings,
+};
+
+function rowOf(
+  virtual: string,
+  name: string,
+  data: Float64Array,
+  index: number,
+  isSymlink: boolean,
+  type: FileType,
+): Row {
+  const o = index * FIELDS;
+  const mode = data[o + F_MODE]!;
+  const size = data[o + F_SIZE]!;
+  const mtimeSec = data[o + F_MTIME_S]!;
+  const mtimeNsec = data[o + F_MTIME_NS]!;
+  const isDir = type === '' && (mode & S_IFMT) === S_IFDIR;
+  return {
+    item: {
+      path: virtual,
+      name,
+      size,
+      extension: extensionOf(name),
+      modified: goTimeParts(mtimeSec, mtimeNsec),
+      mode: goMode(mode),
+      isDir,
+      isSymlink,
+      type,
+    },
+    name,
+    size,
+    isDir,
+    mtimeSec,
+    mtimeNsec,
+  };
+}
+
+/** One stat as a one-entry snapshot. */
+function snapshotOf(name: string, st: fs.BigIntStats): DirSnapshot {
+  const data = new Float64Array(FIELDS);
+  statInto(() => st, '', [name], data, 0, 1);
+  return new DirSnapshot([name], data);
+}
+
+/** A listing entry that is a symbolic link: confined by the resolver, metadata from the target. */
+async function linkRow(
   access: FileAccess,
   dirReal: string,
-  dirVirtual: string,
-  dirent: fs.Dirent,
+  virtual: string,
+  name: string,
+  link: DirSnapshot,
   readHeader: boolean,
-): Promise<ListedItem | undefined> {
-  const name = dirent.name;
-  const virtual = joinVirtual(dirVirtual, name);
-  if (!access.check(virtual)) return undefined;
-  const entry = dirReal === '/' ? '/' + name : `${dirReal}/${name}`;
-  let linkStat: fs.BigIntStats;
+  types: TypeCache,
+): Promise<Row | undefined> {
+  let child;
   try {
-    linkStat = await fsp.lstat(entry, { bigint: true });
+    child = await access.scope.resolveChild(dirReal, name);
   } catch {
-    return undefined; // vanished or unreadable: skipped, as File Browser's fallback listing does
+    return undefined; // escaping (or looping) links are hidden from listings
   }
-  let st = linkStat;
-  let real = entry;
-  const isSymlink = linkStat.isSymbolicLink();
-  if (isSymlink) {
-    let child;
-    try {
-      child = await access.scope.resolveChild(dirReal, name);
-    } catch {
-      return undefined; // escaping (or looping) links are hidden from listings
-    }
-    if (!child.stat) {
-      return {
-        path: virtual,
-        name,
-        size: Number(linkStat.size),
-        extension: extensionOf(name),
-        modified: goTime(linkStat.mtimeNs),
-        mode: goMode(linkStat.mode),
-        isDir: false,
-        isSymlink: true,
-        type: 'invalid_link',
-        mtimeNs: linkStat.mtimeNs,
-      };
-    }
-    if (!access.checkResolved({ virtual, real: child.real })) return undefined;
-    real = child.real;
-    try {
-      st = await fsp.lstat(real, { bigint: true });
-    } catch {
-      return undefined;
-    }
-  }
-  const isDir = st.isDirectory();
-  let type: FileType = '';
-  if (!isDir) {
-    type = (await detectType(name, real, { size: st.size, special: isSpecialBig(st) }, readHeader)).type;
-  }
-  return {
-    path: virtual,
-    name,
-    size: Number(st.size),
-    extension: extensionOf(name),
-    modified: goTime(st.mtimeNs),
-    mode: goMode(st.mode),
-    isDir,
-    isSymlink,
-    type,
-    mtimeNs: st.mtimeNs,
-  };
+  if (!child.stat) return rowOf(virtual, name, link.data, 0, true, 'invalid_link');
+  if (!access.checkResolved({ virtual, real: child.real })) return undefined;
+  const st = await fsp.lstat(child.real, { bigint: true }).catch(() => undefined);
+  if (!st) return undefined;
+  const target = snapshotOf(name, st);
+  if (st.isDirectory()) return rowOf(virtual, name, target.data, 0, true, '');
+  const mime = mimeByExtension(name);
+  const size = Number(st.size);
+  let type: FileType;
+  if (isSpecialBig(st)) type = 'blob';
+  else if (readHeader && sampleMatters(mime, size)) {
+    const known = types.get(child.real, target.data, 0);
+    if (known === undefined) {
+      type = typeFromSample(mime, size, await readSample(child.real).catch(() => EMPTY));
+      types.set(child.real, target.data, 0, type);
+    } else type = known;
+  } else type = classify(mime, size, EMPTY);
+  return rowOf(virtual, name, target.data, 0, true, type);
 }
 
 function isSpecialBig(st: fs.BigIntStats): boolean {
   return st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice();
 }
 
-/** A directory's visible entries (rules, hidden dotfiles and escaping links filtered out), sorted. */
+function isSpecialMode(mode: number): boolean {
+  const t = mode & S_IFMT;
+  return t === S_IFIFO || t === S_IFSOCK || t === S_IFCHR || t === S_IFBLK;
+}
+
+/** A listing entry whose type waits for its header. */
+interface Pending {
+  index: number;
+  real: string;
+  mime: string;
+}
+
+interface Listing {
+  items: FileItem[];
+  numDirs: number;
+  numFiles: number;
+}
+
+/** Whether a listing's text depends on nothing but its key and its snapshot (see `ListingCache`). */
+interface Computed extends Listing {
+  cacheable: boolean;
+}
+
+/** The listing of a snapshot: rules, types, links, subtitles, sorting. */
+async function computeListing(
+  access: FileAccess,
+  dirReal: string,
+  dirVirtual: string,
+  opts: ListingOptions,
+  dev: number | bigint,
+  snapshot: DirSnapshot,
+  { io, types }: ListingIo,
+): Promise<Computed> {
+  const { names, data } = snapshot;
+  const realPrefix = dirReal === '/' ? '/' : dirReal + '/';
+  const virtualPrefix = dirVirtual.endsWith('/') ? dirVirtual : dirVirtual + '/';
+  let cacheable = true;
+
+  const rows: (Row | undefined)[] = new Array(names.length);
+  const links: number[] = [];
+  const pending: Pending[] = [];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    const virtual = virtualPrefix + name;
+    if (!access.check(virtual)) continue;
+    const mode = data[i * FIELDS + F_MODE]!;
+    if (mode === -1) continue; // vanished or unreadable: skipped, as File Browser's fallback listing does
+    const kind = mode & S_IFMT;
+    if (kind === S_IFLNK) {
+      links.push(i);
+      continue;
+    }
+    if (kind === S_IFDIR) {
+      rows[i] = rowOf(virtual, name, data, i, false, '');
+      continue;
+    }
+    let type: FileType;
+    if (isSpecialMode(mode)) type = 'blob';
+    else {
+      const mime = mimeByExtension(name);
+      const size = data[i * FIELDS + F_SIZE]!;
+      if (opts.readHeader && sampleMatters(mime, size)) {
+        // The bytes may change within one tick of the file's clock without its times changing.
+        if (cacheable && !types.settled(data, i)) cacheable = false;
+        const real = realPrefix + name;
+        const known = types.get(real, data, i);
+        if (known === undefined) {
+          pending.push({ index: i, real, mime });
+          continue;
+        }
+        type = known;
+      } else type = classify(mime, size, EMPTY);
+    }
+    rows[i] = rowOf(virtual, name, data, i, false, type);
+  }
+
+  if (pending.length > 0) {
+    const sizeOf = (p: Pending) => data[p.index * FIELDS + F_SIZE]!;
+    const found = await io.map(
+      dev,
+      dirReal,
+      pending,
+      (p) => {
+        let sample = EMPTY;
+        try {
+          sample = readSampleSync(p.real);
+        } catch {
+          // unreadable: typed from the name alone, like the thread-pool path
+        }
+        return typeFromSample(p.mime, sizeOf(p), sample);
+      },
+      async (p) => typeFromSample(p.mime, sizeOf(p), await readSample(p.real).catch(() => EMPTY)),
+    );
+    for (let k = 0; k < pending.length; k++) {
+      const p = pending[k]!;
+      const type = found[k]!;
+      types.set(p.real, data, p.index, type);
+      const name = names[p.index]!;
+      rows[p.index] = rowOf(virtualPrefix + name, name, data, p.index, false, type);
+    }
+  }
+
+  if (links.length > 0) {
+    // A link's entry depends on its target, which the folder's snapshot does not show.
+    cacheable = false;
+    await mapLimit(links, 8, async (i) => {
+      const name = names[i]!;
+      const link = new DirSnapshot([name], data.slice(i * FIELDS, (i + 1) * FIELDS));
+      rows[i] = await linkRow(access, dirReal, virtualPrefix + name, name, link, opts.readHeader, types);
+    });
+  }
+
+  const listed: Row[] = [];
+  let numDirs = 0;
+  let finder: SubtitleFinder | undefined;
+  for (const row of rows) {
+    if (!row) continue;
+    listed.push(row);
+    if (row.isDir) numDirs++;
+    else if (row.item.type === 'video') {
+      finder ??= new SubtitleFinder(
+        access,
+        dirReal,
+        dirVirtual,
+        names.map((name, i) => ({ name, isDir: (data[i * FIELDS + F_MODE]! & S_IFMT) === S_IFDIR })),
+      );
+      // Subtitles in `subs` folders depend on those folders' contents.
+      if (finder.readsFolders) cacheable = false;
+      const subs = await finder.find(row.name);
+      if (subs.length > 0) row.item.subtitles = subs;
+    }
+  }
+  sortListing(listed, opts.sorting);
+  const items = new Array<FileItem>(listed.length);
+  for (let i = 0; i < listed.length; i++) items[i] = listed[i]!.item;
+  return { items, numDirs, numFiles: listed.length - numDirs, cacheable };
+}
+
+/**
+ * A directory's visible entries (rules, hidden dotfiles and escaping links filtered out), sorted.
+ * The folder is read and its entries stat'ed by `DirReader` (reader threads on a fast local file
+ * system); headers are read through `AdaptiveIo` and remembered in the `TypeCache`.
+ */
 export async function listDirectory(
   access: FileAccess,
   dirReal: string,
   dirVirtual: string,
   opts: ListingOptions,
-): Promise<{ items: FileItem[]; numDirs: number; numFiles: number }> {
-  const dirents = await fsp.readdir(dirReal, { withFileTypes: true });
-  const listed = await mapLimit(dirents, LISTING_CONCURRENCY, (d) =>
-    listItem(access, dirReal, dirVirtual, d, opts.readHeader),
-  );
-  const items = listed.filter((i): i is ListedItem => i !== undefined);
-  let numDirs = 0;
-  for (const item of items) if (item.isDir) numDirs++;
-  const videos = items.filter((i) => i.type === 'video');
-  if (videos.length > 0) {
-    for (const v of videos) {
-      const subs = await findSubtitles(access, dirReal, dirVirtual, v.name, dirents);
-      if (subs.length > 0) v.subtitles = subs;
-    }
+  deps: ListingIo = defaultListingIo,
+): Promise<Listing> {
+  const dev = opts.dev ?? (await fsp.stat(dirReal)).dev;
+  const snapshot = await deps.reader.read(dirReal, dev);
+  try {
+    const { items, numDirs, numFiles } = await computeListing(
+      access,
+      dirReal,
+      dirVirtual,
+      opts,
+      dev,
+      snapshot,
+      deps,
+    );
+    return { items, numDirs, numFiles };
+  } finally {
+    snapshot.release();
   }
-  sortListing(items, opts.sorting);
-  return {
-    items: items.map(({ mtimeNs: _drop, ...wire }) => wire),
-    numDirs,
-    numFiles: items.length - numDirs,
-  };
+}
+
+/**
+ * `listDirectory` as JSON text (`"items":[…],"numDirs":N,"numFiles":M`), taken from the
+ * `ListingCache` when the folder is exactly as it was when the text was made.
+ */
+export async function listDirectoryJson(
+  access: FileAccess,
+  dirReal: string,
+  dirVirtual: string,
+  opts: ListingOptions,
+  deps: ListingIo = defaultListingIo,
+): Promise<Buffer> {
+  const dev = opts.dev ?? (await fsp.stat(dirReal)).dev;
+  const snapshot = await deps.reader.read(dirReal, dev);
+  const key = JSON.stringify([
+    dirReal,
+    dirVirtual,
+    opts.readHeader,
+    opts.sorting.by,
+    opts.sorting.asc,
+    access.rules.fingerprint,
+  ]);
+  const cached = deps.rendered.get(key, snapshot);
+  if (cached) {
+    snapshot.release();
+    return cached;
+  }
+  let listing: Computed;
+  try {
+    listing = await computeListing(access, dirReal, dirVirtual, opts, dev, snapshot, deps);
+  } catch (err) {
+    snapshot.release();
+    throw err;
+  }
+  const json = Buffer.from(
+    `"items":${JSON.stringify(listing.items)},"numDirs":${listing.numDirs},"numFiles":${listing.numFiles}`,
+  );
+  if (listing.cacheable) deps.rendered.set(key, snapshot, json);
+  else snapshot.release();
+  return json;
 }
 
 export interface InfoOptions {
@@ -318,19 +629,14 @@ export interface InfoOptions {
   listingReadHeader: boolean;
 }
 
-/**
- * The FileInfo of a resolved path (contract 2.4): for a top-level link, mode/modified/name are the
- * link's own and size/isDir the target's.
- */
-export async function fileInfo(access: FileAccess, r: Resolved, opts: InfoOptions): Promise<FileInfo> {
-  if (!r.stat || !r.linkStat) throw notFound();
+/** The fresh stats of a resolved path and the FileInfo fields every answer has. */
+async function infoBase(r: Resolved): Promise<{ st: fs.BigIntStats; base: FileInfo }> {
   const [linkStat, st] = await Promise.all([
     fsp.lstat(r.entry, { bigint: true }),
     fsp.lstat(r.real, { bigint: true }),
   ]).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ENOENT' ? notFound() : err;
   });
-  const isDir = st.isDirectory();
   const base: FileInfo = {
     path: r.virtual,
     name: r.name,
@@ -338,14 +644,50 @@ export async function fileInfo(access: FileAccess, r: Resolved, opts: InfoOption
     extension: extensionOf(r.name),
     modified: goTime(linkStat.mtimeNs),
     mode: goMode(linkStat.mode),
-    isDir,
+    isDir: st.isDirectory(),
     isSymlink: r.isSymlink,
     type: '',
   };
-  if (isDir) {
+  return { st, base };
+}
+
+/**
+ * The FileInfo of a directory as UTF-8 JSON text in pieces, keys in the order `fileInfo`'s
+ * object has them, with the listing from `listDirectoryJson`; undefined when `r` is not a
+ * directory (any more). The resources route sends it as it is.
+ */
+export async function directoryInfoJson(
+  access: FileAccess,
+  r: Resolved,
+  opts: InfoOptions,
+): Promise<Buffer[] | undefined> {
+  if (!r.stat || !r.linkStat) throw notFound();
+  const { st, base } = await infoBase(r);
+  if (!base.isDir) return undefined;
+  const listing = await listDirectoryJson(access, r.real, r.virtual, {
+    readHeader: opts.listingReadHeader,
+    sorting: opts.sorting,
+    dev: st.dev,
+  });
+  const tail = `,"sorting":${JSON.stringify(opts.sorting)},${JSON.stringify(base).slice(1)}`;
+  // Pieces rather than one copy: the listing part is usually the cache's own buffer.
+  return [OPEN_BRACE, listing, Buffer.from(tail)];
+}
+
+const OPEN_BRACE = Buffer.from('{');
+
+/**
+ * The FileInfo of a resolved path (contract 2.4): for a top-level link, mode/modified/name are the
+ * link's own and size/isDir the target's.
+ */
+export async function fileInfo(access: FileAccess, r: Resolved, opts: InfoOptions): Promise<FileInfo> {
+  if (!r.stat || !r.linkStat) throw notFound();
+  const { st, base } = await infoBase(r);
+  if (base.isDir) {
     const listing = await listDirectory(access, r.real, r.virtual, {
       readHeader: opts.listingReadHeader,
       sorting: opts.sorting,
+      dev: st.dev,
     });
     return { ...listing, sorting: opts.sorting, ...base };
   }

@@ -52,14 +52,26 @@ function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
  */
 export class RuleChecker {
   private readonly rules: CompiledRule[];
+  private fingerprintText: string | undefined;
 
   constructor(
-    globalRules: readonly Rule[],
-    userRules: readonly Rule[],
+    private readonly globalRules: readonly Rule[],
+    private readonly userRules: readonly Rule[],
     private readonly hideDotfiles: boolean,
-    opts: RuleOptions = {},
+    private readonly opts: RuleOptions = {},
   ) {
     this.rules = [...globalRules, ...userRules].map((r) => compileRule(r, opts));
+  }
+
+  /** Text that is equal for two checkers exactly when they decide every path alike by construction. */
+  get fingerprint(): string {
+    this.fingerprintText ??= JSON.stringify([
+      this.globalRules,
+      this.userRules,
+      this.hideDotfiles,
+      this.opts.caseInsensitive === true,
+    ]);
+    return this.fingerprintText;
   }
 
   /** True when any rule exists: recursive operations then check every descendant. */

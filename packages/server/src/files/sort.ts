@@ -4,8 +4,9 @@ export interface Sortable {
   name: string;
   size: number;
   isDir: boolean;
-  /** Modification time in nanoseconds (exact ordering, Go's time.Before). */
-  mtimeNs: bigint;
+  /** Modification time: whole seconds and nanoseconds (exact ordering, Go's time.Before). */
+  mtimeSec: number;
+  mtimeNsec: number;
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
@@ -16,6 +17,30 @@ function digitRun(s: string, from: number): number {
   return i - from;
 }
 
+/** Compares two digit runs as the numbers they spell (any length, leading zeros ignored). */
+function compareDigitRuns(a: string, ia: number, la: number, b: string, ib: number, lb: number): number {
+  const ea = ia + la;
+  const eb = ib + lb;
+  while (ia < ea && a.charCodeAt(ia) === 48) ia++;
+  while (ib < eb && b.charCodeAt(ib) === 48) ib++;
+  if (ea - ia !== eb - ib) return ea - ia < eb - ib ? -1 : 1;
+  for (; ia < ea; ia++, ib++) {
+    const d = a.charCodeAt(ia) - b.charCodeAt(ib);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return 0;
+}
+
+/** `a.slice(from) < b.slice(from)` without the slices. */
+function compareFrom(a: string, b: string, from: number): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = from; i < n; i++) {
+    const d = a.charCodeAt(i) - b.charCodeAt(i);
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
 /**
  * Natural order as File Browser's `natural.Less`: skip the common prefix (backing up to the start
  * of a digit run), compare digit runs as numbers, anything else byte-wise ("a.txt" < "a2" < "a10").
@@ -24,7 +49,7 @@ export function naturalCompare(a: string, b: string): number {
   let i = 0;
   for (;;) {
     const start = i;
-    while (i < a.length && i < b.length && a[i] === b[i]) i++;
+    while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
     while (i > start && isDigit(a.charCodeAt(i - 1))) i--;
     if (i >= a.length || i >= b.length) {
       if (a.length - i === 0 && b.length - i === 0) return 0;
@@ -34,25 +59,43 @@ export function naturalCompare(a: string, b: string): number {
     const ia = digitRun(a, i);
     const ib = digitRun(b, i);
     if (ia > 0 && ib > 0) {
-      const na = BigInt(a.slice(i, i + ia));
-      const nb = BigInt(b.slice(i, i + ib));
-      if (na !== nb) return na < nb ? -1 : 1;
+      const c = compareDigitRuns(a, i, ia, b, i, ib);
+      if (c !== 0) return c;
       if (ia === ib && i + ia < a.length && i + ib < b.length) {
         i += ia;
         continue;
       }
     }
-    const ra = a.slice(i);
-    const rb = b.slice(i);
-    return ra < rb ? -1 : ra > rb ? 1 : 0;
+    return compareFrom(a, b, i);
   }
 }
 
-/** Directories first in both directions; only the names reverse. */
-function byName(a: Sortable, b: Sortable, reverse: boolean): number {
-  if (a.isDir !== b.isDir) return a.isDir ? -1 : 1;
-  const c = naturalCompare(a.name.toLowerCase(), b.name.toLowerCase());
-  return reverse ? -c : c;
+/**
+ * Directories first in both directions; only the names reverse. Names are lower-cased once per
+ * item rather than once per comparison.
+ */
+function sortByName<T extends Sortable>(items: T[], reverse: boolean): T[] {
+  const keyed = items.map((item) => ({ item, key: item.name.toLowerCase() }));
+  keyed.sort((a, b) => {
+    if (a.item.isDir !== b.item.isDir) return a.item.isDir ? -1 : 1;
+    const c = naturalCompare(a.key, b.key);
+    return reverse ? -c : c;
+  });
+  for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
+  return items;
+}
+
+/** Byte-wise (UTF-8) name order, the order of File Browser's directory reads. */
+function sortByBytes<T extends Sortable>(items: T[]): T[] {
+  const keyed = items.map((item) => ({ item, key: Buffer.from(item.name) }));
+  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+  for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
+  return items;
+}
+
+function byTime(a: Sortable, b: Sortable): number {
+  if (a.mtimeSec !== b.mtimeSec) return a.mtimeSec < b.mtimeSec ? -1 : 1;
+  return a.mtimeNsec === b.mtimeNsec ? 0 : a.mtimeNsec < b.mtimeNsec ? -1 : 1;
 }
 
 const DIR_SIZE_OFFSET = 2 ** 31;
@@ -70,14 +113,11 @@ export function sortListing<T extends Sortable>(items: T[], sorting: Sorting): T
       return items.sort((a, b) => (sorting.asc ? key(a) - key(b) : key(b) - key(a)));
     }
     case 'modified':
-      return items.sort((a, b) => {
-        const d = sorting.asc ? a.mtimeNs - b.mtimeNs : b.mtimeNs - a.mtimeNs;
-        return d === 0n ? 0 : d < 0n ? -1 : 1;
-      });
+      return items.sort((a, b) => (sorting.asc ? byTime(a, b) : byTime(b, a)));
     case 'name':
-      return items.sort((a, b) => byName(a, b, sorting.asc));
+      return sortByName(items, sorting.asc);
     default:
-      if (sorting.asc) return items.sort((a, b) => byName(a, b, true));
-      return items.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+      if (sorting.asc) return sortByName(items, true);
+      return sortByBytes(items);
   }
 }

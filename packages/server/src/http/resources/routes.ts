@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
 import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
-import { etagOf, fileInfo } from '../../files/info.js';
+import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
 import {
   checksum,
   copyOrMove,
@@ -44,13 +44,25 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     const access = await accessOf(request);
     const r = await access.resolve(requestPath(request));
     if (!r.stat) throw notFound();
-    const info = await fileInfo(access, r, {
+    const opts = {
       content: access.perm.download,
       modify: access.perm.modify,
       readHeader: true,
       listingReadHeader: !ctx.config.disableTypeDetectionByHeader,
       sorting: access.sorting,
-    });
+    };
+    if (r.stat.isDirectory()) {
+      // Folders are answered with ready JSON text (often the listing cache's).
+      const json = await directoryInfoJson(access, r, opts);
+      if (json) {
+        const length = json.reduce((n, b) => n + b.length, 0);
+        return reply
+          .type('application/json; charset=utf-8')
+          .header('Content-Length', String(length))
+          .send(Readable.from(json, { objectMode: false }));
+      }
+    }
+    const info = await fileInfo(access, r, opts);
     if (info.isDir) return info;
     if (isTrue(headerValue(request, 'x-encoding'))) {
       // File Browser's quirk: a missing download permission answers 202 (contract 1.5).

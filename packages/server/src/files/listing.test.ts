@@ -1,0 +1,217 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FileItem, Rule } from '@filebrowser/contract';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileAccess } from './access.js';
+import { AdaptiveIo } from './adaptive-io.js';
+import { DirReader, FIELDS, F_MODE, F_SIZE, type DirSnapshot } from './dir-snapshot.js';
+import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
+import { ListingCache } from './listing-cache.js';
+import { openScope } from './resolver.js';
+import { RuleChecker } from './rules.js';
+import { TypeCache } from './type-cache.js';
+
+const ALL = {
+  admin: false,
+  execute: false,
+  create: true,
+  rename: true,
+  modify: true,
+  delete: true,
+  share: true,
+  download: true,
+};
+const SORTING = { by: 'name', asc: false };
+
+/** Counts the types it answers from memory. */
+class CountingTypes extends TypeCache {
+  hits = 0;
+  override get(realPath: string, data: Float64Array, index: number) {
+    const type = super.get(realPath, data, index);
+    if (type !== undefined) this.hits++;
+    return type;
+  }
+}
+
+let base: string;
+let root: string;
+const readers: DirReader[] = [];
+
+function reader(threads: number): DirReader {
+  const r = new DirReader({ threads, io: new AdaptiveIo() });
+  readers.push(r);
+  return r;
+}
+
+/** Listing dependencies of its own, with files counting as settled at once (a clock far ahead). */
+function deps(threads = 1): ListingIo & { types: CountingTypes; rendered: ListingCache } {
+  const io = new AdaptiveIo();
+  const r = new DirReader({ threads, io });
+  readers.push(r);
+  return {
+    io,
+    reader: r,
+    types: new CountingTypes(100, () => Date.now() + 3_600_000),
+    rendered: new ListingCache(),
+  };
+}
+
+async function access(rules: Rule[] = []): Promise<FileAccess> {
+  const scope = await openScope({ root, scope: '/', followExternalSymlinks: false });
+  return new FileAccess(scope, new RuleChecker([], rules, false), ALL, SORTING, false);
+}
+
+/** The snapshot as a map from name to its numbers, for comparisons that ignore the order. */
+function byName(s: DirSnapshot): Map<string, number[]> {
+  return new Map(s.names.map((n, i) => [n, [...s.data.subarray(i * FIELDS, (i + 1) * FIELDS)]]));
+}
+
+beforeEach(async () => {
+  base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-listing-')));
+  root = path.join(base, 'root');
+  await fs.mkdir(path.join(root, 'docs', 'sub'), { recursive: true });
+  await fs.writeFile(path.join(root, 'docs', 'a.txt'), 'hello');
+  await fs.writeFile(path.join(root, 'docs', 'noext'), 'plain words\n');
+  await fs.symlink('a.txt', path.join(root, 'docs', 'link'));
+  execFileSync('mkfifo', [path.join(root, 'docs', 'pipe')]);
+});
+
+afterEach(async () => {
+  await fs.rm(base, { recursive: true, force: true });
+});
+
+afterAll(async () => {
+  await Promise.all(readers.map((r) => r.close()));
+});
+
+describe('DirReader', () => {
+  it('reads the same entries and metadata on a reader thread as on the main thread', async () => {
+    const dir = path.join(root, 'docs');
+    const { dev } = await fs.stat(dir);
+    const threaded = await reader(1).read(dir, dev);
+    const here = await reader(0).read(dir, dev);
+    expect(threaded.origin).toBeDefined(); // it really came from a thread
+    expect(here.origin).toBeUndefined();
+    expect(byName(threaded)).toEqual(byName(here));
+    expect([...byName(here).keys()].sort()).toEqual(['a.txt', 'link', 'noext', 'pipe', 'sub']);
+    const a = byName(here).get('a.txt')!;
+    expect(a[F_MODE]).toBe(0o100000 | ((await fs.lstat(path.join(dir, 'a.txt'))).mode & 0o7777));
+    expect(a[F_SIZE]).toBe(5);
+    expect(byName(here).get('link')![F_MODE]! & 0o170000).toBe(0o120000);
+  });
+
+  it('reports a missing folder with the code readdir gives', async () => {
+    const { dev } = await fs.stat(root);
+    await expect(reader(1).read(path.join(root, 'missing'), dev)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(reader(0).read(path.join(root, 'missing'), dev)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('tells identical snapshots from changed ones', async () => {
+    const dir = path.join(root, 'docs');
+    const { dev } = await fs.stat(dir);
+    const r = reader(1);
+    const first = await r.read(dir, dev);
+    expect(first.sameAs(await r.read(dir, dev))).toBe(true);
+    await fs.appendFile(path.join(dir, 'a.txt'), '!');
+    expect(first.sameAs(await r.read(dir, dev))).toBe(false);
+    await fs.writeFile(path.join(dir, 'b.txt'), '');
+    expect(first.sameAs(await r.read(dir, dev))).toBe(false);
+  });
+
+  it('reuses released buffers and starts new threads after its threads stop', async () => {
+    const dir = path.join(root, 'many');
+    await fs.mkdir(dir);
+    for (let i = 0; i < 1200; i++) await fs.writeFile(path.join(dir, `f${i}`), String(i));
+    const { dev } = await fs.stat(dir);
+    const r = reader(1);
+    const first = await r.read(dir, dev);
+    const expected = byName(first);
+    first.release();
+    expect(first.data.byteLength).toBe(0); // handed back to the thread
+    expect(byName(await r.read(dir, dev))).toEqual(expected);
+    await r.close();
+    const again = await r.read(dir, dev);
+    expect(again.origin).toBeDefined();
+    expect(byName(again)).toEqual(expected);
+  });
+});
+
+describe('listings', () => {
+  const names = (items: FileItem[]) => items.map((i) => i.name);
+
+  it('lists the same on a reader thread and on the main thread', async () => {
+    const a = await access();
+    const dir = path.join(root, 'docs');
+    const threaded = await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, deps(1));
+    const here = await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, deps(0));
+    expect(threaded).toEqual(here);
+    expect(names(here.items)).toEqual(['sub', 'a.txt', 'link', 'noext', 'pipe']);
+    expect(here.items.find((i) => i.name === 'link')).toMatchObject({ isSymlink: true, type: 'text' });
+    expect(here.items.find((i) => i.name === 'pipe')).toMatchObject({ type: 'blob' });
+  });
+
+  it('remembers header types and reads the header again when the file changes', async () => {
+    const a = await access();
+    const dir = path.join(root, 'docs');
+    const file = path.join(dir, 'noext');
+    const d = deps();
+    const typeOf = async () =>
+      (await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, d)).items.find(
+        (i) => i.name === 'noext',
+      )!.type;
+    expect(await typeOf()).toBe('text');
+    expect(d.types.hits).toBe(0);
+    expect(await typeOf()).toBe('text');
+    expect(d.types.hits).toBe(2); // noext, and a.txt as the target of `link`, a name without extension
+
+    // Same size, same mtime, other bytes: only the ctime tells.
+    const { atime, mtime } = await fs.stat(file);
+    await fs.writeFile(file, Buffer.from([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+    await fs.utimes(file, atime, mtime);
+    expect(await typeOf()).toBe('blob');
+
+    // Another size.
+    await fs.writeFile(file, 'text again');
+    expect(await typeOf()).toBe('text');
+  });
+
+  it('answers an unchanged folder from the listing cache and a changed one afresh', async () => {
+    const a = await access();
+    const dir = path.join(root, 'docs', 'sub');
+    await fs.writeFile(path.join(dir, 'x.bin'), Buffer.from([0, 1, 2]));
+    const d = deps();
+    const list = () => listDirectoryJson(a, dir, '/docs/sub', { readHeader: true, sorting: SORTING }, d);
+    const first = await list();
+    expect(await list()).toBe(first); // the very same text
+    const parsed = JSON.parse(`{${first.toString()}}`);
+    expect(parsed).toEqual(
+      await listDirectory(a, dir, '/docs/sub', { readHeader: true, sorting: SORTING }, d),
+    );
+
+    await fs.writeFile(path.join(dir, 'y.txt'), 'new');
+    const changed = JSON.parse(`{${(await list()).toString()}}`);
+    expect(names(changed.items)).toEqual(['x.bin', 'y.txt']);
+  });
+
+  it('keys the listing cache by the rules and does not keep listings with links', async () => {
+    const d = deps();
+    const dir = path.join(root, 'docs');
+    const opts = { readHeader: true, sorting: SORTING };
+    const open = await listDirectoryJson(await access(), dir, '/docs', opts, d);
+    expect(await listDirectoryJson(await access(), dir, '/docs', opts, d)).not.toBe(open); // has a link
+    await fs.rm(path.join(dir, 'link'));
+    const plain = await listDirectoryJson(await access(), dir, '/docs', opts, d);
+    expect(await listDirectoryJson(await access(), dir, '/docs', opts, d)).toBe(plain);
+    const denied = await listDirectoryJson(
+      await access([{ regex: false, allow: false, path: '/docs/a.txt', regexp: null }]),
+      dir,
+      '/docs',
+      opts,
+      d,
+    );
+    expect(names(JSON.parse(`{${denied.toString()}}`).items)).toEqual(['sub', 'noext', 'pipe']);
+    expect(names(JSON.parse(`{${plain.toString()}}`).items)).toEqual(['sub', 'a.txt', 'noext', 'pipe']);
+  });
+});
