@@ -139,28 +139,11 @@ export class ResumableUploads {
     const fh = await fs.open(upload.staging, 'r+').catch(() => {
       throw notFound('no upload in progress for this path');
     });
-    let position = offset;
     try {
       const { size } = await fh.stat();
       if (size !== offset)
         throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
-      const room = upload.length - offset;
-      for await (const chunk of body) {
-        const buf = chunk as Buffer;
-        if (position - offset + buf.length > room) {
-          await fh.truncate(offset);
-          position = offset;
-          throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
-        }
-        let done = 0;
-        while (done < buf.length) {
-          const { bytesWritten } = await fh.write(buf, done, buf.length - done, position);
-          done += bytesWritten;
-          position += bytesWritten;
-        }
-      }
-      await fh.sync();
-      return position;
+      return await appendBody(fh, offset, upload.length - offset, body);
     } finally {
       await fh.close();
     }
@@ -221,6 +204,98 @@ export class ResumableUploads {
       if (this.locks.get(id) === tail) this.locks.delete(id);
     });
     return run;
+  }
+}
+
+/** Bytes gathered from the request before they are written together. */
+const WRITE_BATCH = 1024 * 1024;
+/** Written bytes after which a flush to the disk is started in the background. */
+const FLUSH_STEP = 4 * 1024 * 1024;
+/** Idle batch buffers kept for the next requests. */
+const spareBatches: Buffer[] = [];
+
+/** Writes `buf[0, length)` at `position`, however many calls it takes. */
+async function writeAll(fh: fs.FileHandle, buf: Buffer, length: number, position: number): Promise<void> {
+  let done = 0;
+  while (done < length) {
+    const { bytesWritten } = await fh.write(buf, done, length - done, position + done);
+    done += bytesWritten;
+  }
+}
+
+/**
+ * Appends a request body to an open staging file at `offset`, at most `room` bytes (more is a
+ * 413, and the file is cut back to `offset`); returns the new end. Everything is on the disk
+ * (fsync) before it returns, so the offset a client is told survives a crash.
+ *
+ * It stays quick by overlapping three things: the body's chunks are copied into one of two
+ * 1 MiB buffers and written from there (one thread-pool call per MiB instead of one per 64 KiB
+ * chunk, and the chunks die young instead of piling up for the collector), one buffer fills
+ * while the other is being written, and the disk is asked to flush in the background every few
+ * MiB, so the final fsync only waits for the last stretch instead of the whole body.
+ */
+export async function appendBody(
+  fh: fs.FileHandle,
+  offset: number,
+  room: number,
+  body: AsyncIterable<unknown>,
+): Promise<number> {
+  const buffers = [
+    spareBatches.pop() ?? Buffer.allocUnsafeSlow(WRITE_BATCH),
+    spareBatches.pop() ?? Buffer.allocUnsafeSlow(WRITE_BATCH),
+  ];
+  let current = 0;
+  let filled = 0;
+  let position = offset;
+  let received = 0;
+  let writing: Promise<void> | undefined;
+  let flushing: Promise<void> | undefined;
+  let unflushed = 0;
+  /** Starts writing the filled buffer once the other one is written, and switches buffers. */
+  const write = async () => {
+    if (writing) await writing;
+    writing = undefined;
+    if (filled === 0) return;
+    writing = writeAll(fh, buffers[current]!, filled, position);
+    position += filled;
+    unflushed += filled;
+    current = 1 - current;
+    filled = 0;
+    if (unflushed >= FLUSH_STEP && !flushing) {
+      unflushed = 0;
+      // Started after this write, so it flushes at least everything written before.
+      flushing = writing.then(() => fh.datasync()).finally(() => (flushing = undefined));
+      flushing.catch(() => undefined);
+    }
+  };
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      received += buf.length;
+      if (received > room) {
+        await writing;
+        await fh.truncate(offset);
+        position = offset;
+        throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
+      }
+      let at = 0;
+      while (at < buf.length) {
+        const n = buf.copy(buffers[current]!, filled, at);
+        filled += n;
+        at += n;
+        if (filled === WRITE_BATCH) await write();
+      }
+    }
+    await write();
+    await writing;
+    await flushing;
+    await fh.sync();
+    return position;
+  } finally {
+    // Nothing may still be writing to the handle (or from the buffers) when they are let go.
+    await writing?.catch(() => undefined);
+    await flushing?.catch(() => undefined);
+    for (const b of buffers) if (spareBatches.length < 8) spareBatches.push(b);
   }
 }
 
