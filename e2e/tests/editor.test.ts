@@ -124,6 +124,29 @@ describe('text editor', () => {
       await page.waitForURL(/\/files\/docs\/$/);
       expect(await fs.readFile(path.join(server.root, 'docs/draft.md'), 'utf8')).toBe('# Draft\n');
     });
+
+    it('holds back the Back button too while changes are unsaved', async () => {
+      await page.goto(`${server.url}/files/docs/`);
+      await page.locator('.item[data-name="draft.md"]').dblclick();
+      const text = editorText('draft.md');
+      await text.waitFor();
+      await text.click();
+      await page.keyboard.type('unsaved line');
+      await page.getByText('Unsaved changes').waitFor();
+
+      const dialog = page.getByRole('dialog', { name: 'Discard changes?' });
+      await page.evaluate(() => history.back());
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      expect(page.url()).toMatch(/\/files\/docs\/draft\.md$/);
+      expect(await text.textContent()).toContain('unsaved line');
+
+      await page.evaluate(() => history.back());
+      await dialog.getByRole('button', { name: 'Discard changes' }).click();
+      await page.waitForURL(/\/files\/docs\/$/);
+      expect(await fs.readFile(path.join(server.root, 'docs/draft.md'), 'utf8')).toBe('# Draft\n');
+    });
   });
 
   describe('as a user who may not modify', () => {

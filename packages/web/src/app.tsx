@@ -1,5 +1,5 @@
-import { lazy, Suspense, useEffect } from 'react';
-import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { createBrowserRouter, Navigate, Route, RouterProvider, Routes } from 'react-router';
 import { ErrorScreen } from './components/ErrorScreen';
 import { AppLayout } from './components/layout/AppLayout';
 import { PromptHost } from './components/prompts/PromptHost';
@@ -96,10 +96,10 @@ interface AppProps {
   startupError?: { status: number; message: string };
 }
 
-export function App({ startupError }: AppProps) {
-  useRemoveSplash();
+/** Everything under the router: the routed pages and what every page shares. */
+function Root({ startupError }: AppProps) {
   return (
-    <BrowserRouter basename={startup.BaseURL || '/'}>
+    <>
       <RouterEffects />
       <LanguageSync />
       {startupError ? (
@@ -109,6 +109,18 @@ export function App({ startupError }: AppProps) {
       )}
       <PromptHost />
       <ToastHost />
-    </BrowserRouter>
+    </>
   );
+}
+
+export function App({ startupError }: AppProps) {
+  useRemoveSplash();
+  // A data router, for its navigation blocker: the editor holds back every way out (links, the
+  // Back button) while it has unsaved changes. The routes themselves stay declared in JSX.
+  const [router] = useState(() =>
+    createBrowserRouter([{ path: '*', element: <Root startupError={startupError} /> }], {
+      basename: startup.BaseURL || '/',
+    }),
+  );
+  return <RouterProvider router={router} />;
 }

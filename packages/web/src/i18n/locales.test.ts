@@ -117,4 +117,20 @@ describe('locale files', () => {
       .filter(Boolean);
     expect(copies, copies.join('\n')).toEqual([]);
   });
+
+  it('hold no keys the English catalogue dropped (plural forms of its keys aside)', () => {
+    const english = new Set(flattenKeys(readCatalogue('en')));
+    const known = (key: string) => {
+      const plural = /^(.*)_(zero|one|two|few|many|other)$/.exec(key);
+      return english.has(key) || (plural !== null && english.has(`${plural[1]}_other`));
+    };
+    const stale = present
+      .filter((code) => code !== 'en')
+      .flatMap((code) =>
+        flattenKeys(readCatalogue(code))
+          .filter((key) => !known(key))
+          .map((key) => `${code}.json: ${key}`),
+      );
+    expect(stale, stale.join(', ')).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { render, type RenderResult } from '@testing-library/react';
 import type { ReactElement } from 'react';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { initI18n } from '../i18n';
 
 /** Renders a component the way the app does: in English, inside a router. */
@@ -9,5 +9,7 @@ export async function renderWithApp(
   { route = '/' }: { route?: string } = {},
 ): Promise<RenderResult> {
   await initI18n('en');
-  return render(<MemoryRouter initialEntries={[route]}>{ui}</MemoryRouter>);
+  // A data router, as the app has, so components may block navigation.
+  const router = createMemoryRouter([{ path: '*', element: ui }], { initialEntries: [route] });
+  return render(<RouterProvider router={router} />);
 }

@@ -25,7 +25,3 @@ export function clashingNames(
   }
   return clashes;
 }
-
-export function hasClash(incoming: readonly string[], destination: readonly { name: string }[]): boolean {
-  return clashingNames(incoming, destination).length > 0;
-}

@@ -1,14 +1,13 @@
-import { ARCHIVE_FORMATS } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
-import { archiveFormatOf, archiveStream, parseFilesParam, planArchive } from '../../files/archive/index.js';
 import { isSpecial } from '../../files/resolver.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
-import { contentDisposition, fileSecurityHeaders, sendFile } from './send-file.js';
+import { sendArchive } from './send-archive.js';
+import { contentDisposition, sendFile } from './send-file.js';
 
 /**
  * `GET /api/raw{path}` (contract 6.1): a file with Range and conditional serving, or a folder or
@@ -41,19 +40,7 @@ export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
         if (!r.stat.isDirectory()) return sendFile(request, reply, r.real, { name: r.name, inline });
       }
 
-      const format = archiveFormatOf(queryValue(request, 'algo'));
-      const plan = await planArchive(access, parseFilesParam(base, files), ctx.log);
-      const archive = archiveStream(format, plan.entries);
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) archive.abort();
-      });
-      archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
-      fileSecurityHeaders(reply, false);
-      void reply.header(
-        'Content-Disposition',
-        contentDisposition(plan.baseName + ARCHIVE_FORMATS[format], false),
-      );
-      return reply.code(200).type(archive.contentType).send(archive.stream);
+      return sendArchive(ctx, request, reply, access, base);
     });
   };
 }

@@ -1,10 +1,10 @@
-import { ARCHIVE_FORMATS, SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
+import { SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { archiveFormatOf, archiveStream, parseFilesParam, planArchive } from '../../files/archive/index.js';
 import { isSpecial } from '../../files/resolver.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
-import { contentDisposition, fileSecurityHeaders, sendFile } from '../raw/send-file.js';
+import { sendArchive } from '../raw/send-archive.js';
+import { contentDisposition, sendFile } from '../raw/send-file.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 
 /** `/{hash}/rest/of/path` → the hash and the path below the share (trailing "/" kept). */
@@ -58,23 +58,7 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       }
       if (!stat.isDirectory()) return sendFile(request, reply, item.real, { name: item.name, inline });
 
-      const format = archiveFormatOf(queryValue(request, 'algo'));
-      const plan = await planArchive(
-        access,
-        parseFilesParam(item.virtual, queryValue(request, 'files')),
-        ctx.log,
-      );
-      const archive = archiveStream(format, plan.entries);
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) archive.abort();
-      });
-      archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
-      fileSecurityHeaders(reply, false);
-      void reply.header(
-        'Content-Disposition',
-        contentDisposition(plan.baseName + ARCHIVE_FORMATS[format], false),
-      );
-      return reply.code(200).type(archive.contentType).send(archive.stream);
+      return sendArchive(ctx, request, reply, access, item.virtual);
     });
   };
 }

@@ -17,8 +17,9 @@ export function DiscardEditorChangesPrompt({ props, close }: PromptProps<'discar
             type="button"
             className="button button--flat button--danger"
             onClick={() => {
-              close();
+              // Before closing: closing alone means "stay".
               props.onDiscard();
+              close();
             }}
           >
             {t('editor.discard')}

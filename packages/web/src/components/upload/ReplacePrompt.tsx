@@ -1,15 +1,11 @@
 import { useTranslation } from 'react-i18next';
+import { NameList } from '../prompts/NameList';
 import { PromptCard } from '../prompts/PromptCard';
 import type { PromptProps } from '../prompts/types';
-
-/** How many clashing names are listed before "and N more". */
-const SHOWN_NAMES = 5;
 
 /** Upload name clashes: replace what is there, or keep both; closing uploads nothing. */
 export function ReplacePrompt({ props, close }: PromptProps<'replace'>) {
   const { t } = useTranslation();
-  const shown = props.names.slice(0, SHOWN_NAMES);
-  const more = props.names.length - shown.length;
   const choose = (action: () => void) => {
     close();
     action();
@@ -36,12 +32,7 @@ export function ReplacePrompt({ props, close }: PromptProps<'replace'>) {
       }
     >
       <p>{t('upload.replaceMessage')}</p>
-      <ul className="upload-clashes">
-        {shown.map((name) => (
-          <li key={name}>{name}</li>
-        ))}
-        {more > 0 && <li className="upload-clashes__more">{t('upload.moreClashes', { count: more })}</li>}
-      </ul>
+      <NameList entries={props.names.map((name) => ({ name }))} />
     </PromptCard>
   );
 }

@@ -5,7 +5,6 @@ import {
   freeName,
   numberedName,
   planTargets,
-  topLevelName,
   treeFromListing,
 } from './clashes';
 import type { UploadEntry } from './entries';
@@ -20,12 +19,6 @@ const existing = [
 ];
 
 describe('names', () => {
-  it('takes the first path segment', () => {
-    expect(topLevelName('a.txt')).toBe('a.txt');
-    expect(topLevelName('photos/2024/a.jpg')).toBe('photos');
-    expect(topLevelName('/photos/a.jpg')).toBe('photos');
-  });
-
   it('numbers names like the server does', () => {
     expect(numberedName('a.txt', 1)).toBe('a(1).txt');
     expect(numberedName('a.tar.gz', 2)).toBe('a.tar(2).gz');

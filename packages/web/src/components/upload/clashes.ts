@@ -2,6 +2,7 @@
  * Name clashes between what is being uploaded and what the destination folder already holds,
  * and the targets each entry gets once the user chose to replace or to keep both.
  */
+import { topLevelName } from '../../utils/clash';
 import type { UploadEntry } from './entries';
 
 /** An entry of the destination folder (its listing items carry more; only these matter). */
@@ -33,11 +34,6 @@ export interface UploadTarget {
   entry: UploadEntry;
   relativePath: string;
   override: boolean;
-}
-
-/** The first path segment: the entry's own name, or for an entry of a folder the folder's name. */
-export function topLevelName(relativePath: string): string {
-  return relativePath.replace(/^\/+/, '').split('/')[0] ?? '';
 }
 
 function extensionOf(name: string): string {

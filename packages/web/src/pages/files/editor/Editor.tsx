@@ -10,7 +10,6 @@ import { Icon } from '../../../components/Icon';
 import { ShareButton } from '../../../components/share/ShareButton';
 import { useDarkMode } from '../../../hooks/use-dark-mode';
 import { useUser } from '../../../hooks/use-user';
-import { startup } from '../../../startup';
 import { useLayoutStore } from '../../../stores/layout';
 import { showError, showSuccess } from '../../../stores/toasts';
 import { filesRoute, parentPath } from '../../../utils/paths';
@@ -90,25 +89,14 @@ export function Editor({ file }: { file: FileInfo }) {
     }
   }, [file.path, readOnly, t]);
 
-  const leave = useCallback(
-    (route: string) => {
-      // A link in an open prompt (a search result) was the way out: the question replaces it,
-      // as the stack shows only its oldest prompt.
-      closeAllPrompts();
-      openPrompt('discardEditorChanges', {
-        onDiscard: () => {
-          // The guard must let this one navigation through.
-          setDirty(false);
-          void navigate(route);
-        },
-      });
-    },
-    [openPrompt, closeAllPrompts, navigate],
-  );
+  // The question replaces any open prompt (a search result link may be the way out), as the
+  // stack shows only its oldest prompt. Discarding leaves; closing the question stays.
+  useLeaveGuard(dirty, (leave, stay) => {
+    closeAllPrompts();
+    openPrompt('discardEditorChanges', { onDiscard: leave }, stay);
+  });
 
-  useLeaveGuard(dirty, startup.BaseURL, leave);
-
-  const close = () => (dirty ? leave(folderRoute) : void navigate(folderRoute));
+  const close = () => void navigate(folderRoute);
 
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '../../../components/Icon';
+import { NameList } from '../../../components/prompts/NameList';
 import { PromptCard } from '../../../components/prompts/PromptCard';
 import type { PromptProps } from '../../../components/prompts/types';
 import { useFilesStore } from '../../../stores/files';
@@ -9,8 +10,6 @@ import { deleteEntries, reloadListing } from '../operations';
 
 /** How long the button shows that the deletion is done before the prompt goes. */
 const DONE_DELAY_MS = 500;
-const LISTED_NAMES = 5;
-
 export function DeletePrompt({ props: { items }, close }: PromptProps<'delete'>) {
   const { t } = useTranslation();
   const [phase, setPhase] = useState<'ask' | 'busy' | 'done'>('ask');
@@ -69,19 +68,7 @@ export function DeletePrompt({ props: { items }, close }: PromptProps<'delete'>)
       }
     >
       <p>{message}</p>
-      {items.length > 1 && (
-        <ul className="prompt__names">
-          {items.slice(0, LISTED_NAMES).map((item) => (
-            <li key={item.path}>
-              <Icon name={item.isDir ? 'folder' : 'insert_drive_file'} />
-              <span>{item.name}</span>
-            </li>
-          ))}
-          {items.length > LISTED_NAMES && (
-            <li className="prompt__more">{t('prompts.andMore', { count: items.length - LISTED_NAMES })}</li>
-          )}
-        </ul>
-      )}
+      {items.length > 1 && <NameList entries={items} />}
     </PromptCard>
   );
 }

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { NameList } from '../../../components/prompts/NameList';
 import { PromptCard } from '../../../components/prompts/PromptCard';
 import type { PromptProps } from '../../../components/prompts/types';
 
@@ -36,16 +37,7 @@ export function ReplaceRenamePrompt({ props: { clashes, onChoose }, close }: Pro
       }
     >
       <p>{t('prompts.replaceRename.message', { count: clashes.length })}</p>
-      <ul className="prompt__names">
-        {clashes.slice(0, 5).map((name) => (
-          <li key={name}>
-            <span>{name}</span>
-          </li>
-        ))}
-        {clashes.length > 5 && (
-          <li className="prompt__more">{t('prompts.andMore', { count: clashes.length - 5 })}</li>
-        )}
-      </ul>
+      <NameList entries={clashes.map((name) => ({ name }))} />
     </PromptCard>
   );
 }
