@@ -88,6 +88,15 @@ export class RuleChecker {
     return allowed;
   }
 
+  /**
+   * `check(dirPrefix + name)` for an entry of a folder (`dirPrefix` ends with `/`), without
+   * building the path when no rule needs it.
+   */
+  checkChild(dirPrefix: string, name: string): boolean {
+    if (this.hideDotfiles && isDotName(name)) return false;
+    return this.rules.length === 0 || this.allowedByRules(dirPrefix + name);
+  }
+
   /** Hidden dotfiles (last segment only, as File Browser does), then rules (File Browser's Check). */
   check(virtualPath: string): boolean {
     if (this.hideDotfiles && isDotName(lastSegment(virtualPath))) return false;

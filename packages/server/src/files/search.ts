@@ -3,7 +3,6 @@ import fsp from 'node:fs/promises';
 import type { SearchHit } from '@filebrowser/contract';
 import type { FileAccess } from './access.js';
 import { mimeByExtension } from './mime.js';
-import { joinVirtual } from './resolver.js';
 
 export interface SearchQuery {
   caseSensitive: boolean;
@@ -48,9 +47,26 @@ function matches(q: SearchQuery, name: string): boolean {
   return q.terms.some((t) => haystack.includes(t));
 }
 
+/** Folders read ahead of the walk, through the thread pool, while earlier ones are matched. */
+const READ_AHEAD = 8;
+
+interface Pending {
+  real: string;
+  /** Virtual path with a trailing slash. */
+  prefix: string;
+  dirents?: Promise<fs.Dirent[] | undefined>;
+}
+
+function readFolder(real: string): Promise<fs.Dirent[] | undefined> {
+  return fsp.readdir(real, { withFileTypes: true }).catch(() => undefined);
+}
+
 /**
  * Walks a folder (links not followed, escaping ones skipped, unreadable folders skipped, folders
  * failing the rules pruned) and yields hits with paths relative to it. Stops when `signal` aborts.
+ *
+ * The folders next in line are read ahead (`READ_AHEAD` at a time, in the thread pool), so the
+ * disk works while the main thread matches names; results still come in the walk's order.
  */
 export async function* searchTree(
   access: FileAccess,
@@ -60,37 +76,48 @@ export async function* searchTree(
   signal?: AbortSignal,
 ): AsyncGenerator<SearchHit> {
   const q = parseQuery(query);
-  const prefixLength = rootVirtual === '/' ? 1 : rootVirtual.length + 1;
-  const stack: { real: string; virtual: string }[] = [{ real: rootReal, virtual: rootVirtual }];
-  while (stack.length > 0) {
-    if (signal?.aborted) return;
-    const dir = stack.pop() as { real: string; virtual: string };
-    let dirents: fs.Dirent[];
-    try {
-      dirents = await fsp.readdir(dir.real, { withFileTypes: true });
-    } catch {
-      continue;
+  const relativeFrom = rootVirtual === '/' ? 1 : rootVirtual.length + 1;
+  const { rules } = access;
+  const rootPrefix = rootVirtual.endsWith('/') ? rootVirtual : rootVirtual + '/';
+  const stack: Pending[] = [{ real: rootReal, prefix: rootPrefix }];
+  const readAhead = () => {
+    for (let i = stack.length - 1, n = 0; i >= 0 && n < READ_AHEAD; i--, n++) {
+      const next = stack[i]!;
+      next.dirents ??= readFolder(next.real);
     }
-    const subdirs: { real: string; virtual: string }[] = [];
-    for (const d of dirents) {
-      const virtual = joinVirtual(dir.virtual, d.name);
-      if (!access.check(virtual)) continue;
-      const real = `${dir.real}/${d.name}`;
-      let isDir = d.isDirectory();
-      if (d.isSymbolicLink()) {
-        try {
-          const child = await access.scope.resolveChild(dir.real, d.name);
-          if (!access.checkResolved({ virtual, real: child.real })) continue;
-          isDir = !!child.stat?.isDirectory();
-        } catch {
-          continue; // a link out of the scope is not part of it
+  };
+  try {
+    while (stack.length > 0) {
+      if (signal?.aborted) return;
+      readAhead();
+      const dir = stack.pop()!;
+      const dirents = await dir.dirents;
+      if (!dirents) continue;
+      const realPrefix = dir.real === '/' ? '/' : dir.real + '/';
+      const subdirs: Pending[] = [];
+      for (const d of dirents) {
+        const name = d.name;
+        if (!rules.checkChild(dir.prefix, name)) continue;
+        let isDir = d.isDirectory();
+        if (d.isSymbolicLink()) {
+          const virtual = dir.prefix + name;
+          try {
+            const child = await access.scope.resolveChild(dir.real, name);
+            if (!access.checkResolved({ virtual, real: child.real })) continue;
+            isDir = !!child.stat?.isDirectory();
+          } catch {
+            continue; // a link out of the scope is not part of it
+          }
+        } else if (isDir) {
+          subdirs.push({ real: realPrefix + name, prefix: dir.prefix + name + '/' });
         }
-      } else if (isDir) {
-        subdirs.push({ real, virtual });
+        if (matches(q, name)) yield { dir: isDir, path: (dir.prefix + name).slice(relativeFrom) };
       }
-      if (matches(q, d.name)) yield { dir: isDir, path: virtual.slice(prefixLength) };
+      // Depth-first in name order, like File Browser's walk.
+      for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
     }
-    // Depth-first in name order, like File Browser's walk.
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as { real: string; virtual: string });
+  } finally {
+    // Reads started ahead that nobody will look at must not end as unhandled rejections.
+    for (const p of stack) void p.dirents?.catch(() => undefined);
   }
 }
