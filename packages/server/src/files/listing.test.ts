@@ -12,17 +12,8 @@ import { ListingCache } from './listing-cache.js';
 import { openScope } from './resolver.js';
 import { RuleChecker } from './rules.js';
 import { TypeCache } from './type-cache.js';
+import { ALL } from '../../test/files-helpers.js';
 
-const ALL = {
-  admin: false,
-  execute: false,
-  create: true,
-  rename: true,
-  modify: true,
-  delete: true,
-  share: true,
-  download: true,
-};
 const SORTING = { by: 'name', asc: false };
 
 /** Counts the types it answers from memory. */
