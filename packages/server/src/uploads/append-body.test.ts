@@ -74,6 +74,20 @@ describe('appendBody', () => {
     expect(written.subarray(5).equals(data.subarray(0, written.length - 5))).toBe(true);
   });
 
+  it('fails with the disk error when a write fails, without an unhandled rejection', async () => {
+    const data = crypto.randomBytes(3 * 1024 * 1024);
+    // A read-only handle: every write fails (EBADF) while the body is still arriving.
+    const fh = await fs.open(file, 'r');
+    try {
+      await expect(appendBody(fh, 5, data.length, chunks(data, [65536]))).rejects.toMatchObject({
+        code: 'EBADF',
+      });
+    } finally {
+      await fh.close();
+    }
+    expect((await fs.readFile(file)).toString()).toBe('head:');
+  });
+
   it('writes an empty body as nothing', async () => {
     const fh = await fs.open(file, 'r+');
     try {

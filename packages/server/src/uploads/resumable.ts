@@ -257,6 +257,9 @@ export async function appendBody(
     writing = undefined;
     if (filled === 0) return;
     writing = writeAll(fh, buffers[current]!, filled, position);
+    // A failure surfaces at the next await of `writing`; until then it must not count as an
+    // unhandled rejection, which would end the process.
+    writing.catch(() => undefined);
     position += filled;
     unflushed += filled;
     current = 1 - current;
