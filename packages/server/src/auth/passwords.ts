@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { compare, hash } from '@node-rs/bcrypt';
-import { dictionary } from '@zxcvbn-ts/language-common';
+import { createRequire } from 'node:module';
 import { badRequest } from '../errors.js';
 
 /** bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut. */
@@ -8,8 +8,18 @@ export const MAX_PASSWORD_BYTES = 72;
 export const BCRYPT_COST = 10;
 
 let common: Set<string> | undefined;
+/**
+ * The word list (with its diceware list, 15 MB in memory) is loaded on the first password check,
+ * not at start: most servers set passwords rarely, and the memory counts against every one.
+ */
 function commonPasswords(): Set<string> {
-  common ??= new Set(dictionary['passwords-common']);
+  if (!common) {
+    const load = createRequire(import.meta.url);
+    const { dictionary } = load('@zxcvbn-ts/language-common') as {
+      dictionary: Record<string, string[]>;
+    };
+    common = new Set(dictionary['passwords-common']);
+  }
   return common;
 }
 
