@@ -30,8 +30,8 @@ let base: string;
 let root: string;
 const readers: DirReader[] = [];
 
-function reader(threads: number): DirReader {
-  const r = new DirReader({ threads, io: new AdaptiveIo() });
+function reader(threads: number, idleMs?: number): DirReader {
+  const r = new DirReader({ threads, io: new AdaptiveIo(), idleMs });
   readers.push(r);
   return r;
 }
@@ -80,17 +80,40 @@ afterAll(async () => {
 describe('DirReader', () => {
   it('reads the same entries and metadata on a reader thread as on the main thread', async () => {
     const dir = path.join(root, 'docs');
+    await fs.writeFile(path.join(dir, 'été 日本.txt'), ''); // names cross threads as UTF-8
     const { dev } = await fs.stat(dir);
     const threaded = await reader(1).read(dir, dev);
     const here = await reader(0).read(dir, dev);
     expect(threaded.origin).toBeDefined(); // it really came from a thread
     expect(here.origin).toBeUndefined();
     expect(byName(threaded)).toEqual(byName(here));
-    expect([...byName(here).keys()].sort()).toEqual(['a.txt', 'link', 'noext', 'pipe', 'sub']);
+    expect(threaded.sameAs(here)).toBe(true);
+    expect([...byName(here).keys()].sort()).toEqual([
+      'a.txt',
+      'link',
+      'noext',
+      'pipe',
+      'sub',
+      'été 日本.txt',
+    ]);
     const a = byName(here).get('a.txt')!;
     expect(a[F_MODE]).toBe(0o100000 | ((await fs.lstat(path.join(dir, 'a.txt'))).mode & 0o7777));
     expect(a[F_SIZE]).toBe(5);
     expect(byName(here).get('link')![F_MODE]! & 0o170000).toBe(0o120000);
+  });
+
+  it('ends a thread that has been idle and starts a new one for the next folder', async () => {
+    const dir = path.join(root, 'docs');
+    const { dev } = await fs.stat(dir);
+    const r = reader(1, 50);
+    const first = await r.read(dir, dev);
+    expect(r.threadCount).toBe(1);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(r.threadCount).toBe(0);
+    first.release(); // a buffer of an ended thread is simply dropped
+    const again = await r.read(dir, dev);
+    expect(again.origin).toBeDefined();
+    expect(byName(again).get('a.txt')![F_SIZE]).toBe(5);
   });
 
   it('reports a missing folder with the code readdir gives', async () => {
