@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { Worker, type MessagePort } from 'node:worker_threads';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
+import { compileNameFilter, type PreparedNameFilter } from './name-filter.js';
 
 /**
  * A folder's entries with the `lstat` fields a listing needs, packed in one Float64Array
@@ -130,6 +131,33 @@ export function statInto(
   }
 }
 
+/** What a search keeps of a folder: the entries worth a look, each with its kind (`KIND_*`). */
+export interface FolderScan {
+  names: string[];
+  kinds: number[];
+}
+/** A name that passed the filter and is neither a folder nor a link. */
+export const KIND_MATCH = 0;
+export const KIND_DIR = 1;
+export const KIND_LINK = 2;
+
+/**
+ * Keeps a folder's sub-folders and links (the walk needs them whatever their names) and the other
+ * entries whose names pass `keep`. Self-contained, like `statInto`.
+ */
+export function pickEntries(dirents: readonly fs.Dirent[], keep: (name: string) => boolean): FolderScan {
+  const names: string[] = [];
+  const kinds: number[] = [];
+  for (const d of dirents) {
+    const kind = d.isDirectory() ? 1 : d.isSymbolicLink() ? 2 : 0;
+    if (kind !== 0 || keep(d.name)) {
+      names.push(d.name);
+      kinds.push(kind);
+    }
+  }
+  return { names, kinds };
+}
+
 const lstatSync = (p: string) => fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
 
 function prefixOf(dir: string): string {
@@ -140,7 +168,13 @@ function prefixOf(dir: string): string {
  * The worker's program: read a folder, stat every entry, send the names and numbers back. Like
  * `statInto` it is sent to the worker as source text, so it uses only its parameters.
  */
-function workerMain(parentPort: MessagePort, nodeFs: typeof fs, statIntoFn: typeof statInto): void {
+function workerMain(
+  parentPort: MessagePort,
+  nodeFs: typeof fs,
+  statIntoFn: typeof statInto,
+  pickEntriesFn: typeof pickEntries,
+  compileFilter: typeof compileNameFilter,
+): void {
   const lstat = (p: string) => nodeFs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
   // Buffers the main thread is done with come back, so that big folders listed again and again
   // do not leave a trail of dead buffers for the collector.
@@ -153,7 +187,18 @@ function workerMain(parentPort: MessagePort, nodeFs: typeof fs, statIntoFn: type
     }
     return best < 0 ? new ArrayBuffer(bytes) : spare.splice(best, 1)[0]!;
   };
-  parentPort.on('message', (job: { id: number; dir: string } | { recycle: ArrayBuffer }) => {
+  // A search sends the same filter with every folder; it is compiled once.
+  const filters = new Map<string, (name: string) => boolean>();
+  const filterFor = (json: string) => {
+    let keep = filters.get(json);
+    if (!keep) {
+      if (filters.size >= 8) filters.clear();
+      keep = compileFilter(JSON.parse(json));
+      filters.set(json, keep);
+    }
+    return keep;
+  };
+  parentPort.on('message', (job: { id: number; dir: string; filter?: string } | { recycle: ArrayBuffer }) => {
     if ('recycle' in job) {
       if (spare.length >= 16) spare.shift();
       spare.push(job.recycle);
@@ -161,6 +206,17 @@ function workerMain(parentPort: MessagePort, nodeFs: typeof fs, statIntoFn: type
     }
     const start = performance.now();
     try {
+      if (job.filter !== undefined) {
+        const dirents = nodeFs.readdirSync(job.dir, { withFileTypes: true });
+        const scan = pickEntriesFn(dirents, filterFor(job.filter));
+        parentPort.postMessage({
+          id: job.id,
+          scan,
+          count: dirents.length,
+          ms: performance.now() - start,
+        });
+        return;
+      }
       const names = nodeFs.readdirSync(job.dir);
       const data = new Float64Array(take(names.length * 9 * 8), 0, names.length * 9);
       statIntoFn(lstat, job.dir === '/' ? '/' : job.dir + '/', names, data, 0, names.length);
@@ -184,17 +240,18 @@ function workerMain(parentPort: MessagePort, nodeFs: typeof fs, statIntoFn: type
  * An eval'd worker is a CommonJS script. The `require` calls stay inside this string: a bundler
  * rewrites `require` in code it compiles, and the worker has none of the bundle's helpers.
  */
-const workerSource = `(${workerMain.toString()})(require('node:worker_threads').parentPort, require('node:fs'), ${statInto.toString()});`;
+const workerSource = `(${workerMain.toString()})(require('node:worker_threads').parentPort, require('node:fs'), ${statInto.toString()}, ${pickEntries.toString()}, ${compileNameFilter.toString()});`;
 
 interface Job {
   dir: string;
   dev: number;
-  resolve: (s: DirSnapshot) => void;
+  resolve: (reply: WorkerReply) => void;
   reject: (err: Error) => void;
 }
 
 interface WorkerReply {
   id: number;
+  scan?: FolderScan;
   bytes?: Uint8Array;
   count?: number;
   data?: Float64Array;
@@ -233,14 +290,8 @@ class ReaderThread {
       this.jobs.delete(reply.id);
       if (this.jobs.size === 0) this.idle();
       if (reply.error) return job.reject(fsError(reply.error));
-      const count = reply.count ?? 0;
-      onDone(job, reply.ms ?? 0, count);
-      const snapshot = new DirSnapshot(
-        { bytes: reply.bytes ?? new Uint8Array(0), count },
-        reply.data as Float64Array,
-      );
-      snapshot.origin = this;
-      job.resolve(snapshot);
+      onDone(job, reply.ms ?? 0, reply.count ?? 0);
+      job.resolve(reply);
     });
     const fail = (err: Error) => {
       this.dead = true;
@@ -271,12 +322,27 @@ class ReaderThread {
     if (!this.dead) this.worker.postMessage({ recycle: buffer }, [buffer]);
   }
 
-  read(id: number, dir: string, dev: number): Promise<DirSnapshot> {
+  async read(id: number, dir: string, dev: number): Promise<DirSnapshot> {
+    const reply = await this.send(id, dir, dev);
+    const snapshot = new DirSnapshot(
+      { bytes: reply.bytes ?? new Uint8Array(0), count: reply.count ?? 0 },
+      reply.data as Float64Array,
+    );
+    snapshot.origin = this;
+    return snapshot;
+  }
+
+  async scan(id: number, dir: string, dev: number, filter: string): Promise<FolderScan> {
+    const reply = await this.send(id, dir, dev, filter);
+    return reply.scan as FolderScan;
+  }
+
+  private send(id: number, dir: string, dev: number, filter?: string): Promise<WorkerReply> {
     return new Promise((resolve, reject) => {
       clearTimeout(this.idleTimer);
       if (this.jobs.size === 0) this.worker.ref();
       this.jobs.set(id, { dir, dev, resolve, reject });
-      this.worker.postMessage({ id, dir });
+      this.worker.postMessage({ id, dir, filter });
     });
   }
 }
@@ -302,19 +368,47 @@ export class DirReader {
 
   constructor(private readonly opts: DirReaderOptions) {}
 
-  async read(dir: string, dev: number | bigint): Promise<DirSnapshot> {
+  read(dir: string, dev: number | bigint): Promise<DirSnapshot> {
+    return this.onThread(
+      dir,
+      dev,
+      (thread) => thread.read(this.nextId++, dir, Number(dev)),
+      () => this.readHere(dir, dev),
+    );
+  }
+
+  /**
+   * A folder's entries for a search: sub-folders, links, and the names passing `filter`. On a reader thread the names are read, typed and
+   * matched in parallel with the main thread and with each other, so only the few entries
+   * worth a look come back.
+   */
+  scan(dir: string, dev: number | bigint, filter: PreparedNameFilter): Promise<FolderScan> {
+    return this.onThread(
+      dir,
+      dev,
+      (thread) => thread.scan(this.nextId++, dir, Number(dev), filter.json),
+      async () => pickEntries(await fsp.readdir(dir, { withFileTypes: true }), filter.keep),
+    );
+  }
+
+  private async onThread<T>(
+    dir: string,
+    dev: number | bigint,
+    there: (thread: ReaderThread) => Promise<T>,
+    here: () => Promise<T>,
+  ): Promise<T> {
     if (this.opts.threads > 0 && (await this.opts.io.isFast(dev, dir))) {
       const thread = this.thread();
       if (thread) {
         try {
-          return await thread.read(this.nextId++, dir, Number(dev));
+          return await there(thread);
         } catch (err) {
           if (!thread.dead) throw err; // the file system's answer (ENOENT, EACCES…)
           // The thread died: this folder is read again below, on the main thread.
         }
       }
     }
-    return this.readHere(dir, dev);
+    return here();
   }
 
   /** The main-thread way: readdir, then lstat through `AdaptiveIo`. */

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classify, goMode, goTime, goTimeParts } from './info.js';
-import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
+import { extensionOf, isBinary, knownExtensions, mimeByExtension, sniff } from './mime.js';
 import { numberedName } from './ops.js';
+import { compileNameFilter } from './name-filter.js';
 import { parseQuery } from './search.js';
 import { naturalCompare, sortListing } from './sort.js';
 
@@ -176,13 +177,28 @@ describe('names and sorting', () => {
 });
 
 describe('search query', () => {
+  it('decides type:image, audio and video exactly as the MIME table does, in any case', () => {
+    for (const media of ['image', 'audio', 'video']) {
+      const keep = compileNameFilter(parseQuery(`type:${media}`));
+      for (const ext of knownExtensions()) {
+        for (const e of [ext, ext.toUpperCase(), ext.slice(0, 2) + ext.slice(2).toUpperCase()]) {
+          const name = 'file' + e;
+          expect(keep(name), name).toBe(mimeByExtension(name).startsWith(media));
+        }
+      }
+      expect(keep('no-extension')).toBe(false);
+    }
+  });
+
   it('parses case, type and quoted terms', () => {
     expect(parseQuery('case:sensitive Foo').terms).toEqual(['Foo']);
     expect(parseQuery('Foo Bar').terms).toEqual(['foo', 'bar']);
     expect(parseQuery('"a b"').terms).toEqual(['a b']);
     const q = parseQuery('type:image x');
     expect(q.terms).toEqual(['x']);
-    expect(q.types[0]!('p.png')).toBe(true);
-    expect(parseQuery('type:pdf').types[0]!('r.PDF')).toBe(false);
+    expect(compileNameFilter(q)('x.png')).toBe(true);
+    expect(compileNameFilter(q)('y.png')).toBe(false);
+    expect(compileNameFilter(parseQuery('type:pdf'))('r.PDF')).toBe(false);
+    expect(compileNameFilter(parseQuery('type:pdf'))('r.pdf')).toBe(true);
   });
 });

@@ -6,11 +6,23 @@ import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
-import { DirReader, FIELDS, F_MODE, F_SIZE, type DirSnapshot } from './dir-snapshot.js';
+import {
+  DirReader,
+  FIELDS,
+  F_MODE,
+  F_SIZE,
+  KIND_DIR,
+  KIND_LINK,
+  KIND_MATCH,
+  type DirSnapshot,
+  type FolderScan,
+} from './dir-snapshot.js';
 import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
 import { ListingCache } from './listing-cache.js';
+import { prepareNameFilter } from './name-filter.js';
 import { openScope } from './resolver.js';
 import { RuleChecker } from './rules.js';
+import { parseQuery, searchTree } from './search.js';
 import { TypeCache } from './type-cache.js';
 import { ALL } from '../../test/files-helpers.js';
 
@@ -114,6 +126,70 @@ describe('DirReader', () => {
     const again = await r.read(dir, dev);
     expect(again.origin).toBeDefined();
     expect(byName(again).get('a.txt')![F_SIZE]).toBe(5);
+  });
+
+  it('scans a folder for a search the same on a reader thread as on the main thread', async () => {
+    const dir = path.join(root, 'docs');
+    await fs.writeFile(path.join(dir, 'Été.TXT'), '');
+    const { dev } = await fs.stat(dir);
+    const filter = prepareNameFilter(parseQuery('été'));
+    const sorted = (s: FolderScan) => s.names.map((n, i) => [n, s.kinds[i]]).sort();
+    const expected = [
+      ['link', KIND_LINK], // links and folders come whatever their names: the walk needs them
+      ['sub', KIND_DIR],
+      ['Été.TXT', KIND_MATCH],
+    ];
+    expect(sorted(await reader(1).scan(dir, dev, filter))).toEqual(expected);
+    expect(sorted(await reader(0).scan(dir, dev, filter))).toEqual(expected);
+    const typed = prepareNameFilter(parseQuery('type:txt'));
+    expect(sorted(await reader(1).scan(dir, dev, typed)).map(([n]) => n)).toEqual([
+      'a.txt', // type: is case-sensitive, so Été.TXT is not one
+      'link',
+      'sub',
+    ]);
+    await expect(reader(1).scan(path.join(dir, 'missing'), dev, filter)).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
+  });
+
+  it('searches a tree with the same hits, in the same order, with and without reader threads', async () => {
+    for (let i = 0; i < 30; i++) {
+      const dir = path.join(root, 'tree', `d${i % 5}`, `e${i}`);
+      await fs.mkdir(dir, { recursive: true });
+      await fs.writeFile(path.join(dir, `file-${i}.txt`), '');
+      await fs.writeFile(path.join(dir, `Needle-${i}.md`), '');
+    }
+    // A chain of narrow folders, read ahead of the walk as soon as each parent is read.
+    const deep = path.join(root, 'tree', ...Array.from({ length: 40 }, (_, i) => `n${i}`));
+    await fs.mkdir(deep, { recursive: true });
+    await fs.writeFile(path.join(deep, 'deep-needle.md'), '');
+    await fs.mkdir(path.join(root, 'tree', 'needle-folder'));
+    await fs.writeFile(path.join(root, 'tree', 'd1', 'secret-needle.md'), '');
+    await fs.symlink('../d2', path.join(root, 'tree', 'd1', 'needle-link'));
+    const { dev } = await fs.stat(root);
+    const rules: Rule[] = [{ regex: false, allow: false, path: '/tree/d1/secret-needle.md', regexp: null }];
+    const run = async (threads: number, query: string) => {
+      const out = [];
+      for await (const hit of searchTree(await access(rules), root, '/', query, {
+        dev,
+        reader: reader(threads),
+      }))
+        out.push(hit);
+      return out;
+    };
+    for (const query of ['needle', 'type:md', 'case:sensitive Needle']) {
+      const threaded = await run(1, query);
+      expect(threaded).toEqual(await run(0, query));
+      expect(threaded.length).toBeGreaterThan(25);
+    }
+    const hits = await run(1, 'needle');
+    expect(hits).toContainEqual({ dir: true, path: 'tree/needle-folder' });
+    expect(hits).toContainEqual({ dir: true, path: 'tree/d1/needle-link' });
+    expect(hits.map((h) => h.path)).not.toContain('tree/d1/secret-needle.md');
+    expect(hits.filter((h) => h.path.endsWith('/deep-needle.md'))).toHaveLength(1);
+    expect(hits.map((h) => h.path).indexOf('tree/d0/e0/Needle-0.md')).toBeLessThan(
+      hits.map((h) => h.path).indexOf('tree/d0/e5/Needle-5.md'),
+    );
   });
 
   it('reports a missing folder with the code readdir gives', async () => {

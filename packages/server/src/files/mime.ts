@@ -121,6 +121,24 @@ export function mimeByExtension(name: string): string {
   return table.get(ext) ?? table.get(ext.toLowerCase()) ?? '';
 }
 
+/**
+ * The extensions whose MIME type starts with `prefix` (e.g. `image`), in the table's own case,
+ * which is lower case: together with a lower-case fallback they decide exactly what
+ * `mimeByExtension(name).startsWith(prefix)` decides.
+ */
+export function extensionsOfType(prefix: string): string[] {
+  table ??= buildTable();
+  const out: string[] = [];
+  for (const [ext, type] of table) if (type.startsWith(prefix)) out.push(ext);
+  return out;
+}
+
+/** Every extension the table knows (tests). */
+export function knownExtensions(): string[] {
+  table ??= buildTable();
+  return [...table.keys()];
+}
+
 function startsWith(buf: Buffer, sig: string | number[], at = 0): boolean {
   const bytes = typeof sig === 'string' ? Buffer.from(sig, 'latin1') : Buffer.from(sig);
   return buf.length >= at + bytes.length && buf.subarray(at, at + bytes.length).equals(bytes);

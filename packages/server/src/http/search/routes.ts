@@ -25,7 +25,10 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
       const hits = root.stat.isDirectory()
-        ? searchTree(access, root.real, root.virtual, query, abort.signal)
+        ? searchTree(access, root.real, root.virtual, query, {
+            signal: abort.signal,
+            dev: root.stat.dev,
+          })
         : (async function* () {})();
       const body = jsonLines(hits, {
         keepAliveMs: KEEP_ALIVE_MS,
