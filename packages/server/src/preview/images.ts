@@ -2,13 +2,27 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
 import { AppError } from '../errors.js';
 
-// libvips caches operations by their arguments, file names included. Previews open files through
-// /proc/self/fd/N, names that are reused for other files, so a cached load could answer with the
-// wrong image. Each image is resized once and then served from the disk cache: nothing is lost.
-sharp.cache(false);
+type Sharp = typeof import('sharp');
+let loading: Promise<Sharp> | undefined;
+
+/**
+ * sharp and its libvips (18 MB of the server's memory) are loaded with the first preview, not
+ * at start: many servers make none for hours, and some never (`--disableThumbnails`).
+ */
+function loadSharp(): Promise<Sharp> {
+  loading ??= import('sharp').then(({ default: sharp }) => {
+    // libvips caches operations by their arguments, file names included. Previews open files
+    // through /proc/self/fd/N, names that are reused for other files, so a cached load could
+    // answer with the wrong image. Each image is resized once and then served from the disk
+    // cache: nothing is lost.
+    sharp.cache(false);
+    return sharp;
+  });
+  return loading;
+}
 
 export type PreviewSize = 'thumb' | 'big';
 
@@ -53,7 +67,8 @@ function tooLarge(): AppError {
  * `input` is a path sharp can open (see `readablePath`).
  */
 export async function resizeImage(input: string, size: PreviewSize): Promise<PreviewImage> {
-  let meta: sharp.Metadata;
+  const sharp = await loadSharp();
+  let meta: Metadata;
   try {
     meta = await sharp(input, { limitInputPixels: false }).metadata();
   } catch {
@@ -83,6 +98,7 @@ export async function resizeImage(input: string, size: PreviewSize): Promise<Pre
 
 /** Resizes a decoded video frame like an image (always JPEG). */
 async function resizeFrame(frame: Buffer, size: PreviewSize): Promise<PreviewImage> {
+  const sharp = await loadSharp();
   const image = sharp(frame);
   const resized =
     size === 'thumb'
