@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import type sharpModule from 'sharp';
 import type { Metadata } from 'sharp';
 import { AppError } from '../errors.js';
 
-type Sharp = typeof import('sharp');
+type Sharp = typeof sharpModule;
 let loading: Promise<Sharp> | undefined;
 
 /**
