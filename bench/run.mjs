@@ -103,6 +103,9 @@ async function main() {
 
   /** @type {import('./lib/report.mjs').RowResult[]} */
   const results = [];
+  /** The server's peak RSS after each row: where it rises is the row that set it. */
+  /** @type {{ after: string, peakMB: number }[]} */
+  const peakAfterRow = [];
   const startedAt = new Date();
   try {
     // Every row measures our server: a server that cannot start ends the run here.
@@ -122,7 +125,13 @@ async function main() {
         log(`  ${r.title}: ${r.reason ?? r.status}${r.ratio !== null ? ` (${r.ratio.toFixed(2)}x)` : ''}`);
       }
       results.push(...rowResults);
-      log(`  took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const mem = (await ctx.server()).memory();
+      const kib = mem.peakKiB ?? mem.sampledMaxKiB;
+      if (kib !== null) peakAfterRow.push({ after: row.ids.join('+'), peakMB: Math.round(kib / 1024) });
+      log(
+        `  took ${((Date.now() - t0) / 1000).toFixed(1)} s` +
+          (kib !== null ? `, server peak RSS so far ${Math.round(kib / 1024)} MB` : ''),
+      );
     }
     if (opts.rows.has('memory') && !wasInterrupted()) {
       const server = await ctx.server();
@@ -168,6 +177,7 @@ async function main() {
     },
     machine: machine(),
     rows: results,
+    peakAfterRow,
   });
   console.log(`\nJSON: ${path.relative(process.cwd(), out) || out}`);
   const bad = results.some((r) => r.status === 'fail' || r.status === 'error');
