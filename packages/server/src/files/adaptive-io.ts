@@ -84,7 +84,11 @@ export async function isLocalFileSystem(dir: string): Promise<boolean> {
 
 const DEFAULTS: AdaptiveIoOptions = {
   sliceMs: 4,
-  slowCallMs: 0.05,
+  // A call served from the caches takes 1-20 µs (an lstat; a header read is an open, a read and a
+  // close); one that waits for a disk takes milliseconds. At 50 µs, a busy 2-core machine (the
+  // thread losing its core for a few milliseconds in three slices in a row) sent a listing of
+  // freshly written files to the thread pool for 30 s, at a fifth of the speed.
+  slowCallMs: 0.25,
   strikes: 3,
   stallMs: 100,
   cooldownMs: 30_000,
