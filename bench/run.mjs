@@ -127,10 +127,11 @@ async function main() {
       results.push(...rowResults);
       const mem = (await ctx.server()).memory();
       const kib = mem.peakKiB ?? mem.sampledMaxKiB;
-      if (kib !== null) peakAfterRow.push({ after: row.ids.join('+'), peakMB: Math.round(kib / 1024) });
+      const peakMB = kib === null ? null : Math.round(kib / 1024);
+      if (peakMB !== null) peakAfterRow.push({ after: row.ids.join('+'), peakMB });
       log(
         `  took ${((Date.now() - t0) / 1000).toFixed(1)} s` +
-          (kib !== null ? `, server peak RSS so far ${Math.round(kib / 1024)} MB` : ''),
+          (peakMB !== null ? `, server peak RSS so far ${peakMB} MB` : ''),
       );
     }
     if (opts.rows.has('memory') && !wasInterrupted()) {

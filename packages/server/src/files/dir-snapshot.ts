@@ -36,13 +36,7 @@ export class DirSnapshot {
   }
 
   get names(): string[] {
-    this.namesList ??= Buffer.from(
-      (this.namesBytes as Uint8Array).buffer,
-      (this.namesBytes as Uint8Array).byteOffset,
-      (this.namesBytes as Uint8Array).byteLength,
-    )
-      .toString('utf8')
-      .split('\0');
+    this.namesList ??= this.encoded.toString('utf8').split('\0');
     return this.namesList;
   }
 
@@ -149,6 +143,7 @@ export function pickEntries(dirents: readonly fs.Dirent[], keep: (name: string) 
   const names: string[] = [];
   const kinds: number[] = [];
   for (const d of dirents) {
+    // KIND_DIR, KIND_LINK, KIND_MATCH, spelled out: this runs as source text on the threads.
     const kind = d.isDirectory() ? 1 : d.isSymbolicLink() ? 2 : 0;
     if (kind !== 0 || keep(d.name)) {
       names.push(d.name);
