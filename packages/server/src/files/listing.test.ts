@@ -19,7 +19,7 @@ import {
 } from './dir-snapshot.js';
 import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
 import { ListingCache } from './listing-cache.js';
-import { prepareNameFilter } from './name-filter.js';
+import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
 import { openScope } from './resolver.js';
 import { RuleChecker } from './rules.js';
 import { parseQuery, searchTree } from './search.js';
@@ -190,6 +190,30 @@ describe('DirReader', () => {
     expect(hits.map((h) => h.path).indexOf('tree/d0/e0/Needle-0.md')).toBeLessThan(
       hits.map((h) => h.path).indexOf('tree/d0/e5/Needle-5.md'),
     );
+  });
+
+  it('skips a folder that vanishes between being found and being read, and finds the rest', async () => {
+    for (const name of ['gone', 'kept']) {
+      await fs.mkdir(path.join(root, 'walk', name), { recursive: true });
+      await fs.writeFile(path.join(root, 'walk', name, `${name}-needle.txt`), '');
+    }
+    const { dev } = await fs.stat(root);
+    for (const threads of [1, 0]) {
+      // A real reader on the real folder; the folder goes away just before it is read.
+      const inner = reader(threads);
+      const vanishing = Object.assign(Object.create(inner) as DirReader, {
+        async scan(dir: string, d: number | bigint, filter: PreparedNameFilter) {
+          if (path.basename(dir) === 'gone') await fs.rm(dir, { recursive: true, force: true });
+          return inner.scan(dir, d, filter);
+        },
+      });
+      const hits = [];
+      for await (const hit of searchTree(await access(), root, '/', 'needle', { dev, reader: vanishing }))
+        hits.push(hit.path);
+      expect(hits).toEqual(['walk/kept/kept-needle.txt']);
+      await fs.mkdir(path.join(root, 'walk', 'gone'));
+      await fs.writeFile(path.join(root, 'walk', 'gone', 'gone-needle.txt'), '');
+    }
   });
 
   it('reports a missing folder with the code readdir gives', async () => {
