@@ -5,6 +5,8 @@ import type { Permissions, Rule, UserInput } from '@filebrowser/contract';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
+import { fileAccessFor, type FileAccess } from '../src/files/access.js';
+import type { Pinned } from '../src/files/anchor.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
@@ -92,6 +94,61 @@ export async function startFilesApp(
       await app.close();
       store.close();
       await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A user's file access on `root`, made the one way the server makes it (no app, a real database). */
+export interface TestAccess {
+  access: FileAccess;
+  /** Runs `fn` with the pinned folder at `virtual` (closed afterwards). */
+  withFolder<T>(virtual: string, fn: (folder: Pinned) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function testAccess(
+  root: string,
+  data: { rules?: Rule[]; scope?: string; perm?: Permissions; hideDotfiles?: boolean } = {},
+): Promise<TestAccess> {
+  const dbDir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-access-'));
+  const config: ServerConfig = {
+    ...defaultConfig(),
+    root,
+    database: path.join(dbDir, 'filebrowser.db'),
+    cacheDir: path.join(dbDir, 'cache'),
+  };
+  const store = openStore(config.database);
+  const silent = { info() {}, warn() {}, error() {} };
+  const ctx = { config, store, log: silent } as unknown as AppContext;
+  const user = await createAccount(
+    ctx,
+    {
+      username: 'tester',
+      scope: data.scope ?? '/',
+      perm: data.perm ?? ALL,
+      rules: data.rules ?? [],
+      hideDotfiles: data.hideDotfiles ?? false,
+      sorting: { by: 'name', asc: false },
+    },
+    'a-password-for-tests-only',
+    'cli',
+    { passwordIsHash: true },
+  );
+  const access = await fileAccessFor(ctx, user);
+  return {
+    access,
+    withFolder: async (virtual, fn) => {
+      const o = await access.open(virtual, { rules: false });
+      try {
+        if (!o.node?.stat.isDirectory()) throw new Error(`${virtual} is not a folder`);
+        return await fn(o.node);
+      } finally {
+        await o.close();
+      }
+    },
+    close: async () => {
+      store.close();
+      await fs.rm(dbDir, { recursive: true, force: true });
     },
   };
 }

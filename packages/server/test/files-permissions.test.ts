@@ -175,15 +175,16 @@ const CASES: Case[] = [
     request: { method: 'DELETE', url: '/api/resources/dir/a.txt' },
   },
   {
+    // Unlike File Browser, a copy reads the source: download too (docs/api.md).
     name: 'copy',
-    needs: ['create'],
+    needs: ['create', 'download'],
     ok: 200,
     denied: 403,
     request: { method: 'PATCH', url: '/api/resources/dir/a.txt?action=copy&destination=%2Fc.txt' },
   },
   {
     name: 'copy with override',
-    needs: ['create', 'modify'],
+    needs: ['create', 'download', 'modify'],
     ok: 200,
     denied: 403,
     request: {

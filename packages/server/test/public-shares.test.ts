@@ -368,6 +368,8 @@ describe('expiry', () => {
     const expired = t.ctx.store.shares.create({
       hash: 'expired-link-0123456789',
       path: '/docs/a.txt',
+      rootId: 'default',
+      rootPath: `${bobUser().scope}/docs/a.txt`,
       userId: bobUser().id,
       expire: now - 1,
       passwordHash: '',
@@ -375,6 +377,8 @@ describe('expiry', () => {
     const live = t.ctx.store.shares.create({
       hash: 'live-link-0123456789abc',
       path: '/docs/a.txt',
+      rootId: 'default',
+      rootPath: `${bobUser().scope}/docs/a.txt`,
       userId: bobUser().id,
       expire: now + 3600,
       passwordHash: '',

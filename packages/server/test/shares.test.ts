@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileAccessFor } from '../src/files/access.js';
 import { sharesFollowDelete, sharesFollowMove } from '../src/shares/service.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
@@ -162,8 +163,10 @@ describe('share management', () => {
     const from = path.join(t.root, 'bob', 'docs');
     const to = path.join(t.root, 'bob', 'papers');
     await fs.rename(from, to);
+    const bobAccess = await fileAccessFor(t.ctx, t.ctx.store.users.get(bobId)!);
     await sharesFollowMove(
       t.ctx,
+      bobAccess,
       (await fs.realpath(path.join(t.root, 'bob'))) + '/docs',
       await fs.realpath(to),
     );
@@ -171,7 +174,7 @@ describe('share management', () => {
     expect(t.ctx.store.shares.get(folder.hash)!.path).toBe('/papers/');
     expect(t.ctx.store.shares.get(adminLink.hash)!.path).toBe('/bob/papers/a.txt');
     await fs.rm(to, { recursive: true });
-    await sharesFollowDelete(t.ctx, (await fs.realpath(path.join(t.root, 'bob'))) + '/papers');
+    await sharesFollowDelete(t.ctx, bobAccess, (await fs.realpath(path.join(t.root, 'bob'))) + '/papers');
     expect(t.ctx.store.shares.list()).toEqual([]);
   });
 

@@ -1,28 +1,115 @@
-import type { Permissions } from '@filebrowser/contract';
+import path from 'node:path';
+import type { Permissions, Rule, Sorting } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
-import { privateRules } from './private.js';
-import { openScope, type CanonicalPath, type Resolved, type Scope } from './resolver.js';
-import { RuleChecker } from './rules.js';
+import { privateRules, serverPaths } from './private.js';
+import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
+import { RuleChecker, type RuleOptions } from './rules.js';
 
 /**
- * What one request may do on the disk: the user's confined scope, the rules that filter it and the
- * permissions. Every file service takes one of these; nothing reaches the disk another way.
+ * A folder a server serves files from. Today every user's scope lies in the one `--root`; team
+ * folders will be more roots, so an access is always made for a root it is given.
  */
+export interface FileRoot {
+  /** Stable name of the root (stored with shares). */
+  id: string;
+  /** Absolute path of the folder. */
+  path: string;
+}
+
+/** The root of `--root`. */
+export function defaultRoot(ctx: Pick<AppContext, 'config'>): FileRoot {
+  return { id: 'default', path: ctx.config.root };
+}
+
+/** Only this module can make a FileAccess: the constructor refuses anything without this token. */
+const MADE_HERE: unique symbol = Symbol('FileAccess is made in files/access.ts');
+
+export interface OpenOptions {
+  /** Follow a final symbolic link (default); off, the link itself is the result. */
+  followFinal?: boolean;
+  /**
+   * Check the user's rules on the result (default). The roots of a recursive listing and of a
+   * search are only confined (contract 5.7 and 7); what they find is checked entry by entry.
+   */
+  rules?: boolean;
+}
+
+/**
+ * What one request may do on the disk: the confined scope of a root, the rules that filter it,
+ * the server's private paths and the permissions. Every way to a file (signed-in users, public
+ * shares, the command runner, hooks, uploads, previews, search, archives, listings) gets one from
+ * `fileAccessFor` (or narrows one with `narrow`), and nothing reaches a served file another way.
+ */
+interface AccessParts {
+  root: FileRoot;
+  scope: Scope;
+  rules: RuleChecker;
+  perm: Permissions;
+  sorting: Sorting;
+  hideDotfiles: boolean;
+  /** Real paths no request may reach, whatever the rules say (database, staging, cache). */
+  privatePaths: readonly string[];
+}
+
 export class FileAccess {
-  constructor(
-    readonly scope: Scope,
-    readonly rules: RuleChecker,
-    readonly perm: Permissions,
-    readonly sorting: { by: string; asc: boolean },
-    readonly hideDotfiles: boolean,
-  ) {}
+  readonly root: FileRoot;
+  readonly scope: Scope;
+  readonly rules: RuleChecker;
+  readonly perm: Permissions;
+  readonly sorting: Sorting;
+  readonly hideDotfiles: boolean;
+  private readonly privatePaths: readonly string[];
+
+  private constructor(token: typeof MADE_HERE, parts: AccessParts) {
+    // TypeScript's `private` ends at compile time; the token keeps the rule at run time too.
+    if (token !== MADE_HERE) throw new Error('a FileAccess can only be made by fileAccessFor');
+    this.root = parts.root;
+    this.scope = parts.scope;
+    this.rules = parts.rules;
+    this.perm = parts.perm;
+    this.sorting = parts.sorting;
+    this.hideDotfiles = parts.hideDotfiles;
+    this.privatePaths = parts.privatePaths;
+  }
+
+  /** The one place a FileAccess is constructed (the token is private to this module). */
+  static make(token: typeof MADE_HERE, parts: AccessParts): FileAccess {
+    return new FileAccess(token, parts);
+  }
 
   /** File Browser's Check: hidden dotfiles, then rules, on a virtual path. */
   check(virtual: string): boolean {
     return this.rules.check(virtual);
+  }
+
+  /** Where a real path lies below the root (`/a/b`, `/` for the root itself), or undefined outside it. */
+  rootPathOf(real: string): string | undefined {
+    const rootReal = this.scope.rootReal;
+    if (real === rootReal) return '/';
+    if (!isInside(rootReal, real)) return undefined;
+    return rootReal === '/' ? real : real.slice(rootReal.length);
+  }
+
+  /** The virtual path, in this access's scope, of a place below the root; undefined when out of scope. */
+  virtualOfRootPath(rootPath: string): string | undefined {
+    const trimmed = rootPath.replace(/\/+$/, '') || '/';
+    const rootReal = this.scope.rootReal;
+    const real = trimmed === '/' ? rootReal : rootReal === '/' ? trimmed : rootReal + trimmed;
+    const virtual = this.scope.virtualOf(real);
+    if (virtual !== undefined) return virtual;
+    // Places recorded before links were resolved (older shares) name the scope as configured.
+    const lexical = path.join(this.root.path, trimmed);
+    const dir = this.scope.dir;
+    if (!isInside(dir, lexical)) return undefined;
+    return (dir === '/' ? lexical : lexical.slice(dir.length)) || '/';
+  }
+
+  /** A real path the server keeps for itself (the database and its side files, staging, cache). */
+  isPrivate(real: string): boolean {
+    return this.privatePaths.some((p) => isInside(p, real));
   }
 
   /**
@@ -30,7 +117,7 @@ export class FileAccess {
    * lead around a rule (`/public/link -> /private`).
    */
   checkResolved(r: Pick<Resolved, 'virtual' | 'real'>): boolean {
-    if (!this.rules.check(r.virtual)) return false;
+    if (!this.rules.check(r.virtual) || this.isPrivate(r.real)) return false;
     const resolvedVirtual = this.scope.virtualOf(r.real);
     return (
       resolvedVirtual === undefined || resolvedVirtual === r.virtual || this.rules.check(resolvedVirtual)
@@ -39,7 +126,7 @@ export class FileAccess {
 
   /** Rules only (no dotfile hiding) on both paths: the descendant check of recursive operations. */
   rulesAllowResolved(virtual: string, real: string): boolean {
-    if (!this.rules.allowedByRules(virtual)) return false;
+    if (!this.rules.allowedByRules(virtual) || this.isPrivate(real)) return false;
     const resolvedVirtual = this.scope.virtualOf(real);
     return (
       resolvedVirtual === undefined ||
@@ -48,31 +135,123 @@ export class FileAccess {
     );
   }
 
-  /** Resolves and checks a request path; 403 when confinement or rules refuse it. */
-  async resolve(input: string | CanonicalPath, opts: { followFinal?: boolean } = {}): Promise<Resolved> {
-    const r = await this.scope.resolve(input, opts);
-    if (!this.checkResolved(r)) throw forbidden();
-    return r;
+  /**
+   * Resolves a request path and holds what it reached open (see `Opened`); 403 when confinement,
+   * the server's private paths or the rules refuse it. The caller closes the result.
+   */
+  async open(input: string | CanonicalPath, opts: OpenOptions = {}): Promise<Opened> {
+    const o = await this.scope.open(input, { followFinal: opts.followFinal });
+    try {
+      if (this.isPrivate(o.real) || this.isPrivate(o.entry)) throw forbidden();
+      if (opts.rules !== false && !this.checkResolved(o)) throw forbidden();
+      return o;
+    } catch (err) {
+      await o.close();
+      throw err;
+    }
+  }
+
+  /** `open` for a decision only: what the path names, with nothing left open. */
+  async resolve(input: string | CanonicalPath, opts: OpenOptions = {}): Promise<Resolved> {
+    const o = await this.open(input, opts);
+    await o.close();
+    return snapshot(o);
+  }
+
+  /**
+   * The view of someone who was handed the folder `folder` (a public share): confined to that
+   * very folder, with this access's rules and private paths still written against this scope
+   * (each path is re-prefixed with where the folder lies here, under both its names when it was
+   * reached through a link), and the given sorting.
+   */
+  narrow(folder: Opened, sorting: Sorting): FileAccess {
+    if (!folder.node || !folder.stat?.isDirectory()) throw forbidden();
+    const bases = new Set([folder.virtual]);
+    const realVirtual = this.scope.virtualOf(folder.real);
+    if (realVirtual !== undefined) bases.add(realVirtual);
+    return FileAccess.make(MADE_HERE, {
+      root: this.root,
+      scope: this.scope.narrowTo(folder.node),
+      rules: new PrefixedRules(this.rules, [...bases]),
+      perm: this.perm,
+      sorting,
+      hideDotfiles: this.hideDotfiles,
+      privatePaths: this.privatePaths,
+    });
   }
 }
 
-/** The file access of a signed-in user, with the global rules applied before the user's own. */
-export async function fileAccessFor(ctx: AppContext, user: StoredUser): Promise<FileAccess> {
+/**
+ * Rules of a wider view applied inside a narrower one: a path of the narrow view is checked at
+ * each place (`bases`) its folder has in the wide one.
+ */
+class PrefixedRules extends RuleChecker {
+  constructor(
+    private readonly wide: RuleChecker,
+    private readonly bases: readonly string[],
+  ) {
+    super([], [], false);
+  }
+
+  private widePaths(narrowVirtual: string): string[] {
+    return this.bases.map((base) =>
+      narrowVirtual === '/' ? base : base === '/' ? narrowVirtual : base + narrowVirtual,
+    );
+  }
+
+  override get fingerprint(): string {
+    return JSON.stringify([this.wide.fingerprint, this.bases]);
+  }
+
+  override get hasRules(): boolean {
+    return this.wide.hasRules;
+  }
+
+  override allowedByRules(narrowVirtual: string): boolean {
+    return this.widePaths(narrowVirtual).every((p) => this.wide.allowedByRules(p));
+  }
+
+  override checkChild(dirPrefix: string, name: string): boolean {
+    return this.check(dirPrefix + name);
+  }
+
+  override check(narrowVirtual: string): boolean {
+    return this.widePaths(narrowVirtual).every((p) => this.wide.check(p));
+  }
+}
+
+/**
+ * The file access of a user on a root (by default `--root`): the user's scope there, the global
+ * rules, then the user's own, then deny rules for the server's private paths (last, so nothing
+ * allows them again), with rule paths compared case-insensitively on a case-insensitive root.
+ * Signed-in requests, the command runner, hooks, uploads and the owner side of public shares all
+ * come through here.
+ */
+export async function fileAccessFor(
+  ctx: AppContext,
+  user: StoredUser,
+  root: FileRoot = defaultRoot(ctx),
+): Promise<FileAccess> {
   const settings = ctx.store.settings.get();
-  const scope = await openScope({
-    root: ctx.config.root,
+  const scope = await Scope.open({
+    root: root.path,
     scope: user.scope,
     followExternalSymlinks: ctx.config.followExternalSymlinks,
   });
-  const rules = new RuleChecker(
-    settings.rules,
-    [...user.rules, ...privateRules(ctx.config, scope)],
-    user.hideDotfiles,
-    {
-      caseInsensitive: await rootIsCaseInsensitive(ctx.config.root),
-      onInvalid: (rule, reason) =>
-        ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
-    },
-  );
-  return new FileAccess(scope, rules, user.perm, user.sorting, user.hideDotfiles);
+  const ruleOptions: RuleOptions = {
+    caseInsensitive: await rootIsCaseInsensitive(root.path),
+    onInvalid: (rule, reason) =>
+      ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
+  };
+  const userRules: Rule[] = [...user.rules, ...privateRules(ctx.config, scope)];
+  const rules = new RuleChecker(settings.rules, userRules, user.hideDotfiles, ruleOptions);
+  return FileAccess.make(MADE_HERE, {
+    root,
+    scope,
+    rules,
+    perm: user.perm,
+    sorting: user.sorting,
+    hideDotfiles: user.hideDotfiles,
+    privatePaths: serverPaths(ctx.config).private,
+  });
 }

@@ -1,8 +1,16 @@
-import fs, { constants as C } from 'node:fs';
-import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import type fsp from 'node:fs/promises';
 import type { FileInfo, FileItem, FileType, Sorting } from '@filebrowser/contract';
-import { forbidden, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import type { FileAccess } from './access.js';
+import {
+  openEntryFile,
+  openEntryFileSync,
+  openPinnedFile,
+  readFolderTypes,
+  statEntry,
+  type Pinned,
+} from './anchor.js';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
 import {
   dirReader,
@@ -16,7 +24,7 @@ import {
   type DirReader,
 } from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
-import { isSpecial, joinVirtual, type Resolved } from './resolver.js';
+import { isSpecial, joinVirtual, type Opened } from './resolver.js';
 import { sortListing, type Sortable } from './sort.js';
 import { renderedListings, type ListingCache } from './listing-cache.js';
 import { headerTypes, type TypeCache } from './type-cache.js';
@@ -108,14 +116,28 @@ export function etagOf(st: fs.BigIntStats): string {
   return `"${st.mtimeNs.toString(16)}${st.size.toString(16)}"`;
 }
 
-/** Reads up to 512 bytes without following a swapped-in link or blocking on a swapped-in FIFO. */
-export async function readSample(realPath: string): Promise<Buffer> {
-  const fh = await fsp.open(realPath, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+/** Up to the first 512 bytes of an open file. */
+async function sampleOf(fh: fsp.FileHandle): Promise<Buffer> {
+  const buf = Buffer.alloc(SAMPLE_SIZE);
+  const { bytesRead } = await fh.read(buf, 0, SAMPLE_SIZE, 0);
+  return buf.subarray(0, bytesRead);
+}
+
+/** The first bytes of the entry `name` of a pinned folder (no link followed, no pipe waited on). */
+export async function readEntrySample(folder: Pinned, name: string): Promise<Buffer> {
+  const fh = await openEntryFile(folder, name);
   try {
-    if (!(await fh.stat()).isFile()) return Buffer.alloc(0);
-    const buf = Buffer.alloc(SAMPLE_SIZE);
-    const { bytesRead } = await fh.read(buf, 0, SAMPLE_SIZE, 0);
-    return buf.subarray(0, bytesRead);
+    return await sampleOf(fh);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The first bytes of a pinned file. */
+export async function readPinnedSample(node: Pinned): Promise<Buffer> {
+  const fh = await openPinnedFile(node);
+  try {
+    return await sampleOf(fh);
   } finally {
     await fh.close();
   }
@@ -169,29 +191,28 @@ function typeFromSample(mime: string, size: number, sample: Buffer): Exclude<Fil
  */
 export async function detectType(
   name: string,
-  realPath: string,
   st: { size: number | bigint; special: boolean },
   readHeader: boolean,
+  sample: () => Promise<Buffer>,
 ): Promise<{ type: Exclude<FileType, '' | 'invalid_link'>; mime: string }> {
   if (st.special) return { type: 'blob', mime: '' };
   const size = Number(st.size);
   let mime = mimeByExtension(name);
-  let sample: Buffer = EMPTY;
+  let bytes: Buffer = EMPTY;
   if (readHeader && sampleMatters(mime, size)) {
-    sample = await readSample(realPath).catch(() => EMPTY);
-    if (!mime) mime = sniff(sample);
+    bytes = await sample().catch(() => EMPTY);
+    if (!mime) mime = sniff(bytes);
   }
-  return { type: classify(mime, size, sample), mime };
+  return { type: classify(mime, size, bytes), mime };
 }
 
 /** One buffer for synchronous sample reads: each is classified before anything else runs. */
 const syncSample = Buffer.alloc(SAMPLE_SIZE);
 
-/** `readSample` without the thread pool, for the listing's fast path. */
-function readSampleSync(realPath: string): Buffer {
-  const fd = fs.openSync(realPath, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+/** `readEntrySample` without the thread pool, for the listing's fast path. */
+function readEntrySampleSync(folder: Pinned, name: string): Buffer {
+  const fd = openEntryFileSync(folder, name);
   try {
-    if (!fs.fstatSync(fd).isFile()) return EMPTY;
     return syncSample.subarray(0, fs.readSync(fd, syncSample, 0, SAMPLE_SIZE, 0));
   } finally {
     fs.closeSync(fd);
@@ -204,8 +225,24 @@ function readSampleSync(realPath: string): Buffer {
  */
 const SUBTITLE_NAME = /\.(vtt|srt|ass|ssa)$/i;
 
-async function readdirSafe(real: string): Promise<fs.Dirent[]> {
-  return fsp.readdir(real, { withFileTypes: true }).catch(() => []);
+/** The entries of the folder reached from `folder` by `names`, one at a time and no link followed; none when there is no such folder. */
+async function readNested(folder: Pinned, names: readonly string[]): Promise<fs.Dirent[]> {
+  const opened: Pinned[] = [];
+  try {
+    let here = folder;
+    for (const name of names) {
+      const next = await here.lookup(name);
+      if (!next) return [];
+      opened.push(next);
+      if (!next.stat.isDirectory()) return [];
+      here = next;
+    }
+    return await readFolderTypes(here);
+  } catch {
+    return [];
+  } finally {
+    for (const p of opened) await p.close();
+  }
 }
 
 /** A place subtitles can come from, in the order of the folder's entries. */
@@ -215,6 +252,7 @@ type SubtitleSource =
 /**
  * Subtitle discovery for the videos of one folder (contract 3.3). The folder's entries are looked
  * through once and each `subs`/`subtitles` folder is read once, however many videos there are.
+ * The folder is pinned by the caller for as long as the finder is used.
  */
 export class SubtitleFinder {
   private readonly sources: SubtitleSource[] = [];
@@ -224,7 +262,7 @@ export class SubtitleFinder {
 
   constructor(
     private readonly access: FileAccess,
-    private readonly dirReal: string,
+    private readonly dir: Pinned,
     private readonly dirVirtual: string,
     siblings: readonly { name: string; isDir: boolean }[],
   ) {
@@ -235,18 +273,14 @@ export class SubtitleFinder {
       }
       const lower = entry.name.toLowerCase();
       if (lower !== 'subs' && lower !== 'subtitles') continue;
-      this.sources.push({
-        kind: 'folder',
-        name: entry.name,
-        dirents: readdirSafe(`${dirReal}/${entry.name}`),
-      });
+      this.sources.push({ kind: 'folder', name: entry.name, dirents: readNested(dir, [entry.name]) });
     }
     this.readsFolders = this.sources.some((s) => s.kind === 'folder');
   }
 
-  static async of(access: FileAccess, dirReal: string, dirVirtual: string): Promise<SubtitleFinder> {
-    const siblings = (await readdirSafe(dirReal)).map((d) => ({ name: d.name, isDir: d.isDirectory() }));
-    return new SubtitleFinder(access, dirReal, dirVirtual, siblings);
+  static async of(access: FileAccess, dir: Pinned, dirVirtual: string): Promise<SubtitleFinder> {
+    const siblings = (await readNested(dir, [])).map((d) => ({ name: d.name, isDir: d.isDirectory() }));
+    return new SubtitleFinder(access, dir, dirVirtual, siblings);
   }
 
   /**
@@ -265,16 +299,15 @@ export class SubtitleFinder {
         if (source.name.startsWith(base)) add(joinVirtual(this.dirVirtual, source.name));
         continue;
       }
-      const subsReal = `${this.dirReal}/${source.name}`;
       const subsVirtual = joinVirtual(this.dirVirtual, source.name);
       for (const sub of await source.dirents) {
         if (!sub.isDirectory()) {
           if (SUBTITLE_NAME.test(sub.name)) add(joinVirtual(subsVirtual, sub.name));
         } else if (sub.name.startsWith(base)) {
-          const key = `${subsReal}/${sub.name}`;
+          const key = `${source.name}/${sub.name}`;
           let inner = this.deeper.get(key);
           if (!inner) {
-            inner = readdirSafe(key);
+            inner = readNested(this.dir, [source.name, sub.name]);
             this.deeper.set(key, inner);
           }
           for (const deeper of await inner) {
@@ -289,14 +322,14 @@ export class SubtitleFinder {
   }
 }
 
-/** Subtitles of one video (see `SubtitleFinder.find`). */
+/** Subtitles of one video (see `SubtitleFinder.find`); `dir` is the pinned folder holding it. */
 export async function findSubtitles(
   access: FileAccess,
-  dirReal: string,
+  dir: Pinned,
   dirVirtual: string,
   videoName: string,
 ): Promise<string[]> {
-  return (await SubtitleFinder.of(access, dirReal, dirVirtual)).find(videoName);
+  return (await SubtitleFinder.of(access, dir, dirVirtual)).find(videoName);
 }
 
 /** A listing entry with what sorting needs beside the wire fields. */
@@ -368,40 +401,42 @@ function snapshotOf(name: string, st: fs.BigIntStats): DirSnapshot {
   return new DirSnapshot([name], data);
 }
 
-/** A listing entry that is a symbolic link: confined by the resolver, metadata from the target. */
+/** A listing entry that is a symbolic link: resolved through the access (confined, rules checked), metadata from the target. */
 async function linkRow(
   access: FileAccess,
-  dirReal: string,
   virtual: string,
   name: string,
   link: DirSnapshot,
   readHeader: boolean,
   types: TypeCache,
 ): Promise<Row | undefined> {
-  let child;
+  let target: Opened;
   try {
-    child = await access.scope.resolveChild(dirReal, name);
+    target = await access.open(virtual);
   } catch {
-    return undefined; // escaping (or looping) links are hidden from listings
+    return undefined; // escaping (or looping, or hidden by the rules) links are left out of listings
   }
-  if (!child.stat) return rowOf(virtual, name, link.data, 0, true, 'invalid_link');
-  if (!access.checkResolved({ virtual, real: child.real })) return undefined;
-  const st = await fsp.lstat(child.real, { bigint: true }).catch(() => undefined);
-  if (!st) return undefined;
-  const target = snapshotOf(name, st);
-  if (st.isDirectory()) return rowOf(virtual, name, target.data, 0, true, '');
-  const mime = mimeByExtension(name);
-  const size = Number(st.size);
-  let type: FileType;
-  if (isSpecialBig(st)) type = 'blob';
-  else if (readHeader && sampleMatters(mime, size)) {
-    const known = types.get(child.real, target.data, 0);
-    if (known === undefined) {
-      type = typeFromSample(mime, size, await readSample(child.real).catch(() => EMPTY));
-      types.set(child.real, target.data, 0, type);
-    } else type = known;
-  } else type = classify(mime, size, EMPTY);
-  return rowOf(virtual, name, target.data, 0, true, type);
+  try {
+    if (!target.node) return rowOf(virtual, name, link.data, 0, true, 'invalid_link');
+    const st = await target.node.statNs().catch(() => undefined);
+    if (!st) return undefined;
+    const stats = snapshotOf(name, st);
+    if (st.isDirectory()) return rowOf(virtual, name, stats.data, 0, true, '');
+    const mime = mimeByExtension(name);
+    const size = Number(st.size);
+    let type: FileType;
+    if (isSpecialBig(st)) type = 'blob';
+    else if (readHeader && sampleMatters(mime, size)) {
+      const known = types.get(target.real, stats.data, 0);
+      if (known === undefined) {
+        type = typeFromSample(mime, size, await readPinnedSample(target.node).catch(() => EMPTY));
+        types.set(target.real, stats.data, 0, type);
+      } else type = known;
+    } else type = classify(mime, size, EMPTY);
+    return rowOf(virtual, name, stats.data, 0, true, type);
+  } finally {
+    await target.close();
+  }
 }
 
 function isSpecialBig(st: fs.BigIntStats): boolean {
@@ -416,6 +451,8 @@ function isSpecialMode(mode: number): boolean {
 /** A listing entry whose type waits for its header. */
 interface Pending {
   index: number;
+  name: string;
+  /** Its real path: the key of the type cache. */
   real: string;
   mime: string;
 }
@@ -434,7 +471,7 @@ interface Computed extends Listing {
 /** The listing of a snapshot: rules, types, links, subtitles, sorting. */
 async function computeListing(
   access: FileAccess,
-  dirReal: string,
+  dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
   dev: number | bigint,
@@ -442,7 +479,7 @@ async function computeListing(
   { io, types }: ListingIo,
 ): Promise<Computed> {
   const { names, data } = snapshot;
-  const realPrefix = dirReal === '/' ? '/' : dirReal + '/';
+  const realPrefix = dir.real === '/' ? '/' : dir.real + '/';
   const virtualPrefix = dirVirtual.endsWith('/') ? dirVirtual : dirVirtual + '/';
   let cacheable = true;
 
@@ -475,7 +512,7 @@ async function computeListing(
         const real = realPrefix + name;
         const known = types.get(real, data, i);
         if (known === undefined) {
-          pending.push({ index: i, real, mime });
+          pending.push({ index: i, name, real, mime });
           continue;
         }
         type = known;
@@ -488,18 +525,18 @@ async function computeListing(
     const sizeOf = (p: Pending) => data[p.index * FIELDS + F_SIZE]!;
     const found = await io.map(
       dev,
-      dirReal,
+      dir.path,
       pending,
       (p) => {
         let sample = EMPTY;
         try {
-          sample = readSampleSync(p.real);
+          sample = readEntrySampleSync(dir, p.name);
         } catch {
           // unreadable: typed from the name alone, like the thread-pool path
         }
         return typeFromSample(p.mime, sizeOf(p), sample);
       },
-      async (p) => typeFromSample(p.mime, sizeOf(p), await readSample(p.real).catch(() => EMPTY)),
+      async (p) => typeFromSample(p.mime, sizeOf(p), await readEntrySample(dir, p.name).catch(() => EMPTY)),
     );
     for (let k = 0; k < pending.length; k++) {
       const p = pending[k]!;
@@ -516,7 +553,7 @@ async function computeListing(
     await mapLimit(links, 8, async (i) => {
       const name = names[i]!;
       const link = new DirSnapshot([name], data.slice(i * FIELDS, (i + 1) * FIELDS));
-      rows[i] = await linkRow(access, dirReal, virtualPrefix + name, name, link, opts.readHeader, types);
+      rows[i] = await linkRow(access, virtualPrefix + name, name, link, opts.readHeader, types);
     });
   }
 
@@ -530,7 +567,7 @@ async function computeListing(
     else if (row.item.type === 'video') {
       finder ??= new SubtitleFinder(
         access,
-        dirReal,
+        dir,
         dirVirtual,
         names.map((name, i) => ({ name, isDir: (data[i * FIELDS + F_MODE]! & S_IFMT) === S_IFDIR })),
       );
@@ -547,23 +584,24 @@ async function computeListing(
 }
 
 /**
- * A directory's visible entries (rules, hidden dotfiles and escaping links filtered out), sorted.
- * The folder is read and its entries stat'ed by `DirReader` (reader threads on a fast local file
- * system); headers are read through `AdaptiveIo` and remembered in the `TypeCache`.
+ * A pinned folder's visible entries (rules, hidden dotfiles and escaping links filtered out),
+ * sorted. The folder is read and its entries stat'ed by `DirReader` through its descriptor (reader
+ * threads on a fast local file system); headers are read through `AdaptiveIo` and remembered in
+ * the `TypeCache`.
  */
 export async function listDirectory(
   access: FileAccess,
-  dirReal: string,
+  dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<Listing> {
-  const dev = opts.dev ?? (await fsp.stat(dirReal)).dev;
-  const snapshot = await deps.reader.read(dirReal, dev);
+  const dev = opts.dev ?? dir.stat.dev;
+  const snapshot = await deps.reader.read(dir.path, dev);
   try {
     const { items, numDirs, numFiles } = await computeListing(
       access,
-      dirReal,
+      dir,
       dirVirtual,
       opts,
       dev,
@@ -582,15 +620,15 @@ export async function listDirectory(
  */
 export async function listDirectoryJson(
   access: FileAccess,
-  dirReal: string,
+  dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<Buffer> {
-  const dev = opts.dev ?? (await fsp.stat(dirReal)).dev;
-  const snapshot = await deps.reader.read(dirReal, dev);
+  const dev = opts.dev ?? dir.stat.dev;
+  const snapshot = await deps.reader.read(dir.path, dev);
   const key = JSON.stringify([
-    dirReal,
+    dir.real,
     dirVirtual,
     opts.readHeader,
     opts.sorting.by,
@@ -604,7 +642,7 @@ export async function listDirectoryJson(
   }
   let listing: Computed;
   try {
-    listing = await computeListing(access, dirReal, dirVirtual, opts, dev, snapshot, deps);
+    listing = await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps);
   } catch (err) {
     snapshot.release();
     throw err;
@@ -629,11 +667,12 @@ export interface InfoOptions {
   listingReadHeader: boolean;
 }
 
-/** The fresh stats of a resolved path and the FileInfo fields every answer has. */
-async function infoBase(r: Resolved): Promise<{ st: fs.BigIntStats; base: FileInfo }> {
+/** The fresh stats of an opened path and the FileInfo fields every answer has. */
+async function infoBase(r: Opened): Promise<{ st: fs.BigIntStats; base: FileInfo }> {
+  if (!r.node) throw notFound();
   const [linkStat, st] = await Promise.all([
-    fsp.lstat(r.entry, { bigint: true }),
-    fsp.lstat(r.real, { bigint: true }),
+    r.linkFolder ? statEntry(r.linkFolder, r.name) : r.node.statNs(),
+    r.node.statNs(),
   ]).catch((err: NodeJS.ErrnoException) => {
     throw err.code === 'ENOENT' ? notFound() : err;
   });
@@ -654,17 +693,17 @@ async function infoBase(r: Resolved): Promise<{ st: fs.BigIntStats; base: FileIn
 /**
  * The FileInfo of a directory as UTF-8 JSON text in pieces, keys in the order `fileInfo`'s
  * object has them, with the listing from `listDirectoryJson`; undefined when `r` is not a
- * directory (any more). The resources route sends it as it is.
+ * directory. The resources route sends it as it is.
  */
 export async function directoryInfoJson(
   access: FileAccess,
-  r: Resolved,
+  r: Opened,
   opts: InfoOptions,
 ): Promise<Buffer[] | undefined> {
-  if (!r.stat || !r.linkStat) throw notFound();
+  if (!r.stat || !r.linkStat || !r.node) throw notFound();
   const { st, base } = await infoBase(r);
   if (!base.isDir) return undefined;
-  const listing = await listDirectoryJson(access, r.real, r.virtual, {
+  const listing = await listDirectoryJson(access, r.node, r.virtual, {
     readHeader: opts.listingReadHeader,
     sorting: opts.sorting,
     dev: st.dev,
@@ -677,14 +716,15 @@ export async function directoryInfoJson(
 const OPEN_BRACE = Buffer.from('{');
 
 /**
- * The FileInfo of a resolved path (contract 2.4): for a top-level link, mode/modified/name are the
+ * The FileInfo of an opened path (contract 2.4): for a top-level link, mode/modified/name are the
  * link's own and size/isDir the target's.
  */
-export async function fileInfo(access: FileAccess, r: Resolved, opts: InfoOptions): Promise<FileInfo> {
-  if (!r.stat || !r.linkStat) throw notFound();
+export async function fileInfo(access: FileAccess, r: Opened, opts: InfoOptions): Promise<FileInfo> {
+  if (!r.stat || !r.linkStat || !r.node) throw notFound();
+  const node = r.node;
   const { st, base } = await infoBase(r);
   if (base.isDir) {
-    const listing = await listDirectory(access, r.real, r.virtual, {
+    const listing = await listDirectory(access, node, r.virtual, {
       readHeader: opts.listingReadHeader,
       sorting: opts.sorting,
       dev: st.dev,
@@ -692,36 +732,32 @@ export async function fileInfo(access: FileAccess, r: Resolved, opts: InfoOption
     return { ...listing, sorting: opts.sorting, ...base };
   }
   const special = isSpecial(r.stat);
-  const { type } = await detectType(r.name, r.real, { size: st.size, special }, opts.readHeader);
+  const { type } = await detectType(r.name, { size: st.size, special }, opts.readHeader, () =>
+    readPinnedSample(node),
+  );
   const info: FileInfo = { ...base, type };
-  if (type === 'video') {
+  // Siblings of the link's own folder when the video is reached through a link.
+  const folder = r.linkFolder ?? r.folder;
+  if (type === 'video' && folder) {
     const parentVirtual = r.virtual.slice(0, r.virtual.lastIndexOf('/')) || '/';
-    const parentReal = r.real.slice(0, r.real.lastIndexOf('/')) || '/';
-    // Siblings of the link's own folder when the video is reached through a link.
-    const subs = await findSubtitles(
-      access,
-      r.isSymlink ? r.entry.slice(0, r.entry.lastIndexOf('/')) || '/' : parentReal,
-      parentVirtual,
-      r.name,
-    );
+    const subs = await findSubtitles(access, folder, parentVirtual, r.name);
     if (subs.length > 0) info.subtitles = subs;
   }
   if (type === 'text') {
     if (!opts.modify) info.type = 'textImmutable';
     if (opts.content && st.size <= BigInt(TEXT_LIMIT)) {
-      const content = await readTextBounded(r.real, TEXT_LIMIT);
+      const content = await readTextBounded(node, TEXT_LIMIT);
       if (content) info.content = content;
     }
   }
   return info;
 }
 
-/** Reads a whole text file of at most `limit` bytes (the file may have grown since stat). */
-export async function readTextBounded(realPath: string, limit: number): Promise<string> {
-  const fh = await fsp.open(realPath, C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+/** Reads a whole pinned text file of at most `limit` bytes (the file may have grown since stat). */
+export async function readTextBounded(node: Pinned, limit: number): Promise<string> {
+  const fh = await openPinnedFile(node);
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw forbidden();
     const buf = Buffer.alloc(Math.min(st.size, limit));
     let off = 0;
     while (off < buf.length) {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileAccess } from './access.js';
+import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
 import {
   DirReader,
@@ -17,14 +17,13 @@ import {
   type DirSnapshot,
   type FolderScan,
 } from './dir-snapshot.js';
+import type { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
-import { openScope } from './resolver.js';
-import { RuleChecker } from './rules.js';
 import { parseQuery, searchTree } from './search.js';
 import { TypeCache } from './type-cache.js';
-import { ALL } from '../../test/files-helpers.js';
+import { testAccess, type TestAccess } from '../../test/files-helpers.js';
 
 const SORTING = { by: 'name', asc: false };
 
@@ -61,9 +60,25 @@ function deps(threads = 1): ListingIo & { types: CountingTypes; rendered: Listin
   };
 }
 
+const accesses: TestAccess[] = [];
+
+async function testAccessOf(rules: Rule[] = []): Promise<TestAccess> {
+  const t = await testAccess(root, { rules });
+  accesses.push(t);
+  return t;
+}
+
 async function access(rules: Rule[] = []): Promise<FileAccess> {
-  const scope = await openScope({ root, scope: '/', followExternalSymlinks: false });
-  return new FileAccess(scope, new RuleChecker([], rules, false), ALL, SORTING, false);
+  return (await testAccessOf(rules)).access;
+}
+
+/** A listing function run on the pinned folder at `virtual`. */
+async function inFolder<T>(
+  virtual: string,
+  fn: (folder: Pinned) => Promise<T>,
+  rules: Rule[] = [],
+): Promise<T> {
+  return (await testAccessOf(rules)).withFolder(virtual, fn);
 }
 
 /** The snapshot as a map from name to its numbers, for comparisons that ignore the order. */
@@ -82,6 +97,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
+  await Promise.all(accesses.splice(0).map((t) => t.close()));
   await fs.rm(base, { recursive: true, force: true });
 });
 
@@ -170,7 +186,7 @@ describe('DirReader', () => {
     const rules: Rule[] = [{ regex: false, allow: false, path: '/tree/d1/secret-needle.md', regexp: null }];
     const run = async (threads: number, query: string) => {
       const out = [];
-      for await (const hit of searchTree(await access(rules), root, '/', query, {
+      for await (const hit of searchTree(await access(rules), '/', query, {
         dev,
         reader: reader(threads),
       }))
@@ -203,12 +219,14 @@ describe('DirReader', () => {
       const inner = reader(threads);
       const vanishing = Object.assign(Object.create(inner) as DirReader, {
         async scan(dir: string, d: number | bigint, filter: PreparedNameFilter) {
-          if (path.basename(dir) === 'gone') await fs.rm(dir, { recursive: true, force: true });
+          // Folders are read through their descriptors (`/proc/self/fd/N`): find the name.
+          const real = dir.startsWith('/proc/') ? await fs.readlink(dir) : dir;
+          if (path.basename(real) === 'gone') await fs.rm(real, { recursive: true, force: true });
           return inner.scan(dir, d, filter);
         },
       });
       const hits = [];
-      for await (const hit of searchTree(await access(), root, '/', 'needle', { dev, reader: vanishing }))
+      for await (const hit of searchTree(await access(), '/', 'needle', { dev, reader: vanishing }))
         hits.push(hit.path);
       expect(hits).toEqual(['walk/kept/kept-needle.txt']);
       await fs.mkdir(path.join(root, 'walk', 'gone'));
@@ -254,12 +272,14 @@ describe('DirReader', () => {
 
 describe('listings', () => {
   const names = (items: FileItem[]) => items.map((i) => i.name);
+  const opts = { readHeader: true, sorting: SORTING };
 
   it('lists the same on a reader thread and on the main thread', async () => {
-    const a = await access();
-    const dir = path.join(root, 'docs');
-    const threaded = await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, deps(1));
-    const here = await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, deps(0));
+    const a = await testAccessOf();
+    const threaded = await a.withFolder('/docs', (dir) =>
+      listDirectory(a.access, dir, '/docs', opts, deps(1)),
+    );
+    const here = await a.withFolder('/docs', (dir) => listDirectory(a.access, dir, '/docs', opts, deps(0)));
     expect(threaded).toEqual(here);
     expect(names(here.items)).toEqual(['sub', 'a.txt', 'link', 'noext', 'pipe']);
     expect(here.items.find((i) => i.name === 'link')).toMatchObject({ isSymlink: true, type: 'text' });
@@ -267,12 +287,11 @@ describe('listings', () => {
   });
 
   it('remembers header types and reads the header again when the file changes', async () => {
-    const a = await access();
-    const dir = path.join(root, 'docs');
-    const file = path.join(dir, 'noext');
+    const a = await testAccessOf();
+    const file = path.join(root, 'docs', 'noext');
     const d = deps();
     const typeOf = async () =>
-      (await listDirectory(a, dir, '/docs', { readHeader: true, sorting: SORTING }, d)).items.find(
+      (await a.withFolder('/docs', (dir) => listDirectory(a.access, dir, '/docs', opts, d))).items.find(
         (i) => i.name === 'noext',
       )!.type;
     expect(await typeOf()).toBe('text');
@@ -292,16 +311,16 @@ describe('listings', () => {
   });
 
   it('answers an unchanged folder from the listing cache and a changed one afresh', async () => {
-    const a = await access();
+    const a = await testAccessOf();
     const dir = path.join(root, 'docs', 'sub');
     await fs.writeFile(path.join(dir, 'x.bin'), Buffer.from([0, 1, 2]));
     const d = deps();
-    const list = () => listDirectoryJson(a, dir, '/docs/sub', { readHeader: true, sorting: SORTING }, d);
+    const list = () => a.withFolder('/docs/sub', (f) => listDirectoryJson(a.access, f, '/docs/sub', opts, d));
     const first = await list();
     expect(await list()).toBe(first); // the very same text
     const parsed = JSON.parse(`{${first.toString()}}`);
     expect(parsed).toEqual(
-      await listDirectory(a, dir, '/docs/sub', { readHeader: true, sorting: SORTING }, d),
+      await a.withFolder('/docs/sub', (f) => listDirectory(a.access, f, '/docs/sub', opts, d)),
     );
 
     await fs.writeFile(path.join(dir, 'y.txt'), 'new');
@@ -312,19 +331,16 @@ describe('listings', () => {
   it('keys the listing cache by the rules and does not keep listings with links', async () => {
     const d = deps();
     const dir = path.join(root, 'docs');
-    const opts = { readHeader: true, sorting: SORTING };
-    const open = await listDirectoryJson(await access(), dir, '/docs', opts, d);
-    expect(await listDirectoryJson(await access(), dir, '/docs', opts, d)).not.toBe(open); // has a link
+    const listJson = (rules: Rule[] = []) =>
+      inFolder('/docs', async (f) =>
+        listDirectoryJson((await testAccessOf(rules)).access, f, '/docs', opts, d),
+      );
+    const open = await listJson();
+    expect(await listJson()).not.toBe(open); // has a link
     await fs.rm(path.join(dir, 'link'));
-    const plain = await listDirectoryJson(await access(), dir, '/docs', opts, d);
-    expect(await listDirectoryJson(await access(), dir, '/docs', opts, d)).toBe(plain);
-    const denied = await listDirectoryJson(
-      await access([{ regex: false, allow: false, path: '/docs/a.txt', regexp: null }]),
-      dir,
-      '/docs',
-      opts,
-      d,
-    );
+    const plain = await listJson();
+    expect(await listJson()).toBe(plain);
+    const denied = await listJson([{ regex: false, allow: false, path: '/docs/a.txt', regexp: null }]);
     expect(names(JSON.parse(`{${denied.toString()}}`).items)).toEqual(['sub', 'noext', 'pipe']);
     expect(names(JSON.parse(`{${plain.toString()}}`).items)).toEqual(['sub', 'a.txt', 'noext', 'pipe']);
   });

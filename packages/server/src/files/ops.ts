@@ -1,24 +1,33 @@
 import crypto from 'node:crypto';
 import type fs from 'node:fs';
-import { constants as C } from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
+import type fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ChecksumAlgorithm, RecursiveEntry, Usage } from '@filebrowser/contract';
+import type { ChecksumAlgorithm, Usage } from '@filebrowser/contract';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import type { FileAccess } from './access.js';
+import {
+  closeAll,
+  createEntryFile,
+  isSpecial,
+  makeEntryFolder,
+  openEntryFile,
+  openPinnedFile,
+  renameEntry,
+  statEntry,
+  statFileSystem,
+  unlinkEntry,
+  type Pinned,
+} from './anchor.js';
 import { extensionOf } from './mime.js';
-import { goTime } from './info.js';
-import { isInside, isSpecial, joinVirtual, openRegularFile, type Resolved } from './resolver.js';
+import { isInside, joinVirtual, type Opened } from './resolver.js';
+import { removeTree, walkTree } from './tree.js';
+
+export { recursiveEntries } from './tree.js';
 
 /** A staging name beside the target: same folder (so rename is atomic), hidden, unguessable. */
-export function stagingPath(target: string): string {
-  const dir = path.dirname(target);
-  return path.join(
-    dir,
-    `.${path.basename(target).slice(0, 100)}.fb-${crypto.randomBytes(6).toString('hex')}.tmp`,
-  );
+export function stagingName(name: string): string {
+  return `.${name.slice(0, 100)}.fb-${crypto.randomBytes(6).toString('hex')}.tmp`;
 }
 
 async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
@@ -36,103 +45,116 @@ async function copyHandle(input: fsp.FileHandle, output: fsp.FileHandle): Promis
   }
 }
 
-/** Creates the missing folders of a resolved path (mode dirMode), checking nothing escaped meanwhile. */
-async function ensureParent(access: FileAccess, real: string, dirMode: number): Promise<void> {
-  const parent = path.dirname(real);
-  await fsp.mkdir(parent, { recursive: true, mode: dirMode });
-  if (!access.scope.allows(await fsp.realpath(parent))) throw forbidden();
+/** Where an entry goes: its pinned folder, its name, and the folders made on the way (released after). */
+export interface Place {
+  folder: Pinned;
+  name: string;
+  release(): Promise<void>;
 }
 
 /**
- * Writes a request body to a file atomically (architecture, security model 9): into a staging
- * file in the target folder, fsync, then rename over the target. A failure removes only the
+ * The pinned folder an opened path belongs in, creating the missing folders on the way (mkdir -p),
+ * each inside the one before it: a link planted on the way is refused, never followed.
+ */
+export async function placeOf(target: Opened, dirMode: number): Promise<Place> {
+  if (!target.folder) throw forbidden();
+  if (target.blocked) throw conflict('a file stands where a folder would have to be');
+  const made: Pinned[] = [];
+  let folder = target.folder;
+  try {
+    for (const seg of target.missing.slice(0, -1)) {
+      if (seg === '..') throw forbidden();
+      folder = await makeEntryFolder(folder, seg, dirMode).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? conflict(`${seg} exists and is not a folder`) : err;
+      });
+      made.push(folder);
+    }
+  } catch (err) {
+    await closeAll(made);
+    throw err;
+  }
+  return { folder, name: target.leaf, release: () => closeAll(made) };
+}
+
+/**
+ * Writes a stream into `name` of a pinned folder atomically (architecture, security model 9): into
+ * a staging file beside it, fsync, then one rename over the name. A failure removes only the
  * staging file; an existing file stays intact and readable until the rename.
  */
+async function writeInto(
+  folder: Pinned,
+  name: string,
+  mode: number,
+  fill: (fh: fsp.FileHandle) => Promise<void>,
+): Promise<void> {
+  const staging = stagingName(name);
+  const fh = await createEntryFile(folder, staging, mode);
+  let renamed = false;
+  try {
+    await fill(fh);
+    await fh.chmod(mode);
+    await fh.sync();
+    await fh.close();
+    await renameEntry(folder, staging, folder, name);
+    renamed = true;
+  } finally {
+    if (!renamed) {
+      await fh.close().catch(() => undefined);
+      await unlinkEntry(folder, staging).catch(() => undefined);
+    }
+  }
+}
+
+/** Writes a request body to an opened path (creating missing folders), replacing a file atomically. */
 export async function writeFileAtomic(
-  access: FileAccess,
-  r: Resolved,
+  _access: FileAccess,
+  r: Opened,
   body: Readable,
   opts: { fileMode: number; dirMode: number },
 ): Promise<fs.BigIntStats> {
   if (r.stat?.isDirectory()) throw conflict('a folder exists at this path');
   if (r.stat && !r.stat.isFile()) throw forbidden();
-  await ensureParent(access, r.real, opts.dirMode);
-  const staging = stagingPath(r.real);
-  // Keep the mode of a file being replaced, as truncating it in place did.
-  const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-  const fh = await fsp.open(staging, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
-  let renamed = false;
+  const place = await placeOf(r, opts.dirMode);
   try {
-    for await (const chunk of body) await writeAll(fh, chunk as Buffer);
-    await fh.chmod(mode);
-    await fh.sync();
-    await fh.close();
-    await fsp.rename(staging, r.real);
-    renamed = true;
+    // Keep the mode of a file being replaced, as truncating it in place did.
+    const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
+    await writeInto(place.folder, place.name, mode, async (fh) => {
+      for await (const chunk of body) await writeAll(fh, chunk as Buffer);
+    });
+    return await statEntry(place.folder, place.name);
   } finally {
-    if (!renamed) {
-      await fh.close().catch(() => undefined);
-      await fsp.unlink(staging).catch(() => undefined);
-    }
+    await place.release();
   }
-  return fsp.stat(r.real, { bigint: true });
 }
 
 /** POST on a folder path: mkdir -p (an existing folder is fine, an existing file is a conflict). */
-export async function makeDirectory(access: FileAccess, r: Resolved, dirMode: number): Promise<void> {
+export async function makeDirectory(_access: FileAccess, r: Opened, dirMode: number): Promise<void> {
   if (r.stat) {
     if (r.stat.isDirectory()) return;
     throw conflict('a file exists at this path');
   }
-  await ensureParent(access, r.real, dirMode);
+  const place = await placeOf(r, dirMode);
   try {
-    await fsp.mkdir(r.real, { mode: dirMode });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    if (!(await fsp.stat(r.real)).isDirectory()) throw conflict('a file exists at this path');
-  }
-}
-
-export interface TreeEntry {
-  virtual: string;
-  real: string;
-  stat: fs.Stats;
-}
-
-/**
- * Walks a tree below a real folder without following links (what delete and move act on),
- * yielding every descendant.
- */
-async function* walkNoFollow(real: string, virtual: string): AsyncGenerator<TreeEntry> {
-  let dirents: fs.Dirent[];
-  try {
-    dirents = await fsp.readdir(real, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const d of dirents) {
-    const childReal = `${real}/${d.name}`;
-    const childVirtual = joinVirtual(virtual, d.name);
-    let st: fs.Stats;
-    try {
-      st = await fsp.lstat(childReal);
-    } catch {
-      continue;
-    }
-    yield { virtual: childVirtual, real: childReal, stat: st };
-    if (st.isDirectory()) yield* walkNoFollow(childReal, childVirtual);
+    const made = await makeEntryFolder(place.folder, place.name, dirMode).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? conflict('a file exists at this path') : err;
+      },
+    );
+    await made.close();
+  } finally {
+    await place.release();
   }
 }
 
 /** Every descendant (and its mirror under `mirror`, when given) must pass the rules (contract 1.7). */
 async function checkDescendants(
   access: FileAccess,
-  src: Resolved,
+  src: Opened,
   follow: boolean,
   mirror?: string,
 ): Promise<void> {
-  if (!access.rules.hasRules || !src.stat?.isDirectory()) return;
-  for await (const e of walkTree(access, src.real, src.virtual, { follow })) {
+  if (!access.rules.hasRules || !src.stat?.isDirectory() || !src.node) return;
+  for await (const e of walkTree(access, src.node, src.virtual, { follow })) {
     if (!access.rulesAllowResolved(e.virtual, e.real)) throw forbidden();
     if (mirror && !access.rules.allowedByRules(mirror + e.virtual.slice(src.virtual.length)))
       throw forbidden();
@@ -140,56 +162,11 @@ async function checkDescendants(
 }
 
 /** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
-export async function deletePath(access: FileAccess, r: Resolved): Promise<void> {
-  if (r.virtual === '/') throw forbidden();
+export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
+  if (r.virtual === '/' || !r.folder) throw forbidden();
   if (!r.linkStat) throw notFound();
   await checkDescendants(access, r, false);
-  await fsp.rm(r.entry, { recursive: true, force: false });
-}
-
-/**
- * Walks a tree for copy, archives and search: with `follow`, in-scope links are followed (each
- * confined by the resolver; escaping or dangling ones skipped) and cycles are cut.
- */
-export async function* walkTree(
-  access: FileAccess,
-  real: string,
-  virtual: string,
-  opts: { follow: boolean; signal?: AbortSignal; include?: (e: TreeEntry) => boolean },
-  seen: Set<string> = new Set(),
-): AsyncGenerator<TreeEntry> {
-  if (!opts.follow) {
-    yield* walkNoFollow(real, virtual);
-    return;
-  }
-  const here = await fsp.stat(real).catch(() => undefined);
-  if (!here) return;
-  const key = `${here.dev}:${here.ino}`;
-  if (seen.has(key)) return;
-  seen.add(key);
-  let dirents: fs.Dirent[];
-  try {
-    dirents = await fsp.readdir(real, { withFileTypes: true });
-  } catch {
-    seen.delete(key);
-    return;
-  }
-  for (const d of dirents) {
-    if (opts.signal?.aborted) break;
-    const childVirtual = joinVirtual(virtual, d.name);
-    let child;
-    try {
-      child = await access.scope.resolveChild(real, d.name);
-    } catch {
-      continue; // escaping or unreadable
-    }
-    if (!child.stat) continue; // dangling
-    const entry = { virtual: childVirtual, real: child.real, stat: child.stat };
-    if (opts.include && !opts.include(entry)) continue; // a refused folder is pruned with its contents
-    yield entry;
-    if (child.stat.isDirectory()) yield* walkTree(access, child.real, childVirtual, opts, seen);
-  }
-  seen.delete(key);
+  await removeTree(r.folder, r.leaf);
 }
 
 /** `a.txt` → `a(1).txt`, `a.tar.gz` → `a.tar(1).gz`, `.env` → `(1).env`, `dir` → `dir(1)`. */
@@ -198,79 +175,141 @@ export function numberedName(name: string, n: number): string {
   return `${name.slice(0, name.length - ext.length)}(${n})${ext}`;
 }
 
-/** The first free `name(N)` beside a resolved destination (rename=true). */
-export async function freeDestination(access: FileAccess, dst: Resolved): Promise<Resolved> {
+/** The first free `name(N)` beside an opened destination (rename=true); the caller closes it. */
+export async function freeDestination(access: FileAccess, dst: Opened): Promise<Opened> {
   const parent = dst.virtual.slice(0, dst.virtual.lastIndexOf('/')) || '/';
   for (let n = 1; n < 100_000; n++) {
-    const candidate = await access.resolve(joinVirtual(parent, numberedName(dst.name, n)));
+    const candidate = await access.open(joinVirtual(parent, numberedName(dst.name, n)), {
+      followFinal: false,
+    });
     if (!candidate.linkStat) return candidate;
+    await candidate.close();
   }
   throw conflict();
 }
 
-async function copyFile(src: string, dst: string, mode: number, dirMode: number): Promise<void> {
-  await fsp.mkdir(path.dirname(dst), { recursive: true, mode: dirMode });
-  const staging = stagingPath(dst);
-  const input = await openRegularFile(src);
-  try {
-    const out = await fsp.open(staging, C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode & 0o7777);
-    try {
-      await copyHandle(input, out);
-      await out.chmod(mode & 0o7777);
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    await fsp.rename(staging, dst);
-  } catch (err) {
-    await fsp.unlink(staging).catch(() => undefined);
-    throw err;
-  } finally {
-    await input.close();
-  }
+/** Copies a pinned regular file into `name` of a pinned folder through a staging file. */
+async function copyFileInto(
+  source: fsp.FileHandle,
+  mode: number,
+  folder: Pinned,
+  name: string,
+): Promise<void> {
+  await writeInto(folder, name, mode & 0o7777, (out) => copyHandle(source, out));
 }
 
 /**
  * Copies a file or merges a folder tree (links dereferenced within the scope, escaping ones
- * skipped, special files skipped). Folders get the source folder's mode.
+ * skipped, special files skipped). Folders get the source folder's mode. Every folder of the copy
+ * is created inside the one above it and entered by descriptor: a link already standing in the
+ * destination where the copy needs a folder is a conflict, never a way out.
  */
-export async function copyPath(
-  access: FileAccess,
-  src: Resolved,
-  dst: Resolved,
-  dirMode: number,
-): Promise<void> {
-  if (!src.stat) throw notFound();
-  if (src.stat.isDirectory()) {
-    await fsp.mkdir(dst.real, { recursive: true, mode: src.stat.mode & 0o7777 });
-    for await (const e of walkTree(access, src.real, src.virtual, { follow: true })) {
-      const target = dst.real + e.virtual.slice(src.virtual.length);
-      if (!access.scope.allows(target)) throw forbidden();
-      if (e.stat.isDirectory()) await fsp.mkdir(target, { recursive: true, mode: e.stat.mode & 0o7777 });
-      else if (e.stat.isFile()) await copyFile(e.real, target, e.stat.mode, dirMode);
+export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+  if (!src.stat || !src.node) throw notFound();
+  if (!src.stat.isDirectory()) {
+    if (isSpecial(src.stat)) throw forbidden();
+    const input = await openPinnedFile(src.node);
+    try {
+      const place = await placeOf(dst, dirMode);
+      try {
+        await copyFileInto(input, src.stat.mode, place.folder, place.name);
+      } finally {
+        await place.release();
+      }
+    } finally {
+      await input.close();
     }
     return;
   }
-  if (isSpecial(src.stat)) throw forbidden();
-  await copyFile(src.real, dst.real, src.stat.mode, dirMode);
+  let top: Pinned;
+  let release = async () => undefined as void;
+  if (dst.stat?.isDirectory() && dst.node) {
+    top = dst.node;
+  } else if (dst.linkStat) {
+    throw conflict('a file or link exists at the destination');
+  } else {
+    const place = await placeOf(dst, dirMode);
+    try {
+      top = await makeEntryFolder(place.folder, place.name, src.stat.mode & 0o7777).catch(
+        (err: NodeJS.ErrnoException) => {
+          throw err.code === 'EEXIST' ? conflict('a file or link exists at the destination') : err;
+        },
+      );
+    } finally {
+      await place.release();
+    }
+    const made = top;
+    release = () => made.close();
+  }
+  try {
+    await copyTree(access, src, top);
+  } finally {
+    await release();
+  }
+}
+
+/** Mirrors the tree below `src` into the pinned folder `top`. */
+async function copyTree(access: FileAccess, src: Opened, top: Pinned): Promise<void> {
+  // The destination folders along the walk's current path (the walk goes depth first).
+  const path: Array<{ virtual: string; folder: Pinned }> = [{ virtual: src.virtual, folder: top }];
+  const leave = async (depth: number) => {
+    while (path.length > depth) await path.pop()!.folder.close();
+  };
+  try {
+    for await (const e of walkTree(access, src.node!, src.virtual, { follow: true })) {
+      const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
+      let depth = path.length;
+      while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
+      if (depth === 0) throw forbidden();
+      await leave(Math.max(depth, 1));
+      const into = path[path.length - 1]!.folder;
+      const name = e.virtual.slice(e.virtual.lastIndexOf('/') + 1);
+      if (e.stat.isDirectory()) {
+        const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'EEXIST'
+              ? conflict(`the destination has a file or link where the copy needs the folder ${name}`)
+              : err;
+          },
+        );
+        path.push({ virtual: e.virtual, folder });
+      } else if (e.stat.isFile()) {
+        const input = await openEntryFile(e.folder, e.name);
+        try {
+          await copyFileInto(input, e.stat.mode, into, name);
+        } finally {
+          await input.close();
+        }
+      }
+    }
+  } finally {
+    await leave(1);
+  }
 }
 
 /** Move/rename: the entry itself (a link stays a link); across file systems, copy then delete. */
-export async function movePath(
-  access: FileAccess,
-  src: Resolved,
-  dst: Resolved,
-  dirMode: number,
-): Promise<void> {
-  await ensureParent(access, dst.real, dirMode);
+export async function movePath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+  if (!src.folder) throw forbidden();
+  const place = await placeOf(dst, dirMode);
   try {
-    await fsp.rename(src.entry, dst.entry);
+    await renameEntry(src.folder, src.leaf, place.folder, place.name);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    const followed = await access.resolve(src.virtual);
-    await copyPath(access, followed, dst, dirMode);
-    await fsp.rm(src.entry, { recursive: true });
+    const followed = await access.open(src.virtual);
+    try {
+      const target = await access.open(dst.virtual);
+      try {
+        await copyPath(access, followed, target, dirMode);
+      } finally {
+        await target.close();
+      }
+    } finally {
+      await followed.close();
+    }
+    await removeTree(src.folder, src.leaf);
+  } finally {
+    await place.release();
   }
 }
 
@@ -281,111 +320,79 @@ export interface PatchRequest {
 }
 
 /**
- * PATCH /api/resources (contract 5.6) after the route resolved both paths: order of checks,
- * source-is-parent, conflicts, auto-naming, permissions and descendant rules.
+ * PATCH /api/resources (contract 5.6) after the route opened both paths: order of checks,
+ * source-is-parent, conflicts, auto-naming, permissions and descendant rules. Answers where the
+ * item ended up (the caller closes `src` and `target`; a different answer is closed here).
  */
 export async function copyOrMove(
   access: FileAccess,
-  src: Resolved,
-  target: Resolved,
+  src: Opened,
+  target: Opened,
   req: PatchRequest,
   dirMode: number,
-): Promise<Resolved> {
+): Promise<{ virtual: string; entry: string; real: string }> {
   const isRename = req.action === 'rename';
-  let dst = target;
-  if (src.virtual === '/' || dst.virtual === '/') throw forbidden();
+  if (src.virtual === '/' || target.virtual === '/') throw forbidden();
   if (!src.linkStat) throw notFound();
   const srcReal = isRename ? src.entry : src.real;
   if (
-    (dst.virtual !== src.virtual && dst.virtual.startsWith(src.virtual + '/')) ||
-    (dst.real !== srcReal && isInside(srcReal, dst.real) && src.stat?.isDirectory())
+    (target.virtual !== src.virtual && target.virtual.startsWith(src.virtual + '/')) ||
+    (target.real !== srcReal && isInside(srcReal, target.real) && src.stat?.isDirectory())
   ) {
     throw badRequest('source is parent');
   }
   const sameFile =
     isRename &&
-    !!dst.linkStat &&
-    src.linkStat.ino === dst.linkStat.ino &&
-    src.linkStat.dev === dst.linkStat.dev &&
-    path.dirname(src.entry) === path.dirname(dst.entry);
-  if (!sameFile) {
-    if (!req.override && !req.rename && dst.linkStat) throw conflict();
-    if (req.rename && dst.linkStat) dst = await freeDestination(access, dst);
-    if (req.override && !access.perm.modify) throw forbidden();
-  }
-  await checkDescendants(access, src, !isRename, dst.virtual);
-  switch (req.action) {
-    case 'copy':
-      if (!access.perm.create) throw forbidden();
-      if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
-      if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
-        throw conflict('a folder exists at the destination');
-      await copyPath(access, src, dst, dirMode);
-      return dst;
-    case 'rename':
-      if (!access.perm.rename) throw forbidden();
-      await movePath(access, src, dst, dirMode);
-      return dst;
-    default:
-      throw badRequest(`unsupported action ${req.action}: invalid request params`);
+    !!target.linkStat &&
+    src.linkStat.ino === target.linkStat.ino &&
+    src.linkStat.dev === target.linkStat.dev &&
+    src.folder?.real === target.folder?.real;
+  let dst = target;
+  try {
+    if (!sameFile) {
+      if (!req.override && !req.rename && dst.linkStat) throw conflict();
+      if (req.rename && dst.linkStat) dst = await freeDestination(access, dst);
+      if (req.override && !access.perm.modify) throw forbidden();
+    }
+    await checkDescendants(access, src, !isRename, dst.virtual);
+    switch (req.action) {
+      case 'copy':
+        if (!access.perm.create) throw forbidden();
+        if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
+        if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
+          throw conflict('a folder exists at the destination');
+        await copyPath(access, src, dst, dirMode);
+        break;
+      case 'rename':
+        if (!access.perm.rename) throw forbidden();
+        await movePath(access, src, dst, dirMode);
+        break;
+      default:
+        throw badRequest(`unsupported action ${req.action}: invalid request params`);
+    }
+    return { virtual: dst.virtual, entry: dst.entry, real: dst.real };
+  } finally {
+    if (dst !== target) await dst.close();
   }
 }
 
 /** Streams a file through a hash (contract 5.1 step 4). */
-export async function checksum(r: Resolved, algorithm: ChecksumAlgorithm): Promise<string> {
-  const fh = await openRegularFile(r.real);
-  const hash = crypto.createHash(algorithm);
-  await pipeline(fh.createReadStream(), hash);
-  return hash.digest('hex');
+export async function checksum(r: Opened, algorithm: ChecksumAlgorithm): Promise<string> {
+  if (!r.node) throw notFound();
+  const fh = await openPinnedFile(r.node);
+  try {
+    const hash = crypto.createHash(algorithm);
+    await pipeline(fh.createReadStream({ autoClose: false }), hash);
+    return hash.digest('hex');
+  } finally {
+    await fh.close();
+  }
 }
 
 /** statfs of a folder; a file answers zeros (contract 5.8). */
-export async function usage(r: Resolved): Promise<Usage> {
-  if (!r.stat) throw notFound();
+export async function usage(r: Opened): Promise<Usage> {
+  if (!r.stat || !r.node) throw notFound();
   if (!r.stat.isDirectory()) return { total: 0, used: 0 };
-  const s = await fsp.statfs(r.real);
+  const s = await statFileSystem(r.node);
   return { total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize };
-}
-
-/**
- * GET /api/resources/recursive (contract 5.7): every visible entry below a folder, links not
- * followed, folders failing the rules pruned, stopping when `signal` aborts.
- */
-export async function* recursiveEntries(
-  access: FileAccess,
-  r: Resolved,
-  signal?: AbortSignal,
-): AsyncGenerator<RecursiveEntry> {
-  if (!r.stat) throw notFound();
-  if (!r.stat.isDirectory()) throw badRequest('path is not a directory');
-  yield* recurse(access, r.real, r.virtual, signal);
-}
-
-async function* recurse(
-  access: FileAccess,
-  real: string,
-  virtual: string,
-  signal?: AbortSignal,
-): AsyncGenerator<RecursiveEntry> {
-  let dirents: fs.Dirent[];
-  try {
-    dirents = await fsp.readdir(real, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const d of dirents) {
-    if (signal?.aborted) return;
-    const childVirtual = joinVirtual(virtual, d.name);
-    if (!access.check(childVirtual)) continue;
-    const childReal = `${real}/${d.name}`;
-    let st: fs.BigIntStats;
-    try {
-      st = await fsp.lstat(childReal, { bigint: true });
-    } catch {
-      continue;
-    }
-    const isDir = st.isDirectory();
-    yield { path: childVirtual, name: d.name, size: Number(st.size), modified: goTime(st.mtimeNs), isDir };
-    if (isDir) yield* recurse(access, childReal, childVirtual, signal);
-  }
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
-import { canonicalise, isInside, joinVirtual, openRegularFile, openScope, type Scope } from './resolver.js';
+import { openPinnedFile, openPinCount } from './anchor.js';
+import { canonicalise, isInside, joinVirtual, Scope } from './resolver.js';
 
 /*
  * A real tree in a temporary folder:
@@ -57,7 +58,7 @@ beforeAll(async () => {
   for (const [link, target] of Object.entries(LINKS)) await fsp.symlink(target, path.join(scopeDir, link));
   await fsp.symlink(path.join(outside, 'secret.txt'), path.join(scopeDir, 'link-abs'));
   await fsp.symlink(path.join(scopeDir, 'a'), path.join(scopeDir, 'link-abs-in'));
-  scope = await openScope({ root, scope: '/scope', followExternalSymlinks: false });
+  scope = await Scope.open({ root, scope: '/scope', followExternalSymlinks: false });
 });
 
 afterAll(async () => {
@@ -174,7 +175,7 @@ describe('Scope.resolve', () => {
   });
 
   it('allows everything lexical with followExternalSymlinks', async () => {
-    const loose = await openScope({ root, scope: '/scope', followExternalSymlinks: true });
+    const loose = await Scope.open({ root, scope: '/scope', followExternalSymlinks: true });
     const r = await loose.resolve('/link-out/secret.txt');
     expect(r.real).toBe(path.join(outside, 'secret.txt'));
     expect(() => canonicalise('/../x')).toThrow();
@@ -182,17 +183,17 @@ describe('Scope.resolve', () => {
 
   it('maps the scope like File Browser: "x", "./x" and "/x" are the same folder', async () => {
     for (const s of ['scope', './scope', '/scope', '/scope/', '/../scope']) {
-      const other = await openScope({ root, scope: s, followExternalSymlinks: false });
+      const other = await Scope.open({ root, scope: s, followExternalSymlinks: false });
       expect(other.real).toBe(scopeDir);
     }
-    const whole = await openScope({ root, scope: '.', followExternalSymlinks: false });
+    const whole = await Scope.open({ root, scope: '.', followExternalSymlinks: false });
     expect(whole.real).toBe(root);
-    await expectStatus(openScope({ root, scope: '/missing', followExternalSymlinks: false }), 404);
+    await expectStatus(Scope.open({ root, scope: '/missing', followExternalSymlinks: false }), 404);
   });
 
   it('refuses a scope folder that is a link out of the root', async () => {
     await fsp.symlink(outside, path.join(root, 'evil-home'));
-    await expectStatus(openScope({ root, scope: '/evil-home', followExternalSymlinks: false }), 403);
+    await expectStatus(Scope.open({ root, scope: '/evil-home', followExternalSymlinks: false }), 403);
   });
 
   it('maps real paths back to virtual paths', () => {
@@ -202,33 +203,39 @@ describe('Scope.resolve', () => {
     expect(scope.virtualOf(outside)).toBeUndefined();
   });
 
-  it('resolves children of a listed folder and confines their links', async () => {
-    const plain = await scope.resolveChild(scopeDir, 'a');
-    expect(plain.stat?.isDirectory()).toBe(true);
-    const link = await scope.resolveChild(scopeDir, 'link-in');
-    expect(link.real).toBe(path.join(scopeDir, 'a/b'));
-    await expectStatus(scope.resolveChild(scopeDir, 'link-out'), 403);
-    const dangling = await scope.resolveChild(scopeDir, 'dangling-in');
-    expect(dangling.stat).toBeUndefined();
+  it('keeps open only what it returns, and lets go of it on close', async () => {
+    const before = openPinCount();
+    const o = await scope.open('/link-in/file.txt');
+    expect(o.node?.stat.isFile()).toBe(true);
+    expect(o.folder?.real).toBe(path.join(scopeDir, 'a/b'));
+    await o.close();
+    expect(openPinCount()).toBe(before);
+    await expectStatus(scope.open('/link-out/secret.txt'), 403);
+    await expectStatus(scope.open('/loop1'), 403);
+    expect(openPinCount()).toBe(before);
   });
 });
 
-describe('openRegularFile', () => {
-  it('opens regular files only', async () => {
-    const fh = await openRegularFile(path.join(scopeDir, 'a/b/file.txt'));
+describe('openPinnedFile', () => {
+  it('opens regular files only, and exactly the file that was resolved', async () => {
+    const o = await scope.open('/a/b/file.txt');
+    const fh = await openPinnedFile(o.node!);
     expect((await fh.readFile('utf8')).toString()).toBe('inside');
     await fh.close();
-    await expectStatus(openRegularFile(path.join(scopeDir, 'a')), 403);
-    await expect(openRegularFile(path.join(scopeDir, 'link-in-file'))).rejects.toMatchObject({
-      code: 'ELOOP',
-    });
+    await o.close();
+    const dir = await scope.open('/a');
+    await expectStatus(openPinnedFile(dir.node!), 403);
+    await dir.close();
   });
 
-  it('never blocks on a named pipe', async () => {
-    const fifo = path.join(tmp, 'fifo');
+  it('never opens a named pipe', async () => {
+    const fifo = path.join(scopeDir, 'fifo');
     const { execFileSync } = await import('node:child_process');
     execFileSync('mkfifo', [fifo]);
-    await expectStatus(openRegularFile(fifo), 403);
+    const o = await scope.open('/fifo');
+    await expectStatus(openPinnedFile(o.node!), 403);
+    await o.close();
+    await fsp.rm(fifo);
   });
 });
 
@@ -296,9 +303,11 @@ describe('property: nothing outside the scope is ever reached', () => {
           expect(isInside(scopeDir, kernel)).toBe(true);
         }
         if (resolved.stat?.isFile()) {
-          const fh = await openRegularFile(resolved.real);
+          const o = await scope.open(requestPath);
+          const fh = await openPinnedFile(o.node!);
           const text = await fh.readFile('utf8');
           await fh.close();
+          await o.close();
           expect(text).not.toBe('SECRET');
         }
       }),
@@ -352,7 +361,7 @@ describe('property: nothing outside the scope is ever reached', () => {
           const realTarget = t.replace('OUTSIDE', out);
           await fsp.symlink(realTarget, path.join(sc, name)).catch(() => undefined);
         }
-        const s = await openScope({
+        const s = await Scope.open({
           root: path.join(base, 'root'),
           scope: '/home',
           followExternalSymlinks: false,

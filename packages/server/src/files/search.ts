@@ -1,5 +1,6 @@
 import type { SearchHit } from '@filebrowser/contract';
 import type { FileAccess } from './access.js';
+import type { Pinned } from './anchor.js';
 import { dirReader, KIND_DIR, KIND_LINK, type DirReader, type FolderScan } from './dir-snapshot.js';
 import { extensionsOfType } from './mime.js';
 import { prepareNameFilter, type NameFilterSpec } from './name-filter.js';
@@ -45,8 +46,32 @@ const READ_AHEAD = 24;
  */
 const MAX_OUTSTANDING = 64;
 
+/** A pinned folder shared by the folders still to be opened from it; closed with the last of them. */
+class SharedPin {
+  private refs = 1;
+
+  constructor(
+    readonly pin: Pinned,
+    private readonly open: Set<SharedPin>,
+  ) {
+    open.add(this);
+  }
+
+  retain(): void {
+    this.refs++;
+  }
+
+  async release(): Promise<void> {
+    if (--this.refs > 0) return;
+    this.open.delete(this);
+    await this.pin.close();
+  }
+}
+
 interface Pending {
-  real: string;
+  /** The folder it is opened from (undefined for the search root). */
+  parent?: SharedPin;
+  name: string;
   /** Virtual path with a trailing slash. */
   prefix: string;
   scan?: Promise<FolderScan | undefined>;
@@ -64,16 +89,18 @@ export interface SearchOptions {
 /**
  * Walks a folder (links not followed, escaping ones skipped, unreadable folders skipped, folders
  * failing the rules pruned) and yields hits with paths relative to it. Stops when `signal` aborts.
+ * The root is confined but not rule-checked (contract 7); what the walk finds is.
  *
  * The folders next in line are read ahead (`READ_AHEAD` at a time, and the sub-folders of every
  * folder read, see `MAX_OUTSTANDING`), on the reader threads when the file system is fast: they
  * read, type and match names in parallel, and send back only the sub-folders, links and matching
- * names. Results still come in the walk's order. Reads started ahead for a walk that stops early
- * end on their own (they never reject).
+ * names. Results still come in the walk's order. Every folder is opened from its parent's
+ * descriptor without following links and read through its own, and held only until its
+ * sub-folders are opened, so nothing outside the tree is ever read. Reads started ahead for a
+ * walk that stops early end on their own (they never reject).
  */
 export async function* searchTree(
   access: FileAccess,
-  rootReal: string,
   rootVirtual: string,
   query: string,
   opts: SearchOptions = {},
@@ -83,54 +110,96 @@ export async function* searchTree(
   const relativeFrom = rootVirtual === '/' ? 1 : rootVirtual.length + 1;
   const { rules } = access;
   const rootPrefix = rootVirtual.endsWith('/') ? rootVirtual : rootVirtual + '/';
+  const root = await access.open(rootVirtual, { rules: false });
+  const open = new Set<SharedPin>();
+  const inflight = new Set<Promise<unknown>>();
+  let stopped = false;
   let outstanding = 0;
   const read = (folder: Pending) => {
     outstanding++;
-    folder.scan = reader.scan(folder.real, dev, filter).then(
-      (scan) => {
-        const realPrefix = folder.real === '/' ? '/' : folder.real + '/';
+    const scanned = (async () => {
+      if (stopped) return undefined;
+      let pin: Pinned | undefined;
+      try {
+        pin = folder.parent ? await folder.parent.pin.lookup(folder.name) : undefined;
+      } finally {
+        await folder.parent?.release();
+      }
+      // The root is the caller's; a folder swapped for a link since its parent was read is skipped.
+      const here = folder.parent ? pin : root.node;
+      if (!here?.stat.isDirectory()) {
+        await pin?.close();
+        return undefined;
+      }
+      const shared = pin ? new SharedPin(pin, open) : undefined;
+      try {
+        const scan = await reader.scan(here.path, dev, filter);
         folder.children = [];
         for (let i = 0; i < scan.names.length; i++) {
           const name = scan.names[i]!;
           if (scan.kinds[i] !== KIND_DIR || !rules.checkChild(folder.prefix, name)) continue;
-          const child: Pending = { real: realPrefix + name, prefix: folder.prefix + name + '/' };
+          shared?.retain();
+          const child: Pending = {
+            ...(shared ? { parent: shared } : { parent: rootShare }),
+            name,
+            prefix: folder.prefix + name + '/',
+          };
+          if (!shared) rootShare.retain();
           folder.children.push(child);
-          if (outstanding < MAX_OUTSTANDING && !signal?.aborted) read(child);
+          if (outstanding < MAX_OUTSTANDING && !signal?.aborted && !stopped) read(child);
         }
         return scan;
-      },
-      () => undefined, // an unreadable folder is skipped
-    );
-  };
-  const stack: Pending[] = [{ real: rootReal, prefix: rootPrefix }];
-  while (stack.length > 0) {
-    if (signal?.aborted) return;
-    for (let i = stack.length - 1, n = 0; i >= 0 && n < READ_AHEAD; i--, n++) {
-      if (!stack[i]!.scan) read(stack[i]!);
-    }
-    const dir = stack.pop()!;
-    const scan = await dir.scan;
-    outstanding--;
-    if (!scan) continue;
-    const { names, kinds } = scan;
-    for (let i = 0; i < names.length; i++) {
-      const name = names[i]!;
-      if (!rules.checkChild(dir.prefix, name)) continue;
-      let isDir = kinds[i] === KIND_DIR;
-      if (kinds[i] === KIND_LINK) {
-        const virtual = dir.prefix + name;
-        try {
-          const child = await access.scope.resolveChild(dir.real, name);
-          if (!access.checkResolved({ virtual, real: child.real })) continue;
-          isDir = !!child.stat?.isDirectory();
-        } catch {
-          continue; // a link out of the scope is not part of it
-        }
+      } finally {
+        await shared?.release();
       }
-      if (filter.keep(name)) yield { dir: isDir, path: (dir.prefix + name).slice(relativeFrom) };
+    })().catch(() => undefined); // an unreadable folder is skipped
+    folder.scan = scanned;
+    inflight.add(scanned);
+    void scanned.then(() => inflight.delete(scanned));
+  };
+  if (!root.node || !root.stat?.isDirectory()) {
+    await root.close();
+    return;
+  }
+  // The root's pin belongs to `root`; this share of it only counts the sub-folders opened from it.
+  const rootShare = new SharedPin(root.node, new Set());
+  rootShare.retain();
+  const stack: Pending[] = [{ name: '', prefix: rootPrefix }];
+  try {
+    while (stack.length > 0) {
+      if (signal?.aborted) return;
+      for (let i = stack.length - 1, n = 0; i >= 0 && n < READ_AHEAD; i--, n++) {
+        if (!stack[i]!.scan) read(stack[i]!);
+      }
+      const dir = stack.pop()!;
+      const scan = await dir.scan;
+      outstanding--;
+      if (!scan) continue;
+      const { names, kinds } = scan;
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i]!;
+        if (!rules.checkChild(dir.prefix, name)) continue;
+        let isDir = kinds[i] === KIND_DIR;
+        if (kinds[i] === KIND_LINK) {
+          try {
+            const child = await access.resolve(dir.prefix + name);
+            isDir = !!child.stat?.isDirectory();
+          } catch {
+            continue; // a link out of the scope (or hidden by the rules) is not part of it
+          }
+        }
+        if (filter.keep(name)) yield { dir: isDir, path: (dir.prefix + name).slice(relativeFrom) };
+      }
+      // Depth-first in name order, like File Browser's walk.
+      const children = dir.children ?? [];
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
     }
-    // Depth-first in name order, like File Browser's walk.
-    const children = dir.children ?? [];
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  } finally {
+    // Reads started ahead for folders never walked: none starts now, the running ones finish
+    // (their descriptors must stay open until then), and every pin is let go.
+    stopped = true;
+    while (inflight.size > 0) await Promise.all([...inflight]);
+    for (const shared of [...open]) await shared.pin.close();
+    await root.close();
   }
 }

@@ -1,8 +1,10 @@
 import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import { assertMay, may, type Operation } from '../auth/policy.js';
 import type { Authenticated } from '../auth/service.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { unauthorized } from '../errors.js';
+import { sendStatus } from './replies.js';
 import type { StoredUser } from '../store/users.js';
 
 declare module 'fastify' {
@@ -44,17 +46,36 @@ async function authenticate(
   return auth.user;
 }
 
-export function requireUser(ctx: AppContext): onRequestAsyncHookHandler {
+/** What a route does, for the permission policy (auth/policy.ts). */
+export interface RouteNeeds {
+  /** The operation(s), or a function of the request naming them (undefined: none). */
+  needs?: Operation | readonly Operation[] | ((request: FastifyRequest) => readonly Operation[] | undefined);
+  /**
+   * File Browser answers a missing download permission on raw, preview and subtitle requests with
+   * 202 and no body (contract 1.5), not 403.
+   */
+  refuseWith202?: boolean;
+}
+
+/**
+ * The guard of a signed-in route: authenticates the request, then checks the permissions the
+ * route's operation needs before anything else (a body, a path) is looked at.
+ */
+export function requireUser(ctx: AppContext, route: RouteNeeds = {}): onRequestAsyncHookHandler {
   return async function requireUserHook(request, reply) {
-    await authenticate(ctx, request, reply);
+    const user = await authenticate(ctx, request, reply);
+    const { needs } = route;
+    const ops = typeof needs === 'function' ? needs(request) : typeof needs === 'string' ? [needs] : needs;
+    if (!ops || ops.length === 0) return;
+    if (route.refuseWith202 && !ops.every((op) => may(user.perm, op))) {
+      return sendStatus(reply, 202);
+    }
+    assertMay(user.perm, ops);
   };
 }
 
 export function requireAdmin(ctx: AppContext): onRequestAsyncHookHandler {
-  return async function requireAdminHook(request, reply) {
-    const user = await authenticate(ctx, request, reply);
-    if (!user.perm.admin) throw forbidden();
-  };
+  return requireUser(ctx, { needs: 'admin' });
 }
 
 /** The signed-in user of a request that passed a guard. */

@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import type { FileEvents } from '../files/events.js';
-import { etagOf, detectType } from '../files/info.js';
+import { openPinnedFile, type Pinned } from '../files/anchor.js';
+import { etagOf, detectType, readPinnedSample } from '../files/info.js';
 import { extensionOf } from '../files/mime.js';
 import { serverPaths } from '../files/private.js';
-import { openRegularFile, type Resolved } from '../files/resolver.js';
+import type { Opened } from '../files/resolver.js';
 import { PreviewCache } from './cache.js';
 import {
   findFfmpeg,
@@ -75,30 +76,34 @@ export class PreviewService {
     });
   }
 
-  /** What `GET /api/preview/{size}` answers for a resolved path the caller may read. */
-  async preview(r: Resolved, size: PreviewSize): Promise<PreviewAnswer> {
-    if (!r.stat?.isFile()) return { kind: 'none' };
+  /** What `GET /api/preview/{size}` answers for an opened path the caller may read. */
+  async preview(r: Opened, size: PreviewSize): Promise<PreviewAnswer> {
+    const node = r.node;
+    if (!r.stat?.isFile() || !node) return { kind: 'none' };
     const disabled = size === 'thumb' ? this.options.disableThumbnails : this.options.disablePreviewResize;
-    const { type } = await detectType(r.name, r.real, { size: r.stat.size, special: false }, true);
+    const { type } = await detectType(r.name, { size: r.stat.size, special: false }, true, () =>
+      readPinnedSample(node),
+    );
     if (type === 'image') {
       if (disabled || !RESIZABLE.has(extensionOf(r.name).toLowerCase())) return { kind: 'original' };
-      return this.generate(r.real, size, (input) => resizeImage(input, size));
+      return this.generate(node, r.real, size, (input) => resizeImage(input, size));
     }
     const ffmpeg = this.options.ffmpeg;
     if (type === 'video' && ffmpeg && !disabled) {
-      return this.generate(r.real, size, (input, fd) =>
-        videoFrame(ffmpeg, { path: r.real, fd: PROC_FD ? fd : undefined }, size),
+      return this.generate(node, r.real, size, (input, fd) =>
+        videoFrame(ffmpeg, { path: input, fd: PROC_FD ? fd : undefined }, size),
       );
     }
     return { kind: 'none' };
   }
 
   private async generate(
+    node: Pinned,
     realPath: string,
     size: PreviewSize,
     make: (input: string, fd: number) => Promise<PreviewImage>,
   ): Promise<PreviewAnswer> {
-    const fh = await openRegularFile(realPath);
+    const fh = await openPinnedFile(node);
     try {
       const st = await fh.stat({ bigint: true });
       const mtimeMs = Number(st.mtimeNs / 1_000_000n);

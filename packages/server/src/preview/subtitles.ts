@@ -1,6 +1,7 @@
-import { AppError, badRequest } from '../errors.js';
+import { AppError, badRequest, notFound } from '../errors.js';
 import { etagOf } from '../files/info.js';
-import { openRegularFile, type Resolved } from '../files/resolver.js';
+import { openPinnedFile } from '../files/anchor.js';
+import type { Opened } from '../files/resolver.js';
 
 /** Subtitle files are read whole to convert them, so they are capped. */
 export const MAX_SUBTITLE_BYTES = 4 * 1024 * 1024;
@@ -137,11 +138,12 @@ export type SubtitleBody =
  * names that are not subtitles, 413 for files too large to convert; SRT, ASS and SSA (in any
  * letter case) are converted to WebVTT, other subtitle files are sent unchanged.
  */
-export async function subtitleFor(r: Resolved): Promise<SubtitleBody> {
+export async function subtitleFor(r: Opened): Promise<SubtitleBody> {
   if (r.stat?.isDirectory()) throw badRequest('the path is a folder, not a subtitle file');
   if (!isSubtitleName(r.name)) throw badRequest('not a subtitle file (.srt, .ass, .ssa or .vtt)');
   if (!/\.(srt|ass|ssa)$/i.test(r.name)) return { kind: 'file' };
-  const fh = await openRegularFile(r.real);
+  if (!r.node) throw notFound();
+  const fh = await openPinnedFile(r.node);
   try {
     const st = await fh.stat({ bigint: true });
     if (st.size > BigInt(MAX_SUBTITLE_BYTES)) throw tooLarge();

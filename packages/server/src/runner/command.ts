@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
-import { isInside } from '../files/resolver.js';
+import { isInside, type Opened } from '../files/resolver.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
 import { deniedCommand, deniedOption, MULTI_CALL_BINARIES } from './deny-list.js';
@@ -48,16 +48,18 @@ export function checkNotUploaded(ctx: AppContext, exe: Executable, scopeReal: st
   }
 }
 
-/** The working folder: resolved through the scope and the rules, and a folder. */
-async function workingFolder(
-  access: FileAccess,
-  virtualDir: string,
-): Promise<{ virtual: string; real: string }> {
+/**
+ * The working folder: resolved through the scope and the rules, and a folder. It stays pinned so
+ * the program starts in the folder that was checked (its descriptor is the child's `cwd`).
+ */
+async function workingFolder(access: FileAccess, virtualDir: string): Promise<Opened> {
+  let r: Opened | undefined;
   try {
-    const r = await access.resolve(virtualDir);
-    if (!r.stat?.isDirectory()) throw new CommandRefused('The working folder does not exist.');
-    return { virtual: r.virtual, real: r.real };
+    r = await access.open(virtualDir);
+    if (!r.stat?.isDirectory() || !r.node) throw new CommandRefused('The working folder does not exist.');
+    return r;
   } catch (err) {
+    await r?.close();
     if (err instanceof CommandRefused) throw err;
     if (err instanceof AppError && err.kind === 'not_found') {
       throw new CommandRefused('The working folder does not exist.');
@@ -70,6 +72,10 @@ async function workingFolder(
 export interface PreparedCommand extends ProcessSpec {
   /** The words typed, for logs. */
   words: string[];
+  /** The working folder's real path, for logs. */
+  workingFolder: string;
+  /** Lets go of the pinned working folder: call once the process has started (or will not). */
+  release(): Promise<void>;
 }
 
 /**
@@ -103,14 +109,21 @@ export async function prepareCommand(
   const access = await fileAccessFor(ctx, user);
   checkNotUploaded(ctx, exe, access.scope.real);
   const cwd = await workingFolder(access, virtualDir);
-  await checkArgumentPaths(access, cwd.virtual, args);
+  try {
+    await checkArgumentPaths(access, cwd.virtual, args);
+  } catch (err) {
+    await cwd.close();
+    throw err;
+  }
 
   return {
     words,
     executable: exe.path,
     argv0: name,
     args,
-    cwd: cwd.real,
+    cwd: cwd.node!.path,
+    workingFolder: cwd.real,
+    release: () => cwd.close(),
     env: { PATH: opts.pathEnv, HOME: access.scope.real, LANG: 'C.UTF-8' },
     timeLimitMs: opts.timeLimitMs,
     outputLimit: opts.outputLimit,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { AppError, forbidden } from '../errors.js';
-import { openScope } from '../files/resolver.js';
+import { fileAccessFor, type FileAccess } from '../files/access.js';
 import type { StoredUser } from '../store/users.js';
 import { findExecutable } from './executable.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
@@ -104,12 +104,25 @@ async function hookSpec(
   };
 }
 
-async function runOne(spec: ProcessSpec): Promise<{ result: ProcessResult; tail: string[] }> {
+/**
+ * Starts a hook in the user's scope folder, pinned for the start (the child's working folder is
+ * the descriptor of the folder that was checked), and waits for it.
+ */
+async function runOne(
+  access: FileAccess,
+  spec: ProcessSpec,
+): Promise<{ result: ProcessResult; tail: string[] }> {
   const tail: string[] = [];
-  const proc = startProcess(spec, (line, stream) => {
-    tail.push(`${stream}: ${line}`);
-    if (tail.length > LOG_TAIL_LINES) tail.shift();
-  });
+  const home = await access.open('/', { rules: false });
+  let proc;
+  try {
+    proc = startProcess({ ...spec, cwd: home.node?.path ?? spec.cwd }, (line, stream) => {
+      tail.push(`${stream}: ${line}`);
+      if (tail.length > LOG_TAIL_LINES) tail.shift();
+    });
+  } finally {
+    await home.close();
+  }
   return { result: await proc.done, tail };
 }
 
@@ -134,11 +147,8 @@ export async function runHooks(
   if (commands.length === 0) return report;
 
   const opts = runnerOptions(ctx.config, settings);
-  const scope = await openScope({
-    root: ctx.config.root,
-    scope: user.scope,
-    followExternalSymlinks: ctx.config.followExternalSymlinks,
-  });
+  const access = await fileAccessFor(ctx, user);
+  const scope = access.scope;
   const vars: Record<HookVariable, string> = {
     FILE: target.file,
     DESTINATION: target.destination ?? scope.real,
@@ -163,7 +173,7 @@ export async function runHooks(
     }
 
     if (!command.blocking) {
-      void runOne(spec).then(({ result, tail }) => {
+      void runOne(access, spec).then(({ result, tail }) => {
         if (!succeeded(result)) {
           ctx.log.warn(
             { ...logFields, output: tail, err: result.error },
@@ -174,7 +184,7 @@ export async function runHooks(
       continue;
     }
 
-    const { result, tail } = await runOne(spec);
+    const { result, tail } = await runOne(access, spec);
     if (succeeded(result)) continue;
     const what = describeResult(result, spec);
     ctx.log.warn({ ...logFields, output: tail, err: result.error }, `${label} failed: ${what}`);

@@ -1,12 +1,12 @@
-import type { FileInfo, Rule, Sorting } from '@filebrowser/contract';
+import type { FileInfo, Sorting } from '@filebrowser/contract';
 import { checkPassword } from '../auth/passwords.js';
+import { may } from '../auth/policy.js';
 import { AttemptLimiter } from '../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
-import { FileAccess, fileAccessFor } from '../files/access.js';
+import { fileAccessFor, type FileAccess } from '../files/access.js';
 import { fileInfo } from '../files/info.js';
-import { canonicalise, openScope, type Resolved } from '../files/resolver.js';
-import { RuleChecker, type RuleOptions } from '../files/rules.js';
+import { canonicalise, type Opened } from '../files/resolver.js';
 import type { StoredShare } from '../store/shares.js';
 import type { StoredUser } from '../store/users.js';
 import { checkShareAccessToken, shareAccessToken } from './links.js';
@@ -14,52 +14,18 @@ import { checkShareAccessToken, shareAccessToken } from './links.js';
 /** Public listings are always sorted by name (contract 8.5), whatever the owner prefers. */
 const PUBLIC_SORTING: Sorting = { by: 'name', asc: false };
 
-/**
- * The owner's rules seen from inside a share: the share's paths are re-prefixed with where the
- * shared folder lives in the owner's scope, so every rule keeps meaning what the owner wrote. A
- * share reached through a link inside the scope is checked under both of its names.
- */
-class ShareRuleChecker extends RuleChecker {
-  constructor(
-    globalRules: readonly Rule[],
-    userRules: readonly Rule[],
-    private readonly hideDots: boolean,
-    opts: RuleOptions,
-    private readonly bases: readonly string[],
-  ) {
-    super(globalRules, userRules, hideDots, opts);
-  }
-
-  private ownerPaths(shareVirtual: string): string[] {
-    return this.bases.map((base) =>
-      shareVirtual === '/' ? base : base === '/' ? shareVirtual : base + shareVirtual,
-    );
-  }
-
-  override allowedByRules(shareVirtual: string): boolean {
-    return this.ownerPaths(shareVirtual).every((p) => super.allowedByRules(p));
-  }
-
-  override check(shareVirtual: string): boolean {
-    return this.ownerPaths(shareVirtual).every((p) => {
-      const last = p.slice(p.lastIndexOf('/') + 1);
-      if (this.hideDots && last.startsWith('.')) return false;
-      return super.allowedByRules(p);
-    });
-  }
-}
-
 /** What a public request may reach once the link, its password and its owner checked out. */
 export interface OpenedShare {
   share: StoredShare;
   owner: StoredUser;
-  /** The owner's view of the disk, and the shared item through it. */
+  /** The owner's view of the disk, and the shared item through it (held open until `close`). */
   ownerAccess: FileAccess;
-  target: Resolved;
-  /** For folder shares: the owner's view re-rooted at the shared folder. */
+  target: Opened;
+  /** For folder shares: the owner's view narrowed to the shared folder. */
   folder?: FileAccess;
   /** Handed to the client of a password-protected share so it can build download links. */
   token?: string;
+  close(): Promise<void>;
 }
 
 export interface PublicRequest {
@@ -105,36 +71,30 @@ export class PublicShares {
 
     const owner = this.ctx.store.users.get(share.userId);
     if (!owner) throw notFound();
-    if (!owner.perm.share || !owner.perm.download) {
-      throw forbidden('the owner of this link may no longer share it');
-    }
+    if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
+    // The owner's access as it is now: the item must still lie in the owner's scope, pass the
+    // owner's rules and stay clear of the server's private paths, or the link serves nothing.
     const ownerAccess = await fileAccessFor(this.ctx, owner);
-    const target = await ownerAccess.resolve(share.path);
-    if (!target.stat) throw notFound();
-    const opened: OpenedShare = { share, owner, ownerAccess, target, ...(token !== undefined && { token }) };
-    if (!target.stat.isDirectory()) return opened;
-
-    const settings = this.ctx.store.settings.get();
-    const bases = new Set([target.virtual]);
-    const realVirtual = ownerAccess.scope.virtualOf(target.real);
-    if (realVirtual !== undefined) bases.add(realVirtual);
-    const rules = new ShareRuleChecker(
-      settings.rules,
-      owner.rules,
-      owner.hideDotfiles,
-      {
-        onInvalid: (rule, reason) =>
-          this.ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
-      },
-      [...bases],
-    );
-    const scope = await openScope({
-      root: target.real,
-      scope: '/',
-      followExternalSymlinks: this.ctx.config.followExternalSymlinks,
-    });
-    opened.folder = new FileAccess(scope, rules, owner.perm, PUBLIC_SORTING, owner.hideDotfiles);
-    return opened;
+    if (share.rootId !== ownerAccess.root.id) throw notFound();
+    const virtual = ownerAccess.virtualOfRootPath(share.rootPath);
+    if (virtual === undefined) throw notFound('the shared item is no longer in its owner’s reach');
+    const target = await ownerAccess.open(virtual);
+    try {
+      if (!target.stat) throw notFound();
+      const opened: OpenedShare = {
+        share,
+        owner,
+        ownerAccess,
+        target,
+        ...(token !== undefined && { token }),
+        close: () => target.close(),
+      };
+      if (target.stat.isDirectory()) opened.folder = ownerAccess.narrow(target, PUBLIC_SORTING);
+      return opened;
+    } catch (err) {
+      await target.close();
+      throw err;
+    }
   }
 
   /** Checks the token or the password; answers the token the client should use from now on. */
@@ -165,17 +125,31 @@ export class PublicShares {
    * The item a request points at: the shared file itself, or for a folder share the entry
    * `subpath` names below the shared folder (confined to it, rules applied).
    */
-  async select(opened: OpenedShare, subpath: string): Promise<{ access: FileAccess; item: Resolved }> {
-    if (!opened.folder) return { access: opened.ownerAccess, item: opened.target };
-    const item = await opened.folder.resolve(canonicalise(subpath));
-    if (!item.stat) throw notFound();
-    return { access: opened.folder, item };
+  async select(
+    opened: OpenedShare,
+    subpath: string,
+  ): Promise<{ access: FileAccess; item: Opened; own: boolean }> {
+    if (!opened.folder) return { access: opened.ownerAccess, item: opened.target, own: false };
+    const item = await opened.folder.open(canonicalise(subpath));
+    if (!item.stat) {
+      await item.close();
+      throw notFound();
+    }
+    return { access: opened.folder, item, own: true };
   }
 
   /** The JSON answer of `GET /api/public/share` (contract 8.5). */
   async info(opened: OpenedShare, subpath: string): Promise<FileInfo> {
-    const { access, item } = await this.select(opened, subpath);
-    const modify = opened.owner.perm.modify;
+    const { access, item, own } = await this.select(opened, subpath);
+    try {
+      return await this.describe(opened, access, item);
+    } finally {
+      if (own) await item.close();
+    }
+  }
+
+  private async describe(opened: OpenedShare, access: FileAccess, item: Opened): Promise<FileInfo> {
+    const modify = may(opened.owner.perm, 'modify');
     let info: FileInfo;
     if (!opened.folder) {
       info = await fileInfo(access, item, {

@@ -1,8 +1,9 @@
 import type { Share, ShareRequest } from '@filebrowser/contract';
 import { checkPassword, hashPassword, MAX_PASSWORD_BYTES } from '../auth/passwords.js';
+import { assertMay } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
-import { fileAccessFor } from '../files/access.js';
+import { fileAccessFor, type FileAccess } from '../files/access.js';
 import { canonicalise, isInside } from '../files/resolver.js';
 import type { StoredShare } from '../store/shares.js';
 import type { StoredUser } from '../store/users.js';
@@ -10,7 +11,7 @@ import { MAX_SHARE_DURATION, newShareHash, presentShare, UNIT_SECONDS } from './
 
 /** Managing links needs share and download: a link is a download handed to someone else. */
 export function assertCanShare(user: StoredUser): void {
-  if (!user.perm.share || !user.perm.download) throw forbidden();
+  assertMay(user.perm, 'share');
 }
 
 /** The stored form of a request path: canonical, with the trailing "/" kept (folder shares). */
@@ -19,16 +20,14 @@ function sharePath(raw: string): string {
   return c.trailingSlash && c.virtual !== '/' ? c.virtual + '/' : c.virtual;
 }
 
-/** Real path a share points at, through its owner's scope; undefined when it no longer resolves. */
-export async function shareRealPath(ctx: AppContext, share: StoredShare): Promise<string | undefined> {
-  const owner = ctx.store.users.get(share.userId);
-  if (!owner) return undefined;
-  try {
-    const access = await fileAccessFor(ctx, owner);
-    return (await access.scope.resolve(share.path)).real;
-  } catch {
-    return undefined;
-  }
+/** A share's place below its root without the folder mark. */
+function placeOf(share: StoredShare): string {
+  return share.rootPath.replace(/\/+$/, '') || '/';
+}
+
+/** The root path of a folder share keeps its trailing "/", like its owner path. */
+function marked(place: string, folder: boolean): string {
+  return folder && place !== '/' ? place + '/' : place;
 }
 
 export function listShares(ctx: AppContext, user: StoredUser): Share[] {
@@ -36,7 +35,7 @@ export function listShares(ctx: AppContext, user: StoredUser): Share[] {
   return ctx.store.shares.list(user.perm.admin ? undefined : user.id).map(presentShare);
 }
 
-/** Links to one path: the caller's own, or for admins every user's link to the same file on disk. */
+/** Links to one path: the caller's own, or for admins every user's link to the same item. */
 export async function sharesOfPath(ctx: AppContext, user: StoredUser, rawPath: string): Promise<Share[]> {
   assertCanShare(user);
   const wanted = sharePath(rawPath);
@@ -47,14 +46,13 @@ export async function sharesOfPath(ctx: AppContext, user: StoredUser, rawPath: s
       .map(presentShare);
   }
   const access = await fileAccessFor(ctx, user);
-  const real = (await access.scope.resolve(wanted)).real;
-  const result: Share[] = [];
-  for (const s of ctx.store.shares.list()) {
-    if (s.userId === user.id ? s.path === wanted : (await shareRealPath(ctx, s)) === real) {
-      result.push(presentShare(s));
-    }
-  }
-  return result;
+  const place = access.rootPathOf((await access.resolve(wanted, { rules: false })).real);
+  return ctx.store.shares
+    .list()
+    .filter(
+      (s) => (s.userId === user.id && s.path === wanted) || (place !== undefined && placeOf(s) === place),
+    )
+    .map(presentShare);
 }
 
 export async function createShare(
@@ -69,6 +67,9 @@ export async function createShare(
   const access = await fileAccessFor(ctx, user);
   const target = await access.resolve(path);
   if (!target.stat) throw notFound();
+  // The link is to the item itself: its real place below the root, not a path in the scope.
+  const place = access.rootPathOf(target.real);
+  if (place === undefined) throw forbidden('only files inside the served folder can be shared');
 
   const expiresText = (body.expires ?? '').trim();
   let expire = 0;
@@ -87,6 +88,8 @@ export async function createShare(
   const share = ctx.store.shares.create({
     hash: newShareHash(),
     path,
+    rootId: access.root.id,
+    rootPath: marked(place, path.endsWith('/')),
     userId: user.id,
     expire,
     passwordHash: password ? await hashPassword(password) : '',
@@ -108,39 +111,53 @@ export async function checkSharePassword(share: StoredShare, password: string): 
 }
 
 /**
- * Keeps links true to what they pointed at after a move or rename: a link to the moved item or
- * anything below it follows it, so nothing created later under the old name is ever exposed.
- * Links whose item left its owner's scope are removed.
+ * Keeps links true to what they pointed at after a move or rename (real paths, as `access` of the
+ * mover reached them): a link to the moved item or anything below it follows it, so nothing
+ * created later under the old name is ever exposed. Links whose item left its owner's scope are
+ * removed.
  */
-export async function sharesFollowMove(ctx: AppContext, fromReal: string, toReal: string): Promise<void> {
+export async function sharesFollowMove(
+  ctx: AppContext,
+  access: FileAccess,
+  fromReal: string,
+  toReal: string,
+): Promise<void> {
+  const from = access.rootPathOf(fromReal);
+  const to = access.rootPathOf(toReal);
+  if (from === undefined) return;
   for (const share of ctx.store.shares.list()) {
+    if (share.rootId !== access.root.id) continue;
+    const place = placeOf(share);
+    if (!isInside(from, place)) continue;
     const owner = ctx.store.users.get(share.userId);
-    if (!owner) continue;
-    let access;
-    try {
-      access = await fileAccessFor(ctx, owner);
-    } catch {
+    const moved =
+      to === undefined
+        ? undefined
+        : to === '/'
+          ? place.slice(from.length) || '/'
+          : to + place.slice(from.length);
+    const ownerAccess =
+      owner && moved !== undefined ? await fileAccessFor(ctx, owner).catch(() => undefined) : undefined;
+    const movedVirtual = moved === undefined ? undefined : ownerAccess?.virtualOfRootPath(moved);
+    if (moved === undefined || movedVirtual === undefined) {
+      ctx.store.shares.delete(share.hash);
       continue;
     }
-    const virtual = share.path.replace(/\/$/, '') || '/';
-    const real = (await access.scope.resolve(virtual).catch(() => undefined))?.real;
-    // After the move the old path no longer exists; resolve gives where it was.
-    if (!real || !isInside(fromReal, real)) continue;
-    const movedReal = toReal + real.slice(fromReal.length);
-    const movedVirtual = access.scope.virtualOf(movedReal);
-    if (movedVirtual === undefined) ctx.store.shares.delete(share.hash);
-    else
-      ctx.store.shares.updatePath(
-        share.hash,
-        movedVirtual + (share.path.endsWith('/') && movedVirtual !== '/' ? '/' : ''),
-      );
+    const folder = share.rootPath.endsWith('/');
+    ctx.store.shares.move(share.hash, marked(movedVirtual, share.path.endsWith('/')), marked(moved, folder));
   }
 }
 
 /** A deleted item takes every link to it, or to anything below it, with it (every owner's). */
-export async function sharesFollowDelete(ctx: AppContext, deletedReal: string): Promise<void> {
+export async function sharesFollowDelete(
+  ctx: AppContext,
+  access: FileAccess,
+  deletedReal: string,
+): Promise<void> {
+  const gone = access.rootPathOf(deletedReal);
+  if (gone === undefined) return;
   for (const share of ctx.store.shares.list()) {
-    const real = await shareRealPath(ctx, share);
-    if (real && isInside(deletedReal, real)) ctx.store.shares.delete(share.hash);
+    if (share.rootId === access.root.id && isInside(gone, placeOf(share)))
+      ctx.store.shares.delete(share.hash);
   }
 }

@@ -6,9 +6,10 @@ export type Db = Database.Database;
 
 /**
  * Schema migrations, applied in order; the index + 1 is the schema version kept in
- * `PRAGMA user_version`. Append, never edit: databases in the field have run the old ones.
+ * `PRAGMA user_version`. Append, never edit: databases in the field have run the old ones. A
+ * step is SQL, or a function for data that SQL alone cannot move.
  */
-const MIGRATIONS: string[] = [
+const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   `
   CREATE TABLE config (
     key   TEXT PRIMARY KEY,
@@ -52,7 +53,37 @@ const MIGRATIONS: string[] = [
     UNIQUE (user_id, path)
   );
   `,
+  // Shares point at what was shared, not at a path in whatever the owner's scope is later: the
+  // item's place below the served root (`root_path`, a trailing "/" for folder shares) is kept
+  // beside the owner's path. Existing links get their owner's scope joined to their path.
+  `
+  ALTER TABLE shares ADD COLUMN root_id TEXT NOT NULL DEFAULT 'default';
+  ALTER TABLE shares ADD COLUMN root_path TEXT NOT NULL DEFAULT '';
+  `,
+  (db) => {
+    const scopes = new Map<number, string>();
+    for (const u of db.prepare('SELECT id, profile FROM users').all() as { id: number; profile: string }[]) {
+      const scope = String((JSON.parse(u.profile) as { scope?: unknown }).scope ?? '/');
+      scopes.set(u.id, scope);
+    }
+    const update = db.prepare('UPDATE shares SET root_path = ? WHERE hash = ?');
+    for (const s of db.prepare('SELECT hash, path, user_id FROM shares').all() as {
+      hash: string;
+      path: string;
+      user_id: number;
+    }[]) {
+      update.run(joinScopePath(scopes.get(s.user_id) ?? '/', s.path), s.hash);
+    }
+  },
 ];
+
+/** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
+export function joinScopePath(scope: string, inner: string): string {
+  const base = ('/' + scope).split('/').filter((s) => s !== '' && s !== '.');
+  const rest = inner.split('/').filter((s) => s !== '' && s !== '.');
+  const joined = '/' + [...base, ...rest].join('/');
+  return inner.endsWith('/') && joined !== '/' ? joined + '/' : joined;
+}
 
 /** True when the database file does not exist or is empty: the first start that needs quick setup. */
 export function isNewDatabase(file: string): boolean {
@@ -84,7 +115,9 @@ function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
+      const step = MIGRATIONS[v]!;
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${v + 1}`);
     })();
   }

@@ -2,8 +2,18 @@ import type { Db } from './db.js';
 
 export interface StoredShare {
   hash: string;
-  /** Virtual path inside the owner's scope; a trailing "/" marks a folder share. */
+  /**
+   * Virtual path inside the owner's scope as the owner named it (what clients are shown); a
+   * trailing "/" marks a folder share.
+   */
   path: string;
+  /** The root the shared item is in (see files/access.ts `FileRoot`). */
+  rootId: string;
+  /**
+   * Where the shared item is below that root (its real place when it was shared through a link):
+   * what the link serves, whatever the owner's scope becomes (a trailing "/" for folders).
+   */
+  rootPath: string;
   userId: number;
   /** Unix seconds; 0 means the link never expires. */
   expire: number;
@@ -15,6 +25,8 @@ export interface StoredShare {
 interface Row {
   hash: string;
   path: string;
+  root_id: string;
+  root_path: string;
   user_id: number;
   expire: number;
   password_hash: string;
@@ -24,6 +36,8 @@ interface Row {
 const fromRow = (r: Row): StoredShare => ({
   hash: r.hash,
   path: r.path,
+  rootId: r.root_id,
+  rootPath: r.root_path,
   userId: r.user_id,
   expire: r.expire,
   passwordHash: r.password_hash,
@@ -44,11 +58,13 @@ export class SharesRepo {
     const created = { ...share, createdAt: Date.now() };
     this.db
       .prepare(
-        'INSERT INTO shares (hash, path, user_id, expire, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT INTO shares (hash, path, root_id, root_path, user_id, expire, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
       .run(
         created.hash,
         created.path,
+        created.rootId,
+        created.rootPath,
         created.userId,
         created.expire,
         created.passwordHash,
@@ -73,8 +89,9 @@ export class SharesRepo {
     return (rows as Row[]).map(fromRow);
   }
 
-  updatePath(hash: string, path: string): void {
-    this.db.prepare('UPDATE shares SET path = ? WHERE hash = ?').run(path, hash);
+  /** The shared item moved: its owner's path and its place below the root. */
+  move(hash: string, path: string, rootPath: string): void {
+    this.db.prepare('UPDATE shares SET path = ?, root_path = ? WHERE hash = ?').run(path, rootPath, hash);
   }
 
   delete(hash: string): boolean {

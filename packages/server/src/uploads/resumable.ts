@@ -2,9 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
+import { assertMay } from '../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { createEntryFile, joinReal, renameEntry, unlinkEntry, type Pinned } from '../files/anchor.js';
+import { placeOf, stagingName } from '../files/ops.js';
 import { serverPaths } from '../files/private.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
@@ -36,8 +40,8 @@ export class ResumableUploads {
     return serverPaths(this.ctx.config).uploadsDir;
   }
 
-  private async access(user: StoredUser): Promise<FileAccess> {
-    if (!user.perm.create) throw forbidden();
+  /** The routes' guard has checked the create permission (auth/policy.ts). */
+  private access(user: StoredUser): Promise<FileAccess> {
     return fileAccessFor(this.ctx, user);
   }
 
@@ -53,42 +57,45 @@ export class ResumableUploads {
     beforeCreate: (targetReal: string) => Promise<void> = async () => undefined,
   ): Promise<UploadStatus> {
     const access = await this.access(user);
-    const target = await access.resolve(rawPath);
-    if (target.virtual === '/') throw forbidden();
-    if (target.stat?.isDirectory()) throw badRequest('a folder with this name exists');
-    if (target.stat || target.isSymlink) {
-      if (!override) throw conflict('a file with this name exists');
-      if (!user.perm.modify) throw forbidden();
-    }
-    if (
-      lengthHeader === undefined ||
-      !/^\d+$/.test(lengthHeader) ||
-      !Number.isSafeInteger(Number(lengthHeader))
-    ) {
-      throw badRequest('Upload-Length must be a whole number of bytes');
-    }
-    const length = Number(lengthHeader);
-    await beforeCreate(target.real);
-    await fs.mkdir(path.dirname(target.real), {
-      recursive: true,
-      mode: this.ctx.store.settings.get().dirMode,
-    });
+    const target = await access.open(rawPath);
+    try {
+      if (target.virtual === '/') throw forbidden();
+      if (target.stat?.isDirectory()) throw badRequest('a folder with this name exists');
+      if (target.stat || target.isSymlink) {
+        if (!override) throw conflict('a file with this name exists');
+        assertMay(user.perm, 'modify');
+      }
+      if (
+        lengthHeader === undefined ||
+        !/^\d+$/.test(lengthHeader) ||
+        !Number.isSafeInteger(Number(lengthHeader))
+      ) {
+        throw badRequest('Upload-Length must be a whole number of bytes');
+      }
+      const length = Number(lengthHeader);
+      await beforeCreate(target.real);
+      // The folders of the target exist from now on, as they did for File Browser's uploads.
+      const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
+      await place.release();
 
-    await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
-    const id = crypto.randomBytes(16).toString('base64url');
-    const staging = path.join(this.stagingDir, `${id}.part`);
-    await (await fs.open(staging, 'wx', 0o600)).close();
-    const { upload, replaced } = this.ctx.store.uploads.put({
-      id,
-      userId: user.id,
-      path: target.virtual,
-      length,
-      override,
-      staging,
-    });
-    if (replaced) await removeQuietly(replaced.staging);
-    if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
-    return { offset: 0, length };
+      await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+      const id = crypto.randomBytes(16).toString('base64url');
+      const staging = path.join(this.stagingDir, `${id}.part`);
+      await (await fs.open(staging, 'wx', 0o600)).close();
+      const { upload, replaced } = this.ctx.store.uploads.put({
+        id,
+        userId: user.id,
+        path: target.virtual,
+        length,
+        override,
+        staging,
+      });
+      if (replaced) await removeQuietly(replaced.staging);
+      if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
+      return { offset: 0, length };
+    } finally {
+      await target.close();
+    }
   }
 
   private pending(user: StoredUser, virtual: string): PendingUpload {
@@ -153,15 +160,28 @@ export class ResumableUploads {
   private async complete(access: FileAccess, upload: PendingUpload): Promise<string> {
     try {
       // Rules or the tree may have changed while the bytes were coming in: check again.
-      const target = await access.resolve(upload.path);
-      if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
-      if ((target.stat || target.isSymlink) && !upload.override)
-        throw conflict('a file with this name was created meanwhile');
-      const settings = this.ctx.store.settings.get();
-      await fs.chmod(upload.staging, settings.fileMode);
-      const destination = target.isSymlink ? target.entry : target.real;
-      await replaceAtomically(upload.staging, destination);
-      return destination;
+      const target = await access.open(upload.path);
+      try {
+        if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
+        if ((target.stat || target.isSymlink) && !upload.override)
+          throw conflict('a file with this name was created meanwhile');
+        const settings = this.ctx.store.settings.get();
+        await fs.chmod(upload.staging, settings.fileMode);
+        // A link at the target is replaced itself, never written through.
+        if (target.isSymlink && target.linkFolder) {
+          await replaceAtomically(upload.staging, target.linkFolder, target.name);
+          return target.entry;
+        }
+        const place = await placeOf(target, settings.dirMode);
+        try {
+          await replaceAtomically(upload.staging, place.folder, place.name);
+          return joinReal(place.folder.real, place.name);
+        } finally {
+          await place.release();
+        }
+      } finally {
+        await target.close();
+      }
     } finally {
       this.ctx.store.uploads.delete(upload.id);
       await removeQuietly(upload.staging);
@@ -303,28 +323,36 @@ export async function appendBody(
 }
 
 /**
- * Renames `from` onto `to`. Across file systems (EXDEV) the bytes are first copied to a temporary
- * file beside the target, so the replacement is still a single rename.
+ * Renames the staging file `from` (in the server's own folder) onto `name` of a pinned folder.
+ * Across file systems (EXDEV) the bytes are first copied to a staging file beside the target, so
+ * the replacement is still a single rename.
  */
-async function replaceAtomically(from: string, to: string): Promise<void> {
+async function replaceAtomically(from: string, folder: Pinned, name: string): Promise<void> {
   try {
-    await fs.rename(from, to);
+    await fs.rename(from, folder.child(name));
     return;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
-  const temp = path.join(
-    path.dirname(to),
-    `.${path.basename(to)}.${crypto.randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temp = stagingName(name);
+  const mode = (await fs.stat(from)).mode & 0o7777;
+  const out = await createEntryFile(folder, temp, mode);
   try {
-    await fs.copyFile(from, temp);
-    const fh = await fs.open(temp, 'r+');
-    await fh.sync();
-    await fh.close();
-    await fs.rename(temp, to);
+    const input = await fs.open(from, 'r');
+    try {
+      await pipeline(
+        input.createReadStream({ autoClose: false }),
+        out.createWriteStream({ autoClose: false }),
+      );
+    } finally {
+      await input.close();
+    }
+    await out.sync();
+    await out.close();
+    await renameEntry(folder, temp, folder, name);
   } catch (err) {
-    await removeQuietly(temp);
+    await out.close().catch(() => undefined);
+    await unlinkEntry(folder, temp).catch(() => undefined);
     throw err;
   }
 }

@@ -1,9 +1,11 @@
+import type fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../../context.js';
 import { AppError, notFound } from '../../errors.js';
 import type { FileAccess } from '../access.js';
-import { walkTree } from '../ops.js';
-import { canonicalise, isSpecial, openRegularFile, type Resolved } from '../resolver.js';
+import { openEntryFile, openPinnedFile } from '../anchor.js';
+import { canonicalise, isSpecial, type Resolved } from '../resolver.js';
+import { walkTree } from '../tree.js';
 
 /** One member of an archive: a name relative to the archive root and where its bytes come from. */
 export interface ArchiveEntry {
@@ -13,8 +15,11 @@ export interface ArchiveEntry {
   size: number;
   mode: number;
   mtimeMs: number;
-  /** Real path of a file's content. */
-  real: string;
+  /**
+   * Opens a file's content. Only valid while the member is being written: it reads through the
+   * folder the walk holds open for it, which is let go when the next member is asked for.
+   */
+  open(): Promise<fsp.FileHandle>;
 }
 
 const CHUNK = 256 * 1024;
@@ -24,7 +29,7 @@ const CHUNK = 256 * 1024;
  * one that grew is cut, so headers written before the content stay true.
  */
 export async function* readExactly(entry: ArchiveEntry): AsyncGenerator<Buffer> {
-  const fh = await openRegularFile(entry.real).catch(() => undefined);
+  const fh = entry.isDir ? undefined : await entry.open().catch(() => undefined);
   if (!fh) {
     // Vanished since it was listed: keep the archive well-formed.
     for (let left = entry.size; left > 0; left -= CHUNK) yield Buffer.alloc(Math.min(CHUNK, left));
@@ -129,33 +134,44 @@ export async function planArchive(
   async function* entries(): AsyncGenerator<ArchiveEntry> {
     for (const r of resolved) {
       if (!r.stat) continue;
-      if (r.virtual !== common) {
-        if (r.stat.isDirectory() || r.stat.isFile()) {
+      // Opened again for the reading, which happens while the client takes the archive.
+      const o = await access.open(r.virtual).catch(() => undefined);
+      if (!o) {
+        log.warn({ path: r.virtual }, 'archive: skipped a path that changed since the request');
+        continue;
+      }
+      try {
+        if (!o.stat || !o.node) continue;
+        const node = o.node;
+        if (r.virtual !== common && (o.stat.isDirectory() || o.stat.isFile())) {
           yield {
             name: relative(r.virtual),
-            isDir: r.stat.isDirectory(),
-            size: r.stat.isFile() ? r.stat.size : 0,
-            mode: r.stat.mode,
-            mtimeMs: r.stat.mtimeMs,
-            real: r.real,
+            isDir: o.stat.isDirectory(),
+            size: o.stat.isFile() ? o.stat.size : 0,
+            mode: o.stat.mode,
+            mtimeMs: o.stat.mtimeMs,
+            open: () => openPinnedFile(node),
           };
         }
-      }
-      if (!r.stat.isDirectory()) continue;
-      const walk = walkTree(access, r.real, r.virtual, {
-        follow: true,
-        include: (e) => access.checkResolved(e),
-      });
-      for await (const e of walk) {
-        if (isSpecial(e.stat)) continue;
-        yield {
-          name: relative(e.virtual),
-          isDir: e.stat.isDirectory(),
-          size: e.stat.isFile() ? e.stat.size : 0,
-          mode: e.stat.mode,
-          mtimeMs: e.stat.mtimeMs,
-          real: e.real,
-        };
+        if (!o.stat.isDirectory()) continue;
+        const walk = walkTree(access, node, r.virtual, {
+          follow: true,
+          include: (e) => access.checkResolved(e),
+        });
+        for await (const e of walk) {
+          if (isSpecial(e.stat)) continue;
+          const { folder, name } = e;
+          yield {
+            name: relative(e.virtual),
+            isDir: e.stat.isDirectory(),
+            size: e.stat.isFile() ? e.stat.size : 0,
+            mode: e.stat.mode,
+            mtimeMs: e.stat.mtimeMs,
+            open: () => openEntryFile(folder, name),
+          };
+        }
+      } finally {
+        await o.close();
       }
     }
   }

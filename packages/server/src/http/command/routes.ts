@@ -155,13 +155,22 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
         }
         throw err;
       }
-      if (socket.readyState !== socket.OPEN) return;
+      if (socket.readyState !== socket.OPEN) {
+        await prepared.release();
+        return;
+      }
 
       request.log.info(
-        { user: user.username, command: prepared.words, cwd: prepared.cwd },
+        { user: user.username, command: prepared.words, cwd: prepared.workingFolder },
         'running a command',
       );
-      const proc = startProcess(prepared, (text) => send(socket, text));
+      let proc;
+      try {
+        proc = startProcess(prepared, (text) => send(socket, text));
+      } finally {
+        // The child is in its working folder once spawn returns: the pin has done its work.
+        await prepared.release();
+      }
       const stop = () => proc.stop();
       socket.once('close', stop);
       const result = await proc.done;

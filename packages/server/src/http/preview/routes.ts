@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
+import { openPinnedFile } from '../../files/anchor.js';
 import type { PreviewService } from '../../preview/service.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
@@ -18,32 +19,36 @@ export function previewRoutes(ctx: AppContext, previews: PreviewService): Fastif
     app.get('/api/preview', async (request, reply) => redirectToFolder(request, reply));
     app.get('/api/preview/:size', async (request, reply) => redirectToFolder(request, reply));
 
-    app.get('/api/preview/:size/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+    // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
+    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
+    app.get('/api/preview/:size/*', { onRequest: guard }, async (request, reply) => {
       const access = await fileAccessFor(ctx, currentUser(request));
-      // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-      if (!access.perm.download) return sendStatus(reply, 202);
       const { size } = request.params as { size: string };
       if (size !== 'thumb' && size !== 'big') {
         throw badRequest(`unknown preview size ${size}: use thumb or big`);
       }
-      const r = await access.resolve(requestPath(request));
-      if (!r.stat) throw notFound();
-      const inline = queryValue(request, 'inline') === 'true';
-      const answer = await previews.preview(r, size);
-      switch (answer.kind) {
-        case 'none':
-          return sendStatus(reply, 501);
-        case 'original':
-          return sendFile(request, reply, r.real, { name: r.name, inline });
-        case 'generated':
-          // Labelled with what it is (a JPEG thumbnail of a PNG is image/jpeg), named as the source.
-          return sendBuffer(
-            request,
-            reply,
-            answer.image.data,
-            { mtimeMs: answer.mtimeMs, etag: answer.etag },
-            { name: r.name, inline, contentType: answer.image.type },
-          );
+      const r = await access.open(requestPath(request));
+      try {
+        if (!r.stat || !r.node) throw notFound();
+        const inline = queryValue(request, 'inline') === 'true';
+        const answer = await previews.preview(r, size);
+        switch (answer.kind) {
+          case 'none':
+            return sendStatus(reply, 501);
+          case 'original':
+            return sendFile(request, reply, await openPinnedFile(r.node), { name: r.name, inline });
+          case 'generated':
+            // Labelled with what it is (a JPEG thumbnail of a PNG is image/jpeg), named as the source.
+            return sendBuffer(
+              request,
+              reply,
+              answer.image.data,
+              { mtimeMs: answer.mtimeMs, etag: answer.etag },
+              { name: r.name, inline, contentType: answer.image.type },
+            );
+        }
+      } finally {
+        await r.close();
       }
     });
   };

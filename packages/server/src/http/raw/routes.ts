@@ -2,9 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
-import { isSpecial } from '../../files/resolver.js';
+import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { currentUser, requireUser } from '../guards.js';
-import { sendStatus } from '../replies.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { sendArchive } from './send-archive.js';
 import { contentDisposition, sendFile } from './send-file.js';
@@ -21,23 +20,29 @@ export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
     // GET only: the old server answered HEAD with 405.
     app.head('/api/raw/*', async (_request, reply) => reply.code(405).send());
 
-    app.get('/api/raw/*', { onRequest: requireUser(ctx), exposeHeadRoute: false }, async (request, reply) => {
+    // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
+    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
+    app.get('/api/raw/*', { onRequest: guard, exposeHeadRoute: false }, async (request, reply) => {
       const access = await fileAccessFor(ctx, currentUser(request));
-      // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-      if (!access.perm.download) return sendStatus(reply, 202);
       const base = requestPath(request);
       const files = queryValue(request, 'files');
       const inline = queryValue(request, 'inline') === 'true';
 
       if (files === undefined) {
-        const r = await access.resolve(base);
-        if (!r.stat) throw notFound();
-        if (isSpecial(r.stat)) {
-          // Named pipes, sockets and devices are never opened.
-          void reply.header('Content-Disposition', contentDisposition(r.name, inline));
-          return reply.code(200).send();
+        const r = await access.open(base);
+        try {
+          if (!r.stat || !r.node) throw notFound();
+          if (isSpecial(r.stat)) {
+            // Named pipes, sockets and devices are never opened.
+            void reply.header('Content-Disposition', contentDisposition(r.name, inline));
+            return reply.code(200).send();
+          }
+          if (!r.stat.isDirectory()) {
+            return sendFile(request, reply, await openPinnedFile(r.node), { name: r.name, inline });
+          }
+        } finally {
+          await r.close();
         }
-        if (!r.stat.isDirectory()) return sendFile(request, reply, r.real, { name: r.name, inline });
       }
 
       return sendArchive(ctx, request, reply, access, base);

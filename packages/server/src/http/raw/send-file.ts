@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { etagOf, readSample } from '../../files/info.js';
+import type fsp from 'node:fs/promises';
+import { etagOf } from '../../files/info.js';
 import { isActiveContent, mimeByExtension, sniff } from '../../files/mime.js';
-import { openRegularFile } from '../../files/resolver.js';
 import { headerValue } from '../resources/request-path.js';
 import { CHUNK, writeFileRange } from './file-body.js';
 
@@ -130,22 +130,29 @@ export interface SendBodyOptions {
   forceType?: boolean;
 }
 
+/** The first bytes of an open file, for sniffing its type. */
+async function headOf(fh: fsp.FileHandle): Promise<Buffer> {
+  const buf = Buffer.alloc(512);
+  const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+  return buf.subarray(0, bytesRead);
+}
+
 /**
  * The one helper that streams a file: Range (single and multipart), If-Range, conditional
  * requests, ETag, Last-Modified, an RFC 5987 file name, and the safety headers of raw files.
+ * It takes over the open file `fh` (opened through the caller's file access) and closes it.
  */
 export async function sendFile(
   request: FastifyRequest,
   reply: FastifyReply,
-  realPath: string,
+  fh: fsp.FileHandle,
   opts: SendFileOptions,
 ): Promise<FastifyReply> {
-  const fh = await openRegularFile(realPath);
   let handedOver = false;
   try {
     const st = await fh.stat({ bigint: true });
     let type = opts.contentType;
-    if (!type && opts.inline) type = mimeByExtension(opts.name) || sniff(await readSample(realPath));
+    if (!type && opts.inline) type = mimeByExtension(opts.name) || sniff(await headOf(fh));
     const source: BodySource = {
       size: Number(st.size),
       mtimeMs: Number(st.mtimeNs / 1_000_000n),

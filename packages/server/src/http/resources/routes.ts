@@ -1,9 +1,11 @@
 import { CHECKSUM_ALGORITHMS, FileInfo, type ChecksumAlgorithm } from '@filebrowser/contract';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { assertMay, may, patchOperations } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
-import { AppError, badRequest, forbidden, notFound } from '../../errors.js';
+import { AppError, badRequest, notFound } from '../../errors.js';
 import { fileAccessFor, type FileAccess } from '../../files/access.js';
+import { openPinnedFile } from '../../files/anchor.js';
 import type { FileEvents } from '../../files/events.js';
 import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
 import {
@@ -14,7 +16,7 @@ import {
   recursiveEntries,
   writeFileAtomic,
 } from '../../files/ops.js';
-import { openRegularFile } from '../../files/resolver.js';
+import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -42,11 +44,20 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
   async function getResource(request: FastifyRequest, reply: FastifyReply) {
     const access = await accessOf(request);
-    const r = await access.resolve(requestPath(request));
-    if (!r.stat) throw notFound();
+    const r = await access.open(requestPath(request));
+    try {
+      return await answerResource(request, reply, access, r);
+    } finally {
+      await r.close();
+    }
+  }
+
+  async function answerResource(request: FastifyRequest, reply: FastifyReply, access: FileAccess, r: Opened) {
+    if (!r.stat || !r.node) throw notFound();
+    const canDownload = may(access.perm, 'download');
     const opts = {
-      content: access.perm.download,
-      modify: access.perm.modify,
+      content: canDownload,
+      modify: may(access.perm, 'modify'),
       readHeader: true,
       listingReadHeader: !ctx.config.disableTypeDetectionByHeader,
       sorting: access.sorting,
@@ -66,16 +77,16 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     if (info.isDir) return info;
     if (isTrue(headerValue(request, 'x-encoding'))) {
       // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-      if (!access.perm.download) return sendStatus(reply, 202);
+      if (!canDownload) return sendStatus(reply, 202);
       if (info.type === 'text') {
-        const fh = await openRegularFile(r.real);
+        const fh = await openPinnedFile(r.node);
         return reply.type('application/octet-stream').send(fh.createReadStream());
       }
       return info;
     }
     const algo = queryValue(request, 'checksum');
     if (algo) {
-      if (!access.perm.download) return sendStatus(reply, 202);
+      if (!canDownload) return sendStatus(reply, 202);
       if (!(CHECKSUM_ALGORITHMS as readonly string[]).includes(algo)) {
         throw badRequest(`unsupported checksum algorithm ${algo}: use md5, sha1, sha256 or sha512`);
       }
@@ -113,136 +124,182 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.get('/api/resources/recursive/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
       const access = await accessOf(request);
       // The root of the walk is resolved and confined, but not rule-checked (contract 5.7).
-      const r = await access.scope.resolve(requestPath(request));
+      const root = await access.resolve(requestPath(request), { rules: false });
+      if (!root.stat) throw notFound();
+      if (!root.stat.isDirectory()) throw badRequest('path is not a directory');
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
-      const entries = recursiveEntries(access, r, abort.signal);
-      // Pull the first entry before answering, so "not found"/"not a directory" get their status.
-      const first = await entries.next();
       reply.type('application/json; charset=utf-8');
-      return reply.send(Readable.from(jsonArrayStream(first, entries)));
+      return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, abort.signal))));
     });
 
-    app.post('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await accessOf(request);
-      if (!access.perm.create) throw forbidden();
-      const r = await access.resolve(requestPath(request));
-      const { dirMode, fileMode } = ctx.store.settings.get();
-      const user = currentUser(request);
-      if (r.trailingSlash) {
-        await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
-          makeDirectory(access, r, dirMode),
-        );
-        return sendStatus(reply, 200);
-      }
-      if (r.linkStat) {
-        if (!isTrue(queryValue(request, 'override'))) throw new AppError('conflict');
-        if (!access.perm.modify) throw forbidden();
-        // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
-        if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
-      }
-      const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
-        writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
-      );
-      await notify(ctx, 'upload', () => events.changed?.(r.real));
-      void reply.header('ETag', etagOf(st));
-      return sendStatus(reply, 200);
-    });
+    app.post(
+      '/api/resources/*',
+      { onRequest: requireUser(ctx, { needs: 'create' }) },
+      async (request, reply) => {
+        const access = await accessOf(request);
+        const r = await access.open(requestPath(request));
+        try {
+          const { dirMode, fileMode } = ctx.store.settings.get();
+          const user = currentUser(request);
+          if (r.trailingSlash) {
+            await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
+              makeDirectory(access, r, dirMode),
+            );
+            return sendStatus(reply, 200);
+          }
+          if (r.linkStat) {
+            if (!isTrue(queryValue(request, 'override'))) throw new AppError('conflict');
+            assertMay(access.perm, 'modify');
+            // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
+            if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
+          }
+          const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
+            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+          );
+          await notify(ctx, 'upload', () => events.changed?.(r.real));
+          void reply.header('ETag', etagOf(st));
+          return sendStatus(reply, 200);
+        } finally {
+          await r.close();
+        }
+      },
+    );
 
-    app.put('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await accessOf(request);
-      if (!access.perm.modify) throw forbidden();
-      const r = await access.resolve(requestPath(request));
-      if (r.trailingSlash) return reply.code(405).send();
-      if (!r.stat) throw notFound();
-      const { dirMode, fileMode } = ctx.store.settings.get();
-      const st = await withHooks(ctx, currentUser(request), reply, 'save', { file: r.real }, () =>
-        writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
-      );
-      await notify(ctx, 'save', () => events.changed?.(r.real));
-      void reply.header('ETag', etagOf(st));
-      return sendStatus(reply, 200);
-    });
+    app.put(
+      '/api/resources/*',
+      { onRequest: requireUser(ctx, { needs: 'modify' }) },
+      async (request, reply) => {
+        const access = await accessOf(request);
+        const r = await access.open(requestPath(request));
+        try {
+          if (r.trailingSlash) return reply.code(405).send();
+          if (!r.stat) throw notFound();
+          const { dirMode, fileMode } = ctx.store.settings.get();
+          const st = await withHooks(ctx, currentUser(request), reply, 'save', { file: r.real }, () =>
+            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+          );
+          await notify(ctx, 'save', () => events.changed?.(r.real));
+          void reply.header('ETag', etagOf(st));
+          return sendStatus(reply, 200);
+        } finally {
+          await r.close();
+        }
+      },
+    );
 
-    app.delete('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await accessOf(request);
-      const path = requestPath(request);
-      if (!access.perm.delete) throw forbidden();
-      // A link is removed itself, never its target: even a link leading out of the scope can go.
-      const r = await access.resolve(path, { followFinal: false });
-      if (r.virtual === '/') throw forbidden();
-      if (!r.linkStat) throw notFound();
-      await withHooks(ctx, currentUser(request), reply, 'delete', { file: r.entry }, () =>
-        deletePath(access, r),
-      );
-      await notify(ctx, 'delete', () => sharesFollowDelete(ctx, r.entry));
-      await notify(ctx, 'delete', () => events.deleted?.(r.entry));
-      return sendStatus(reply, 204);
-    });
+    app.delete(
+      '/api/resources/*',
+      { onRequest: requireUser(ctx, { needs: 'delete' }) },
+      async (request, reply) => {
+        const access = await accessOf(request);
+        // A link is removed itself, never its target: even a link leading out of the scope can go.
+        const r = await access.open(requestPath(request), { followFinal: false });
+        try {
+          if (r.virtual === '/') throw new AppError('forbidden');
+          if (!r.linkStat) throw notFound();
+          await withHooks(ctx, currentUser(request), reply, 'delete', { file: r.entry }, () =>
+            deletePath(access, r),
+          );
+        } finally {
+          await r.close();
+        }
+        await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, r.entry));
+        await notify(ctx, 'delete', () => events.deleted?.(r.entry));
+        return sendStatus(reply, 204);
+      },
+    );
 
-    app.patch('/api/resources/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await accessOf(request);
-      const action = queryValue(request, 'action') ?? '';
-      let destination: string;
-      try {
-        // Decoded twice, as File Browser does: clients encode the destination once more (contract 5.6).
-        destination = decodeURIComponent(queryValue(request, 'destination') ?? '/');
-      } catch {
-        throw badRequest('the destination is not valid percent-encoding');
-      }
-      const src = await access.resolve(requestPath(request), { followFinal: action !== 'rename' });
-      const dst = await access.resolve(destination, { followFinal: action !== 'rename' });
-      const { dirMode } = ctx.store.settings.get();
-      // Checked here as well as in copyOrMove so that no before-hook runs for a refused request.
-      if (action !== 'copy' && action !== 'rename') {
-        throw badRequest(`unsupported action ${action}: invalid request params`);
-      }
-      if (!(action === 'copy' ? access.perm.create : access.perm.rename)) throw forbidden();
-      const moved = await withHooks(
-        ctx,
-        currentUser(request),
-        reply,
-        action,
-        { file: action === 'copy' ? src.real : src.entry, destination: dst.entry },
-        () =>
-          copyOrMove(
-            access,
-            src,
-            dst,
-            {
+    const patchNeeds = (request: FastifyRequest) =>
+      patchOperations(queryValue(request, 'action') ?? '', isTrue(queryValue(request, 'override')));
+
+    app.patch(
+      '/api/resources/*',
+      { onRequest: requireUser(ctx, { needs: patchNeeds }) },
+      async (request, reply) => {
+        const access = await accessOf(request);
+        const action = queryValue(request, 'action') ?? '';
+        let destination: string;
+        try {
+          // Decoded twice, as File Browser does: clients encode the destination once more (contract 5.6).
+          destination = decodeURIComponent(queryValue(request, 'destination') ?? '/');
+        } catch {
+          throw badRequest('the destination is not valid percent-encoding');
+        }
+        const follow = action !== 'rename';
+        const src = await access.open(requestPath(request), { followFinal: follow });
+        try {
+          const dst = await access.open(destination, { followFinal: follow });
+          try {
+            if (action !== 'copy' && action !== 'rename') {
+              throw badRequest(`unsupported action ${action}: invalid request params`);
+            }
+            const { dirMode } = ctx.store.settings.get();
+            const file = action === 'copy' ? src.real : src.entry;
+            const moved = await withHooks(
+              ctx,
+              currentUser(request),
+              reply,
               action,
-              override: isTrue(queryValue(request, 'override')),
-              rename: isTrue(queryValue(request, 'rename')),
-            },
-            dirMode,
-          ),
-        (result) => ({ file: action === 'copy' ? src.real : src.entry, destination: result.entry }),
-      );
-      if (action === 'rename') {
-        await notify(ctx, 'rename', () => sharesFollowMove(ctx, src.entry, moved.entry));
-        await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
-      } else {
-        await notify(ctx, 'copy', () => events.changed?.(moved.real));
-      }
-      return sendStatus(reply, 200);
-    });
+              { file, destination: dst.entry },
+              () =>
+                copyOrMove(
+                  access,
+                  src,
+                  dst,
+                  {
+                    action,
+                    override: isTrue(queryValue(request, 'override')),
+                    rename: isTrue(queryValue(request, 'rename')),
+                  },
+                  dirMode,
+                ),
+              (result) => ({ file, destination: result.entry }),
+            );
+            if (action === 'rename') {
+              await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
+              await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
+            } else {
+              await notify(ctx, 'copy', () => events.changed?.(moved.real));
+            }
+            return sendStatus(reply, 200);
+          } finally {
+            await dst.close();
+          }
+        } finally {
+          await src.close();
+        }
+      },
+    );
   };
 }
 
-/** Streams `[entry,entry,...]` from an async iterator whose first result was already pulled. */
-async function* jsonArrayStream<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<string> {
-  yield '[';
-  let current = first;
-  let sep = '';
-  let batch = '';
-  while (!current.done) {
-    batch += sep + JSON.stringify(current.value);
-    sep = ',';
-    if (batch.length > 64 * 1024) {
-      yield batch;
-      batch = '';
-    }
-    current = await rest.next();
+/** The recursive listing below a folder, opened (and released) by the walk itself. */
+async function* walkFrom(access: FileAccess, virtual: string, signal: AbortSignal) {
+  const root = await access.open(virtual, { rules: false });
+  try {
+    if (root.node?.stat.isDirectory()) yield* recursiveEntries(access, root.node, root.virtual, signal);
+  } finally {
+    await root.close();
   }
-  yield batch + ']';
+}
+
+/** Streams `[entry,entry,...]` from an async iterator, in batches, ending it when the stream ends. */
+async function* jsonArrayStream<T>(entries: AsyncGenerator<T>): AsyncGenerator<string> {
+  try {
+    yield '[';
+    let sep = '';
+    let batch = '';
+    for await (const entry of entries) {
+      batch += sep + JSON.stringify(entry);
+      sep = ',';
+      if (batch.length > 64 * 1024) {
+        yield batch;
+        batch = '';
+      }
+    }
+    yield batch + ']';
+  } finally {
+    await entries.return(undefined);
+  }
 }

@@ -19,16 +19,13 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/api/search/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
       const access = await fileAccessFor(ctx, currentUser(request));
       // The search root is confined but not rule-checked (contract 7); what it finds is.
-      const root = await access.scope.resolve(requestPath(request));
+      const root = await access.resolve(requestPath(request), { rules: false });
       if (!root.stat) throw notFound();
       const query = queryValue(request, 'query') ?? '';
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
       const hits = root.stat.isDirectory()
-        ? searchTree(access, root.real, root.virtual, query, {
-            signal: abort.signal,
-            dev: root.stat.dev,
-          })
+        ? searchTree(access, root.virtual, query, { signal: abort.signal, dev: root.stat.dev })
         : (async function* () {})();
       const body = jsonLines(hits, {
         keepAliveMs: KEEP_ALIVE_MS,

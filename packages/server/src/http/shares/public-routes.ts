@@ -1,7 +1,7 @@
 import { SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { isSpecial } from '../../files/resolver.js';
+import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
 import { sendArchive } from '../raw/send-archive.js';
 import { contentDisposition, sendFile } from '../raw/send-file.js';
@@ -43,22 +43,39 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
 
     app.get('/api/public/share/*', { exposeHeadRoute: false }, async (request) => {
       const { opened, subpath } = await openShare(request);
-      return shares.info(opened, subpath);
+      try {
+        return await shares.info(opened, subpath);
+      } finally {
+        await opened.close();
+      }
     });
 
     app.get('/api/public/dl/*', { exposeHeadRoute: false }, async (request, reply) => {
       const { opened, subpath } = await openShare(request);
-      const { access, item } = await shares.select(opened, subpath);
-      const inline = queryValue(request, 'inline') === 'true';
-      const stat = item.stat!;
-      if (isSpecial(stat)) {
-        // Named pipes, sockets and devices are never opened.
-        void reply.header('Content-Disposition', contentDisposition(item.name, inline));
-        return reply.code(200).send();
+      try {
+        const { access, item, own } = await shares.select(opened, subpath);
+        try {
+          const inline = queryValue(request, 'inline') === 'true';
+          const stat = item.stat!;
+          if (isSpecial(stat) || !item.node) {
+            // Named pipes, sockets and devices are never opened.
+            void reply.header('Content-Disposition', contentDisposition(item.name, inline));
+            return reply.code(200).send();
+          }
+          if (!stat.isDirectory()) {
+            return await sendFile(request, reply, await openPinnedFile(item.node), {
+              name: item.name,
+              inline,
+            });
+          }
+          // The archive opens what it reads itself, as the client takes it.
+          return await sendArchive(ctx, request, reply, access, item.virtual);
+        } finally {
+          if (own) await item.close();
+        }
+      } finally {
+        await opened.close();
       }
-      if (!stat.isDirectory()) return sendFile(request, reply, item.real, { name: item.name, inline });
-
-      return sendArchive(ctx, request, reply, access, item.virtual);
     });
   };
 }

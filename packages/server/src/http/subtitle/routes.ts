@@ -2,10 +2,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
+import { openPinnedFile } from '../../files/anchor.js';
 import { subtitleFor } from '../../preview/subtitles.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
-import { sendStatus } from '../replies.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 
 /** Always text/vtt, whatever the source format was (contract 6.3). */
@@ -18,24 +18,29 @@ const VTT = 'text/vtt; charset=utf-8';
 export function subtitleRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/api/subtitle', async (request, reply) => redirectToFolder(request, reply));
-    app.get('/api/subtitle/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
+    // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
+    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
+    app.get('/api/subtitle/*', { onRequest: guard }, async (request, reply) => {
       const access = await fileAccessFor(ctx, currentUser(request));
-      // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-      if (!access.perm.download) return sendStatus(reply, 202);
-      const r = await access.resolve(requestPath(request));
-      if (!r.stat) throw notFound();
-      const inline = queryValue(request, 'inline') === 'true';
-      const body = await subtitleFor(r);
-      if (body.kind === 'file') {
-        return sendFile(request, reply, r.real, { name: r.name, inline, contentType: VTT });
+      const r = await access.open(requestPath(request));
+      try {
+        if (!r.stat || !r.node) throw notFound();
+        const inline = queryValue(request, 'inline') === 'true';
+        const body = await subtitleFor(r);
+        if (body.kind === 'file') {
+          const fh = await openPinnedFile(r.node);
+          return await sendFile(request, reply, fh, { name: r.name, inline, contentType: VTT });
+        }
+        return await sendBuffer(
+          request,
+          reply,
+          Buffer.from(body.text, 'utf8'),
+          { mtimeMs: body.mtimeMs, etag: body.etag },
+          { name: r.name, inline, contentType: VTT, forceType: true },
+        );
+      } finally {
+        await r.close();
       }
-      return sendBuffer(
-        request,
-        reply,
-        Buffer.from(body.text, 'utf8'),
-        { mtimeMs: body.mtimeMs, etag: body.etag },
-        { name: r.name, inline, contentType: VTT, forceType: true },
-      );
     });
   };
 }

@@ -61,6 +61,8 @@ export function tusRoutes(
     });
 
     const routes = ['/api/tus', '/api/tus/*'];
+    // Every upload call, cancelling included, takes the permission the upload is made with.
+    const uploader = requireUser(ctx, { needs: 'create' });
     const tusHeaders = (reply: FastifyReply) =>
       reply
         .header('Tus-Version', TUS_VERSION)
@@ -70,7 +72,7 @@ export function tusRoutes(
     for (const url of routes) {
       app.options(url, async (_request, reply) => tusHeaders(reply).code(204).send());
 
-      app.post(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+      app.post(url, { onRequest: uploader }, async (request, reply) => {
         const query = request.query as Record<string, string | undefined>;
         if (header(request, 'upload-defer-length')) {
           throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
@@ -101,12 +103,11 @@ export function tusRoutes(
           .header('Upload-Length', String(length))
           .send();
       };
-      app.head(url, { onRequest: requireUser(ctx) }, head);
-      app.get(url, { onRequest: requireUser(ctx) }, head);
+      app.head(url, { onRequest: uploader }, head);
+      app.get(url, { onRequest: uploader }, head);
 
-      app.patch(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
-        // The permission is checked first (contract 13: 403 before 415).
-        if (!currentUser(request).perm.create) throw new AppError('forbidden');
+      // The guard checks the permission first (contract 13: 403 before 415).
+      app.patch(url, { onRequest: uploader }, async (request, reply) => {
         if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
           throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
         }
@@ -121,7 +122,7 @@ export function tusRoutes(
         return reply.code(204).header('Upload-Offset', String(offset)).send();
       });
 
-      app.delete(url, { onRequest: requireUser(ctx) }, async (request, reply) => {
+      app.delete(url, { onRequest: uploader }, async (request, reply) => {
         await uploads.cancel(currentUser(request), pathOf(request));
         return reply.code(204).send();
       });

@@ -15,7 +15,12 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
       { onRequest: requireUser(ctx), schema: { response: { 200: Usage } } },
       async (request) => {
         const access = await fileAccessFor(ctx, currentUser(request));
-        return usage(await access.resolve(requestPath(request)));
+        const r = await access.open(requestPath(request));
+        try {
+          return await usage(r);
+        } finally {
+          await r.close();
+        }
       },
     );
   };

@@ -1,0 +1,58 @@
+import type { Permissions } from '@filebrowser/contract';
+import { forbidden } from '../errors.js';
+
+/**
+ * The permission policy: what each operation needs of a user's permissions. Routes declare the
+ * operation they perform (see `requireUser` in http/guards.ts) and the few checks that depend on
+ * the state of the disk (replacing a file that exists) call `assertMay` in the one service that
+ * knows that state. Nothing else reads `perm.*` to allow or refuse. Which paths a user may see at
+ * all is the rules' business (files/access.ts), not the policy's.
+ */
+export type Permission = keyof Permissions;
+
+export const OPERATIONS = {
+  /** File bytes leave the server: raw downloads, previews, subtitles, checksums, text content. */
+  download: ['download'],
+  /** A new file or folder: uploads, POST, tus. */
+  create: ['create'],
+  /** An existing file's bytes replaced: PUT, and uploads or copies over an existing file. */
+  modify: ['modify'],
+  rename: ['rename'],
+  delete: ['delete'],
+  /**
+   * A copy reads the source and writes a new file: unlike File Browser, it needs download too,
+   * or a user without it could copy a file into a publicly shared folder and fetch it from there.
+   */
+  copy: ['create', 'download'],
+  /** A share link hands its files to anyone holding it: it is a download by someone else. */
+  share: ['share', 'download'],
+  execute: ['execute'],
+  admin: ['admin'],
+} as const satisfies Record<string, readonly Permission[]>;
+
+export type Operation = keyof typeof OPERATIONS;
+
+/** The permissions `op` needs that `perm` lacks. */
+export function missingFor(perm: Permissions, op: Operation): Permission[] {
+  return OPERATIONS[op].filter((p) => !perm[p]);
+}
+
+export function may(perm: Permissions, op: Operation): boolean {
+  return missingFor(perm, op).length === 0;
+}
+
+/** Throws 403 naming the missing permission(s). */
+export function assertMay(perm: Permissions, op: Operation | readonly Operation[]): void {
+  const ops: readonly Operation[] = typeof op === 'string' ? [op] : op;
+  const lacking = [...new Set(ops.flatMap((o) => missingFor(perm, o)))];
+  if (lacking.length > 0) {
+    throw forbidden(`this needs the ${lacking.join(' and ')} permission${lacking.length > 1 ? 's' : ''}`);
+  }
+}
+
+/** What a PATCH of /api/resources needs: copy or rename, and modify to write over something. */
+export function patchOperations(action: string, override: boolean): Operation[] | undefined {
+  const base: Operation | undefined = action === 'copy' ? 'copy' : action === 'rename' ? 'rename' : undefined;
+  if (!base) return undefined; // an unknown action is the handler's 400
+  return override ? [base, 'modify'] : [base];
+}

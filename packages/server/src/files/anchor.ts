@@ -1,0 +1,324 @@
+import fs, { constants as C } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { forbidden } from '../errors.js';
+
+/**
+ * Descriptor-anchored access to the served folders (architecture, security model 1).
+ *
+ * Checking a path and then opening it by the same path leaves a window in which any folder on
+ * the way can be exchanged for a symbolic link to somewhere else (`renameat2(RENAME_EXCHANGE)`),
+ * and `O_NOFOLLOW` guards only the last component. So folders are held open: each component is
+ * opened with `O_PATH | O_NOFOLLOW` relative to the folder before it, and every later call names
+ * its file through the descriptor of the folder holding it (`/proc/self/fd/N/name`). The kernel
+ * resolves `/proc/self/fd/N` to the very folder that was opened and checked, whatever has been
+ * renamed since, so a swapped ancestor changes nothing, and the last component is opened with
+ * `O_NOFOLLOW` or created with `O_EXCL`. A file opened for reading is reopened through its own
+ * `O_PATH` descriptor, so exactly the inode that was checked is read.
+ *
+ * Where `/proc/self/fd` does not work (not Linux, no procfs) the same code runs on path strings:
+ * the checks are the same, but a swap between check and use is not excluded (docs/security.md).
+ */
+
+/** Linux's O_PATH (the same value on every architecture Node runs on). */
+const O_PATH = 0o10000000;
+
+function probeAnchoring(): boolean {
+  if (process.platform !== 'linux') return false;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync('/', O_PATH | C.O_DIRECTORY);
+    const viaFd = fs.statSync(`/proc/self/fd/${fd}/.`);
+    const direct = fs.statSync('/');
+    return viaFd.ino === direct.ino && viaFd.dev === direct.dev;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+let anchored = probeAnchoring();
+
+/** Whether folders are held by descriptor (true on Linux with /proc) or named by path. */
+export function isAnchored(): boolean {
+  return anchored;
+}
+
+/** Tests run the path-string fallback too; returns a function that restores the detected mode. */
+export function useAnchoringForTests(on: boolean): () => void {
+  const before = anchored;
+  anchored = on && probeAnchoring();
+  return () => {
+    anchored = before;
+  };
+}
+
+let pinsOpen = 0;
+
+/** Pins not closed yet: tests assert it returns to where it was (no descriptor leaks). */
+export function openPinCount(): number {
+  return pinsOpen;
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/** Named pipes, sockets and devices: listed as `blob`, never opened. */
+export function isSpecial(st: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): boolean {
+  return st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice();
+}
+
+/**
+ * One file-system object held open (a folder, a file, a special file or a symbolic link itself),
+ * with the real path it had when it was reached. Folders name their entries through `child`.
+ */
+export class Pinned {
+  private handle: fsp.FileHandle | undefined;
+  private closed = false;
+
+  private constructor(
+    handle: fsp.FileHandle | undefined,
+    /** Where it was reached, from the file-system root. */
+    readonly real: string,
+    /** lstat of the object itself (a link's own stat for a link). */
+    readonly stat: fs.Stats,
+  ) {
+    this.handle = handle;
+    if (handle) pinsOpen++;
+  }
+
+  /**
+   * Opens a folder given by a trusted absolute path (a scope folder, the file-system root):
+   * links in that path are followed, which is why only configuration may name one.
+   */
+  static async folder(dirPath: string): Promise<Pinned> {
+    if (!anchored) {
+      const real = await fsp.realpath(dirPath);
+      const st = await fsp.lstat(real);
+      if (!st.isDirectory()) throw Object.assign(new Error(`not a folder: ${dirPath}`), { code: 'ENOTDIR' });
+      return new Pinned(undefined, real, st);
+    }
+    const fh = await fsp.open(dirPath, O_PATH | C.O_DIRECTORY);
+    try {
+      const st = await fh.stat();
+      // The kernel's name for what was opened: no window between a realpath and the open.
+      const real = await fsp.readlink(`/proc/self/fd/${fh.fd}`);
+      return new Pinned(fh, real, st);
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  /** The entry `name` of this folder, not following a final link; undefined when there is none. */
+  async lookup(name: string): Promise<Pinned | undefined> {
+    const child = this.child(name);
+    const real = joinReal(this.real, name);
+    if (!anchored) {
+      try {
+        return new Pinned(undefined, real, await fsp.lstat(child));
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+    }
+    let fh: fsp.FileHandle;
+    try {
+      fh = await fsp.open(child, O_PATH | C.O_NOFOLLOW);
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+    try {
+      return new Pinned(fh, real, await fh.stat());
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  /** The folder above this one, as the kernel finds it (for `..` past where a walk started). */
+  async parentFolder(): Promise<Pinned> {
+    const real = path.dirname(this.real);
+    if (!anchored) return new Pinned(undefined, real, await fsp.lstat(real));
+    const fh = await fsp.open(this.child('..'), O_PATH | C.O_DIRECTORY);
+    try {
+      return new Pinned(fh, await fsp.readlink(`/proc/self/fd/${fh.fd}`), await fh.stat());
+    } catch (err) {
+      await fh.close();
+      throw err;
+    }
+  }
+
+  /** A path the kernel resolves to this object itself. */
+  get path(): string {
+    this.assertOpen();
+    return this.handle ? `/proc/self/fd/${this.handle.fd}` : this.real;
+  }
+
+  /** A path the kernel resolves to the entry `name` of this folder (no component before it is looked up again). */
+  child(name: string): string {
+    this.assertOpen();
+    if (name === '' || name === '.' || name.includes('/') || name.includes('\0')) {
+      throw forbidden(`not a file name: ${JSON.stringify(name)}`);
+    }
+    return this.handle ? `/proc/self/fd/${this.handle.fd}/${name}` : joinReal(this.real, name);
+  }
+
+  /** lstat of the object itself with nanoseconds (fstat of its descriptor when anchored). */
+  async statNs(): Promise<fs.BigIntStats> {
+    this.assertOpen();
+    return this.handle ? this.handle.stat({ bigint: true }) : fsp.lstat(this.real, { bigint: true });
+  }
+
+  /** The kernel's current name of this object (anchored mode), to check where a walk ended up. */
+  async currentReal(): Promise<string> {
+    if (!this.handle) return this.real;
+    return fsp.readlink(this.path);
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('file-system object used after it was released');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const fh = this.handle;
+    this.handle = undefined;
+    if (fh) {
+      pinsOpen--;
+      await fh.close();
+    }
+  }
+}
+
+export function joinReal(dir: string, name: string): string {
+  return dir === '/' ? '/' + name : dir + '/' + name;
+}
+
+/** Closes pins, ignoring the ones already closed. */
+export async function closeAll(pins: Iterable<Pinned | undefined>): Promise<void> {
+  for (const p of pins) if (p) await p.close();
+}
+
+/**
+ * Opens a pinned regular file for reading: through its own descriptor in anchored mode (the inode
+ * that was checked), with `O_NOFOLLOW` otherwise. Anything but a regular file is refused (403),
+ * and a named pipe is never waited on.
+ */
+export async function openPinnedFile(node: Pinned, flags: number = C.O_RDONLY): Promise<fsp.FileHandle> {
+  if (!node.stat.isFile()) throw forbidden();
+  // `/proc/self/fd/N` is itself a link (to the very inode held): it must be followed, so
+  // O_NOFOLLOW only applies when the path is the file's own name.
+  const noFollow = isAnchored() ? 0 : C.O_NOFOLLOW;
+  const fh = await fsp.open(node.path, flags | noFollow | C.O_NONBLOCK);
+  try {
+    const st = await fh.stat();
+    if (!st.isFile() || st.ino !== node.stat.ino || st.dev !== node.stat.dev) throw forbidden();
+    return fh;
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+/** Opens the entry `name` of a pinned folder as a regular file (no link followed, no pipe waited on). */
+export async function openEntryFile(
+  folder: Pinned,
+  name: string,
+  flags: number = C.O_RDONLY,
+): Promise<fsp.FileHandle> {
+  const fh = await fsp.open(folder.child(name), flags | C.O_NOFOLLOW | C.O_NONBLOCK);
+  try {
+    if (!(await fh.stat()).isFile()) throw forbidden();
+    return fh;
+  } catch (err) {
+    await fh.close();
+    throw err;
+  }
+}
+
+/** Synchronous `openEntryFile` for the listing's fast path (the caller closes the descriptor). */
+export function openEntryFileSync(folder: Pinned, name: string): number {
+  const fd = fs.openSync(folder.child(name), C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK);
+  try {
+    if (!fs.fstatSync(fd).isFile()) throw forbidden();
+    return fd;
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/** Creates a new file `name` in a pinned folder; fails when anything (a link included) is there. */
+export function createEntryFile(folder: Pinned, name: string, mode: number): Promise<fsp.FileHandle> {
+  return fsp.open(folder.child(name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
+}
+
+/** Creates the folder `name` in a pinned folder and pins it (refusing a link swapped in meanwhile). */
+export async function makeEntryFolder(folder: Pinned, name: string, mode: number): Promise<Pinned> {
+  try {
+    await fsp.mkdir(folder.child(name), { mode });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const made = await folder.lookup(name);
+  if (!made?.stat.isDirectory()) {
+    await made?.close();
+    throw Object.assign(new Error(`${name} exists and is not a folder`), { code: 'EEXIST' });
+  }
+  return made;
+}
+
+/** Renames an entry between pinned folders (never following a link at either end). */
+export function renameEntry(from: Pinned, fromName: string, to: Pinned, toName: string): Promise<void> {
+  return fsp.rename(from.child(fromName), to.child(toName));
+}
+
+/** Removes an entry that is not a folder (a link is removed itself). */
+export function unlinkEntry(folder: Pinned, name: string): Promise<void> {
+  return fsp.unlink(folder.child(name));
+}
+
+/** Removes an empty folder entry (a link swapped in is refused by the kernel: ENOTDIR). */
+export function removeEntryFolder(folder: Pinned, name: string): Promise<void> {
+  return fsp.rmdir(folder.child(name));
+}
+
+/** Reads the target of the link `name` in a pinned folder. */
+export function readEntryLink(folder: Pinned, name: string): Promise<string> {
+  return fsp.readlink(folder.child(name));
+}
+
+/** The names in a pinned folder. */
+export function readFolder(folder: Pinned): Promise<string[]> {
+  return fsp.readdir(folder.path);
+}
+
+/** The entries of a pinned folder with their types (from the folder itself, no stat each). */
+export function readFolderTypes(folder: Pinned): Promise<fs.Dirent[]> {
+  return fsp.readdir(folder.path, { withFileTypes: true });
+}
+
+/** lstat of the entry `name` of a pinned folder. */
+export function statEntry(folder: Pinned, name: string): Promise<fs.BigIntStats> {
+  return fsp.lstat(folder.child(name), { bigint: true });
+}
+
+/** statfs of the file system holding a pinned folder. */
+export function statFileSystem(node: Pinned): Promise<fs.StatsFs> {
+  return fsp.statfs(node.path);
+}

@@ -1,0 +1,165 @@
+import type fs from 'node:fs';
+import type { RecursiveEntry } from '@filebrowser/contract';
+import type { FileAccess } from './access.js';
+import { readFolderTypes, removeEntryFolder, statEntry, unlinkEntry, type Pinned } from './anchor.js';
+import { goTime } from './info.js';
+import { joinVirtual, type Opened } from './resolver.js';
+
+/**
+ * Walks over trees of pinned folders. Each folder is opened relative to the folder above it
+ * without following links, and held only while the walk is inside it, so a walk keeps as many
+ * descriptors open as the tree is deep and never strays through a folder swapped for a link.
+ */
+
+/** One entry met by a walk: where it is (its pinned folder and name) and what it is. */
+export interface TreeEntry {
+  virtual: string;
+  real: string;
+  stat: fs.Stats;
+  /** The folder holding it, open while the entry is being handled (until the walk moves on). */
+  folder: Pinned;
+  /** Its name in `folder`. */
+  name: string;
+}
+
+export interface WalkOptions {
+  /** Follow links inside the scope (copy, archives); off, links are entries like files (delete, move). */
+  follow: boolean;
+  signal?: AbortSignal;
+  /** Entries for which this is false are skipped, and a refused folder is pruned with its contents. */
+  include?: (e: TreeEntry) => boolean;
+}
+
+/** The names in a pinned folder; an unreadable folder has none. */
+async function namesOf(folder: Pinned): Promise<string[]> {
+  try {
+    return (await readFolderTypes(folder)).map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every descendant of a pinned folder, parents before children, folders entered while the entry
+ * is handled. With `follow`, links inside the scope are resolved through the access (escaping and
+ * dangling ones skipped) and cycles are cut.
+ */
+export async function* walkTree(
+  access: FileAccess,
+  folder: Pinned,
+  virtual: string,
+  opts: WalkOptions,
+  seen: Set<string> = new Set(),
+): AsyncGenerator<TreeEntry> {
+  const key = `${folder.stat.dev}:${folder.stat.ino}`;
+  if (opts.follow) {
+    if (seen.has(key)) return;
+    seen.add(key);
+  }
+  try {
+    for (const name of await namesOf(folder)) {
+      if (opts.signal?.aborted) return;
+      const childVirtual = joinVirtual(virtual, name);
+      const child = await folder.lookup(name).catch(() => undefined);
+      if (!child) continue;
+      try {
+        if (child.stat.isSymbolicLink() && opts.follow) {
+          yield* followedLink(access, childVirtual, opts, seen);
+          continue;
+        }
+        const entry: TreeEntry = { virtual: childVirtual, real: child.real, stat: child.stat, folder, name };
+        if (opts.include && !opts.include(entry)) continue;
+        yield entry;
+        if (child.stat.isDirectory()) yield* walkTree(access, child, childVirtual, opts, seen);
+      } finally {
+        await child.close();
+      }
+    }
+  } finally {
+    if (opts.follow) seen.delete(key);
+  }
+}
+
+/** A link met by a following walk: what it leads to, as an entry (and its tree for a folder). */
+async function* followedLink(
+  access: FileAccess,
+  virtual: string,
+  opts: WalkOptions,
+  seen: Set<string>,
+): AsyncGenerator<TreeEntry> {
+  let target: Opened;
+  try {
+    target = await access.open(virtual, { rules: false });
+  } catch {
+    return; // escaping or unreadable
+  }
+  try {
+    if (!target.stat || !target.node || !target.folder) return; // dangling, or the scope itself
+    const entry: TreeEntry = {
+      virtual,
+      real: target.real,
+      stat: target.stat,
+      folder: target.folder,
+      name: target.leaf,
+    };
+    if (opts.include && !opts.include(entry)) return;
+    yield entry;
+    if (target.stat.isDirectory()) yield* walkTree(access, target.node, virtual, opts, seen);
+  } finally {
+    await target.close();
+  }
+}
+
+/**
+ * Removes the entry `name` of a pinned folder and, for a folder, everything below it, bottom up.
+ * Folders are entered through descriptors, so a folder swapped for a link meanwhile makes the
+ * removal fail (ENOTDIR) instead of reaching through the link.
+ */
+export async function removeTree(folder: Pinned, name: string): Promise<void> {
+  const node = await folder.lookup(name);
+  if (!node) return;
+  try {
+    if (!node.stat.isDirectory()) {
+      await unlinkEntry(folder, name);
+      return;
+    }
+    for (const child of (await readFolderTypes(node)).map((d) => d.name)) await removeTree(node, child);
+  } finally {
+    await node.close();
+  }
+  await removeEntryFolder(folder, name);
+}
+
+/**
+ * GET /api/resources/recursive (contract 5.7): every visible entry below a pinned folder, links
+ * not followed, folders failing the rules pruned, stopping when `signal` aborts.
+ */
+export async function* recursiveEntries(
+  access: FileAccess,
+  folder: Pinned,
+  virtual: string,
+  signal?: AbortSignal,
+): AsyncGenerator<RecursiveEntry> {
+  for (const name of await namesOf(folder)) {
+    if (signal?.aborted) return;
+    const childVirtual = joinVirtual(virtual, name);
+    if (!access.check(childVirtual)) continue;
+    let st: fs.BigIntStats;
+    try {
+      st = await statEntry(folder, name);
+    } catch {
+      continue;
+    }
+    const isDir = st.isDirectory();
+    yield { path: childVirtual, name, size: Number(st.size), modified: goTime(st.mtimeNs), isDir };
+    if (!isDir) continue;
+    const child = await folder.lookup(name).catch(() => undefined);
+    if (!child) continue;
+    try {
+      // Swapped for something else since the stat: not walked.
+      if (child.stat.isDirectory()) yield* recursiveEntries(access, child, childVirtual, signal);
+    } finally {
+      await child.close();
+    }
+  }
+}
