@@ -161,10 +161,20 @@ class Walk {
     this.stack[0] = parent;
   }
 
-  /** Segments of the link `name` in `folder`; an absolute target restarts the walk. */
-  private async linkTarget(folder: Pinned, name: string): Promise<string[]> {
+  /**
+   * Segments of the link `name` in `folder`; an absolute target restarts the walk. Undefined when
+   * the entry is no longer a link (it was swapped since it was looked up): look again.
+   */
+  private async linkTarget(folder: Pinned, name: string): Promise<string[] | undefined> {
     if (++this.hops > MAX_HOPS) throw forbidden('too many levels of symbolic links');
-    const target = await readEntryLink(folder, name);
+    let target: string;
+    try {
+      target = await readEntryLink(folder, name);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EINVAL' || code === 'ENOENT') return undefined;
+      throw err;
+    }
     const segments = target.split('/').filter(nonDot);
     if (!target.startsWith('/')) return segments;
     // Links written with the scope's own absolute path (either spelling) restart at the pinned
@@ -198,7 +208,8 @@ class Walk {
       if (!node) return { missing: [seg, ...queue], blocked: false };
       this.pins.push(node);
       if (node.stat.isDirectory()) this.stack.push(node);
-      else if (node.stat.isSymbolicLink()) queue.unshift(...(await this.linkTarget(this.top, seg)));
+      else if (node.stat.isSymbolicLink())
+        queue.unshift(...((await this.linkTarget(this.top, seg)) ?? [seg]));
       else return { missing: [seg, ...queue], blocked: true };
     }
     return { missing: [], blocked: false };
@@ -206,8 +217,18 @@ class Walk {
 
   /** Where the link `name` of `folder` leads, through any chain of links. */
   async follow(folder: Pinned, name: string): Promise<Final> {
-    let segments = await this.linkTarget(folder, name);
+    let here = folder;
+    let leaf = name;
     for (;;) {
+      const segments = await this.linkTarget(here, leaf);
+      if (segments === undefined) {
+        // Swapped since it was looked up: whatever is there now is the answer (or another link).
+        const now = await here.lookup(leaf);
+        if (!now) return { folder: here, leaf, missing: [leaf], blocked: false };
+        this.pins.push(now);
+        if (!now.stat.isSymbolicLink()) return { folder: here, leaf, node: now, missing: [], blocked: false };
+        continue;
+      }
       const last = segments.at(-1);
       if (last === undefined || last === '..') {
         // The target names a folder by its path (`..`, `/`, or the scope folder itself).
@@ -218,12 +239,12 @@ class Walk {
       }
       const walked = await this.folders(segments.slice(0, -1));
       if (walked.missing.length > 0) return this.missingBelow([...walked.missing, last], walked.blocked);
-      const here = this.top;
-      const node = await here.lookup(last);
-      if (!node) return { folder: here, leaf: last, missing: [last], blocked: false };
+      here = this.top;
+      leaf = last;
+      const node = await here.lookup(leaf);
+      if (!node) return { folder: here, leaf, missing: [leaf], blocked: false };
       this.pins.push(node);
-      if (!node.stat.isSymbolicLink()) return { folder: here, leaf: last, node, missing: [], blocked: false };
-      segments = await this.linkTarget(here, last);
+      if (!node.stat.isSymbolicLink()) return { folder: here, leaf, node, missing: [], blocked: false };
     }
   }
 
