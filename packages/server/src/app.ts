@@ -35,6 +35,7 @@ export interface BuildOptions {
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
+  routes: RouteIndex;
 }
 
 /** Strips the optional base URL (contract 1.1: the prefix may be present or not). */
@@ -116,7 +117,7 @@ export async function buildApp(
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
   await app.register(staticRoutes(ctx, { routes, archiveFormats: availableArchiveFormats }));
-  return { app, ctx };
+  return { app, ctx, routes };
 }
 
 export function defaultWebDist(): string {

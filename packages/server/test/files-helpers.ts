@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Permissions, Rule, UserInput } from '@filebrowser/contract';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { RouteIndex } from '../src/http/route-index.js';
 import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
 import { fileAccessFor, type FileAccess } from '../src/files/access.js';
@@ -33,6 +34,8 @@ export const denyRe = (raw: string): Rule => ({ regex: true, allow: false, path:
 export interface FilesApp {
   app: FastifyInstance;
   ctx: AppContext;
+  /** Every route the app registered. */
+  routes: RouteIndex;
   root: string;
   outside: string;
   base: string;
@@ -64,7 +67,7 @@ export async function startFilesApp(
     ...(typeof overrides === 'function' ? overrides(base) : overrides),
   };
   const store = openStore(config.database);
-  const { app, ctx } = await buildApp(config, store, build);
+  const { app, ctx, routes } = await buildApp(config, store, build);
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.ready();
 
@@ -73,6 +76,7 @@ export async function startFilesApp(
   return {
     app,
     ctx,
+    routes,
     root,
     outside,
     base,

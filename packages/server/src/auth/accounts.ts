@@ -1,4 +1,5 @@
 import type { Permissions, UserInput } from '@filebrowser/contract';
+import { may } from './policy.js';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
@@ -108,7 +109,7 @@ export async function createAccount(
     if (taken) throw new AppError('conflict', 'another user already owns this home folder');
   }
   user.scope = normaliseScope(user.scope || '/');
-  await ensureScopeFolder(ctx.config.root, user.scope, settings.dirMode);
+  await ensureScopeFolder(ctx, user.scope, settings.dirMode);
   return ctx.store.users.create(user);
 }
 
@@ -155,7 +156,7 @@ export async function updateAccount(
   data: UserInput,
 ): Promise<UpdateResult> {
   const settings = ctx.store.settings.get();
-  const isAdmin = caller.perm.admin;
+  const isAdmin = may(caller.perm, 'admin');
   const fullReplace = which.length === 0 || (which.length === 1 && which[0]?.toLowerCase() === 'all');
   if (fullReplace && !isAdmin) throw forbidden();
   const fields = fullReplace ? [...ADMIN_FIELDS] : which.map(canonicalField);
@@ -210,7 +211,7 @@ export async function updateAccount(
   if (target.perm.admin && !next.perm.admin && ctx.store.users.countAdmins() <= 1) {
     throw forbidden('the last administrator cannot be demoted');
   }
-  if (next.scope !== target.scope) await ensureScopeFolder(ctx.config.root, next.scope, settings.dirMode);
+  if (next.scope !== target.scope) await ensureScopeFolder(ctx, next.scope, settings.dirMode);
   if (
     permissionsChanged(target.perm, next.perm) ||
     next.scope !== target.scope ||

@@ -1,6 +1,8 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { AppError, badRequest } from '../errors.js';
+import type { AppContext } from '../context.js';
+import { badRequest } from '../errors.js';
+import { serverAccess } from '../files/access.js';
+import { makeDirectory } from '../files/ops.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {
@@ -29,14 +31,16 @@ export function homeScope(userHomeBasePath: string, username: string): string {
 }
 
 /**
- * Creates a scope folder under the server root. The real path of what exists is checked
- * after creation, so a symlink planted in the base path cannot send a home outside the root.
+ * Creates a scope folder under the server root, each missing folder made inside the one before it
+ * through the server's own file access: a symlink planted on the way is refused (403), never
+ * followed, so a home can never be made outside the root.
  */
-export async function ensureScopeFolder(root: string, scope: string, dirMode: number): Promise<void> {
-  const target = path.join(root, normaliseScope(scope));
-  await fs.mkdir(target, { recursive: true, mode: dirMode });
-  const [realRoot, realTarget] = await Promise.all([fs.realpath(root), fs.realpath(target)]);
-  if (realTarget !== realRoot && !realTarget.startsWith(realRoot + path.sep)) {
-    throw new AppError('forbidden', 'the home folder resolves outside the server root');
+export async function ensureScopeFolder(ctx: AppContext, scope: string, dirMode: number): Promise<void> {
+  const access = await serverAccess(ctx);
+  const target = await access.open(normaliseScope(scope), { rules: false });
+  try {
+    await makeDirectory(access, target, dirMode);
+  } finally {
+    await target.close();
   }
 }

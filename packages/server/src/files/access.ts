@@ -220,6 +220,9 @@ class PrefixedRules extends RuleChecker {
   }
 }
 
+/** What an access is made for: a user, or the server itself (`serverAccess`). */
+type Subject = Pick<StoredUser, 'scope' | 'rules' | 'perm' | 'sorting' | 'hideDotfiles'>;
+
 /**
  * The file access of a user on a root (by default `--root`): the user's scope there, the global
  * rules, then the user's own, then deny rules for the server's private paths (last, so nothing
@@ -232,10 +235,45 @@ export async function fileAccessFor(
   user: StoredUser,
   root: FileRoot = defaultRoot(ctx),
 ): Promise<FileAccess> {
-  const settings = ctx.store.settings.get();
+  return accessFor(ctx, user, ctx.store.settings.get().rules, root);
+}
+
+/**
+ * The server's own view of a root, for the folders it makes on a user's behalf (home folders and
+ * scopes): the whole root, no user or global rules, but still confined and still blind to the
+ * server's private paths.
+ */
+export async function serverAccess(ctx: AppContext, root: FileRoot = defaultRoot(ctx)): Promise<FileAccess> {
+  const subject: Subject = {
+    scope: '/',
+    rules: [],
+    perm: { ...SERVER_PERMISSIONS },
+    sorting: { by: 'name', asc: true },
+    hideDotfiles: false,
+  };
+  return accessFor(ctx, subject, [], root);
+}
+
+const SERVER_PERMISSIONS: Permissions = {
+  admin: false,
+  execute: false,
+  create: true,
+  rename: false,
+  modify: false,
+  delete: false,
+  share: false,
+  download: false,
+};
+
+async function accessFor(
+  ctx: AppContext,
+  subject: Subject,
+  globalRules: readonly Rule[],
+  root: FileRoot,
+): Promise<FileAccess> {
   const scope = await Scope.open({
     root: root.path,
-    scope: user.scope,
+    scope: subject.scope,
     followExternalSymlinks: ctx.config.followExternalSymlinks,
   });
   const ruleOptions: RuleOptions = {
@@ -243,15 +281,15 @@ export async function fileAccessFor(
     onInvalid: (rule, reason) =>
       ctx.log.warn({ rule }, `rule cannot be applied as written (${reason}); failing closed`),
   };
-  const userRules: Rule[] = [...user.rules, ...privateRules(ctx.config, scope)];
-  const rules = new RuleChecker(settings.rules, userRules, user.hideDotfiles, ruleOptions);
+  const userRules: Rule[] = [...subject.rules, ...privateRules(ctx.config, scope)];
+  const rules = new RuleChecker([...globalRules], userRules, subject.hideDotfiles, ruleOptions);
   return FileAccess.make(MADE_HERE, {
     root,
     scope,
     rules,
-    perm: user.perm,
-    sorting: user.sorting,
-    hideDotfiles: user.hideDotfiles,
+    perm: subject.perm,
+    sorting: subject.sorting,
+    hideDotfiles: subject.hideDotfiles,
     privatePaths: serverPaths(ctx.config).private,
   });
 }

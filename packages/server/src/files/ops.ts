@@ -352,19 +352,16 @@ export async function copyOrMove(
     if (!sameFile) {
       if (!req.override && !req.rename && dst.linkStat) throw conflict();
       if (req.rename && dst.linkStat) dst = await freeDestination(access, dst);
-      if (req.override && !access.perm.modify) throw forbidden();
     }
     await checkDescendants(access, src, !isRename, dst.virtual);
     switch (req.action) {
       case 'copy':
-        if (!access.perm.create) throw forbidden();
         if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
         if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
           throw conflict('a folder exists at the destination');
         await copyPath(access, src, dst, dirMode);
         break;
       case 'rename':
-        if (!access.perm.rename) throw forbidden();
         await movePath(access, src, dst, dirMode);
         break;
       default:

@@ -3,17 +3,22 @@
  * is not can be answered 405 (as File Browser's router did) instead of 404.
  */
 export class RouteIndex {
-  private readonly routes: { pattern: RegExp; methods: Set<string> }[] = [];
+  private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
 
   add(method: string | string[], url: string): void {
     const methods = Array.isArray(method) ? method : [method];
     const source = patternSource(url);
     let entry = this.routes.find((r) => r.pattern.source === source);
     if (!entry) {
-      entry = { pattern: new RegExp(source), methods: new Set() };
+      entry = { url, pattern: new RegExp(source), methods: new Set() };
       this.routes.push(entry);
     }
     for (const m of methods) entry.methods.add(m.toUpperCase());
+  }
+
+  /** The route patterns as registered (`/api/raw/*`), for tests that must cover every route. */
+  urls(): string[] {
+    return this.routes.map((r) => r.url);
   }
 
   /** Every method some route accepts for this path; empty when no route has the path at all. */

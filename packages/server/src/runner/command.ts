@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { may } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
@@ -14,7 +15,7 @@ import { CommandLineError, splitCommandLine } from './words.js';
 
 /** May this user use the command runner at all? Checked before any message is read. */
 export function mayExecute(ctx: AppContext, user: StoredUser): boolean {
-  return !ctx.config.disableExec && user.perm.execute && user.commands.length > 0;
+  return !ctx.config.disableExec && may(user.perm, 'execute') && user.commands.length > 0;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Share, ShareRequest } from '@filebrowser/contract';
 import { checkPassword, hashPassword, MAX_PASSWORD_BYTES } from '../auth/passwords.js';
-import { assertMay } from '../auth/policy.js';
+import { assertMay, may } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
@@ -32,14 +32,14 @@ function marked(place: string, folder: boolean): string {
 
 export function listShares(ctx: AppContext, user: StoredUser): Share[] {
   assertCanShare(user);
-  return ctx.store.shares.list(user.perm.admin ? undefined : user.id).map(presentShare);
+  return ctx.store.shares.list(may(user.perm, 'admin') ? undefined : user.id).map(presentShare);
 }
 
 /** Links to one path: the caller's own, or for admins every user's link to the same item. */
 export async function sharesOfPath(ctx: AppContext, user: StoredUser, rawPath: string): Promise<Share[]> {
   assertCanShare(user);
   const wanted = sharePath(rawPath);
-  if (!user.perm.admin) {
+  if (!may(user.perm, 'admin')) {
     return ctx.store.shares
       .list(user.id)
       .filter((s) => s.path === wanted)
@@ -102,7 +102,7 @@ export function deleteShare(ctx: AppContext, user: StoredUser, hash: string): vo
   if (!hash) throw badRequest('the share hash is missing');
   const share = ctx.store.shares.get(hash);
   if (!share) throw notFound();
-  if (share.userId !== user.id && !user.perm.admin) throw forbidden();
+  if (share.userId !== user.id && !may(user.perm, 'admin')) throw forbidden();
   ctx.store.shares.delete(hash);
 }
 

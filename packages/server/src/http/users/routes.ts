@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { may } from '../../auth/policy.js';
 import { User, UserRequest, type UserDeleteRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
@@ -25,7 +26,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
   function target(id: string, caller: StoredUser): StoredUser {
     const n = Number(id);
-    if (n !== caller.id && !caller.perm.admin) throw forbidden();
+    if (n !== caller.id && !may(caller.perm, 'admin')) throw forbidden();
     const user = ctx.store.users.get(n);
     if (!user) throw notFound();
     return user;
@@ -43,7 +44,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       { onRequest: requireUser(ctx), schema: { params: IdParams, response: { 200: User } } },
       async (request) => {
         const caller = currentUser(request);
-        return presentUser(target(request.params.id, caller), caller.perm.admin);
+        return presentUser(target(request.params.id, caller), may(caller.perm, 'admin'));
       },
     );
 

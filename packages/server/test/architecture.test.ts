@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FileAccess, fileAccessFor } from '../src/files/access.js';
+import { startTestApp, type TestApp } from './helpers.js';
+
+/**
+ * The layout that makes a second way to a file impossible (issue 12): one constructor of file
+ * access, one module that touches served files by path, one permission policy, SQL only in the
+ * store. Each rule names the files allowed to break it and why; a new exception is a design change
+ * and belongs here, reviewed, not in a route.
+ */
+
+const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');
+
+function sources(dir = SRC): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(full);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+const files = sources().map((file) => ({
+  name: path.relative(SRC, file).split(path.sep).join('/'),
+  text: fs.readFileSync(file, 'utf8'),
+}));
+
+/** Files whose text matches `pattern`, minus the allowed ones; an exception no longer needed is listed too. */
+function offenders(pattern: RegExp, allowed: Record<string, string>): string[] {
+  const hits = files.filter((f) => pattern.test(f.text)).map((f) => f.name);
+  const unneeded = Object.keys(allowed).filter((name) => !hits.includes(name));
+  return [
+    ...hits.filter((name) => !(name in allowed)),
+    ...unneeded.map((name) => `unneeded exception: ${name}`),
+  ];
+}
+
+describe('one file access, made in one place', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('refuses to construct a FileAccess anywhere but files/access.ts, at run time too', async () => {
+    const real = await fileAccessFor(t.ctx, t.ctx.store.users.get(1)!);
+    const parts = { root: real.root, scope: real.scope, rules: real.rules, perm: real.perm };
+    expect(() => Reflect.construct(FileAccess, [Symbol('forged'), parts])).toThrow(
+      /can only be made by fileAccessFor/,
+    );
+    const make = FileAccess.make as unknown as (token: symbol, p: unknown) => FileAccess;
+    expect(() => make(Symbol('forged'), parts)).toThrow(/can only be made by fileAccessFor/);
+    expect(() => make(Symbol.for('FileAccess is made in files/access.ts'), parts)).toThrow();
+  });
+
+  it('opens scopes only in files/access.ts', () => {
+    expect(offenders(/\bScope\.open\(|FileAccess\.make\(/, { 'files/access.ts': 'the constructor' })).toEqual(
+      [],
+    );
+  });
+
+  it('touches the disk by path only where no served file is reached', () => {
+    // A value import of node:fs (type imports are fine: they describe handles opened elsewhere).
+    const allowed: Record<string, string> = {
+      'files/anchor.ts': 'the pinned primitives every served file goes through',
+      'files/info.ts': 'reads a sample from a descriptor opened through the anchor',
+      'files/private.ts': "the server's own paths (database, cache, staging)",
+      'files/case.ts': 'probes whether the root folder itself is case-insensitive',
+      'files/dir-snapshot.ts': 'reads folders through pinned /proc/self/fd paths on reader threads',
+      'files/adaptive-io.ts': 'measures calls made on pinned paths',
+      'files/mime.ts': "reads the system's mime.types",
+      'files/archive/index.ts': 'looks for archiver programs on the system',
+      'preview/cache.ts': "the server's preview cache folder",
+      'preview/images.ts': "the server's preview cache folder",
+      'preview/service.ts': "the server's preview cache folder; file bytes come as handles",
+      'uploads/resumable.ts': "the server's staging folder for pending uploads",
+      'runner/executable.ts': 'looks commands up in --execPath, outside the served files',
+      'http/static/routes.ts': 'the built web app and the branding folder',
+      'http/static/startup.ts': 'the built web app',
+      'store/db.ts': 'the database file',
+      'config/load.ts': 'the configuration file',
+      'cli/serve.ts': 'start-up: database and TLS files',
+      'cli/export-files.ts': 'files an administrator names on the command line',
+    };
+    const valueImport = /^import (?!type\b)[^;]*from 'node:fs(?:\/promises)?';/m;
+    expect(offenders(valueImport, allowed)).toEqual([]);
+    // Path-taking calls on served files would also come through `fs` re-exports or `require`.
+    expect(
+      offenders(/require\(['"](?:node:)?fs['"]\)|from 'fs(?:\/promises)?'/, {
+        'files/dir-snapshot.ts': 'its reader threads list pinned /proc/self/fd paths',
+      }),
+    ).toEqual([]);
+  });
+
+  it('reads permissions only through the policy', () => {
+    const allowed: Record<string, string> = {
+      'auth/accounts.ts': 'validates permission sets being saved and counts administrators',
+      'auth/service.ts': 'noauth signs in as the first administrator',
+      'http/settings/routes.ts': 'validates the default permissions being saved',
+      'store/users.ts': 'counts administrators',
+    };
+    expect(
+      offenders(/\.perm\.(?:admin|execute|create|rename|modify|delete|share|download)\b/, allowed),
+    ).toEqual([]);
+  });
+
+  it('keeps SQL in the store', () => {
+    const inStore = (name: string) => name.startsWith('store/');
+    const sql = files.filter((f) => !inStore(f.name) && /\.prepare\(|\.exec\(\s*`|\bdb\.exec\(/.test(f.text));
+    expect(sql.map((f) => f.name)).toEqual([]);
+  });
+});
