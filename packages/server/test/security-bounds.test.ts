@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { TEXT_CONTENT_LIMIT, type FileInfo } from '@filebrowser/contract';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, serverRecordFromConfig } from '../src/config/load.js';
 import { fileAccessFor } from '../src/files/access.js';
 import { readTextBounded } from '../src/files/info.js';
 import { serverPaths } from '../src/files/private.js';
@@ -16,12 +18,14 @@ import { startTestApp, type TestApp } from './helpers.js';
  */
 
 let t: TestApp;
+const running: TestApp[] = [];
 afterEach(async () => {
-  await t.close();
+  for (const app of running.splice(0)) await app.close();
 });
 
 async function start(overrides: Partial<ServerConfig> = {}) {
   t = await startTestApp(overrides);
+  running.push(t);
   for (const name of ['alice', 'bob']) {
     await t.createUser({ username: name, scope: `/${name}` });
     await fs.mkdir(path.join(t.root, name), { recursive: true });
@@ -53,6 +57,43 @@ const pendingOf = (username: string) => {
   const user = t.ctx.store.users.getByUsername(username)!;
   return t.ctx.store.uploads.all().filter((u) => u.userId === user.id);
 };
+
+describe('upload limit options', () => {
+  it('come from flags, FB_* variables and the config file, are saved in the server record, and are checked', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-bounds-config-'));
+    try {
+      const places = { cwd: dir, home: dir, systemDir: path.join(dir, 'etc') };
+      await fs.writeFile(path.join(dir, '.filebrowser.json'), JSON.stringify({ uploadsExpiry: '30m' }));
+      const config = loadConfig(
+        ['--uploadsPendingLimit', '5'],
+        { FB_UPLOADS_PENDING_BYTES: '1048576' },
+        places,
+      );
+      expect(config).toMatchObject({
+        uploadsPendingLimit: 5,
+        uploadsPendingBytes: 1048576,
+        uploadsExpiry: 1800,
+      });
+      expect(serverRecordFromConfig(config)).toMatchObject({
+        uploadsPendingLimit: 5,
+        uploadsPendingBytes: 1048576,
+        uploadsExpiry: '30m',
+      });
+      await fs.rm(path.join(dir, '.filebrowser.json'));
+      expect(loadConfig([], {}, places)).toMatchObject({
+        uploadsPendingLimit: 100,
+        uploadsPendingBytes: 200 * 1024 ** 3,
+        uploadsExpiry: 24 * 3600,
+      });
+      expect(() => loadConfig(['--uploadsPendingLimit', '0'], {}, places)).toThrow(ConfigError);
+      expect(() => loadConfig([], { FB_UPLOADS_EXPIRY: 'soon' }, places)).toThrow(
+        /FB_UPLOADS_EXPIRY: expected a duration/,
+      );
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('pending tus uploads', () => {
   it('refuses the 101st pending upload of a user with 429 and a message, creating nothing', async () => {
