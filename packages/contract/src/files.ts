@@ -30,6 +30,12 @@ export const ARCHIVE_FORMATS = {
 } as const;
 export type ArchiveFormat = keyof typeof ARCHIVE_FORMATS;
 
+/**
+ * Text files up to this size come with their `content`; bigger ones are still `text` (up to
+ * 10 MiB) but open for download only, so that opening one costs the server bounded memory.
+ */
+export const TEXT_CONTENT_LIMIT = 5 * 1024 * 1024;
+
 export const Resolution = Type.Object({ width: Type.Integer(), height: Type.Integer() });
 
 const fileInfoFields = {

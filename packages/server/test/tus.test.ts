@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as tus from 'tus-js-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ABANDONED_AFTER_MS, ResumableUploads } from '../src/uploads/resumable.js';
+import { ResumableUploads } from '../src/uploads/resumable.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
@@ -209,7 +209,9 @@ describe('tus protocol', () => {
     await patch('/kept.txt', '0', 'half');
     const [upload] = t.ctx.store.uploads.all();
     expect(await new ResumableUploads(t.ctx).sweep(Date.now())).toBe(0);
-    expect(await new ResumableUploads(t.ctx).sweep(Date.now() + ABANDONED_AFTER_MS + 1000)).toBe(1);
+    expect(
+      await new ResumableUploads(t.ctx).sweep(Date.now() + t.ctx.config.uploadsExpiry * 1000 + 1000),
+    ).toBe(1);
     await expect(fs.stat(upload!.staging)).rejects.toThrow();
     expect(t.ctx.store.uploads.all()).toEqual([]);
     expect(await fs.readFile(target, 'utf8')).toBe('original');

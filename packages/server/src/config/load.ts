@@ -124,6 +124,21 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     kind: 'count',
     description: 'bytes of output after which a command is killed (default 1048576)',
   },
+  {
+    name: 'uploadsPendingLimit',
+    kind: 'count',
+    description: 'resumable uploads one user may have pending (default 100)',
+  },
+  {
+    name: 'uploadsPendingBytes',
+    kind: 'count',
+    description: 'bytes the pending uploads of one user may declare together (default 214748364800)',
+  },
+  {
+    name: 'uploadsExpiry',
+    kind: 'duration',
+    description: 'time without a byte after which a pending upload is dropped (default "24h")',
+  },
   { name: 'webDist', kind: 'path', description: 'folder of the built web app', hidden: true },
 ];
 
@@ -447,6 +462,9 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['execPath', 'execPath', false],
   ['execTimeLimit', 'execTimeLimit', false],
   ['execOutputLimit', 'execOutputLimit', false],
+  ['uploadsPendingLimit', 'uploadsPendingLimit', false],
+  ['uploadsPendingBytes', 'uploadsPendingBytes', false],
+  ['uploadsExpiry', 'uploadsExpiry', false],
 ];
 
 /** Keys of File Browser's exported `server` object, in its order, then ours. */
@@ -495,6 +513,9 @@ export function serverRecordFromConfig(
       execPath: config.execPath,
       execTimeLimit: config.execTimeLimit,
       execOutputLimit: config.execOutputLimit,
+      uploadsPendingLimit: config.uploadsPendingLimit,
+      uploadsPendingBytes: config.uploadsPendingBytes,
+      uploadsExpiry: formatDuration(config.uploadsExpiry),
       ...extra,
     }),
     authHook: '',
@@ -595,10 +616,17 @@ export function resolveServerConfig(
     execPath: (v.execPath as string | undefined) || d.execPath,
     execTimeLimit: (v.execTimeLimit as number | undefined) ?? d.execTimeLimit,
     execOutputLimit: (v.execOutputLimit as number | undefined) ?? d.execOutputLimit,
+    uploadsPendingLimit: (v.uploadsPendingLimit as number | undefined) ?? d.uploadsPendingLimit,
+    uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
+    uploadsExpiry:
+      v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
   };
   if (config.tokenExpirationTime <= 0) {
     throw new ConfigError('tokenExpirationTime must be longer than zero');
+  }
+  if (config.uploadsExpiry <= 0) {
+    throw new ConfigError('uploadsExpiry must be longer than zero');
   }
   if (!!config.cert !== !!config.key) {
     throw new ConfigError(

@@ -35,6 +35,12 @@ export interface ServerConfig {
   execTimeLimit: number;
   /** Bytes of output (stdout and stderr together) after which a command is killed. */
   execOutputLimit: number;
+  /** Resumable uploads one user may have pending at once. */
+  uploadsPendingLimit: number;
+  /** Bytes the pending resumable uploads of one user may declare together. */
+  uploadsPendingBytes: number;
+  /** Seconds without a byte after which a pending resumable upload is dropped. */
+  uploadsExpiry: number;
   /** Folder of the built web app (index.html and its assets). */
   webDist: string;
   /** Version string shown to clients. */

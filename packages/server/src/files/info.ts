@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import type fsp from 'node:fs/promises';
-import type { FileInfo, FileItem, FileType, Sorting } from '@filebrowser/contract';
+import {
+  TEXT_CONTENT_LIMIT,
+  type FileInfo,
+  type FileItem,
+  type FileType,
+  type Sorting,
+} from '@filebrowser/contract';
 import { notFound } from '../errors.js';
 import type { FileAccess } from './access.js';
 import {
@@ -29,7 +35,7 @@ import { sortListing, type Sortable } from './sort.js';
 import { renderedListings, type ListingCache } from './listing-cache.js';
 import { headerTypes, type TypeCache } from './type-cache.js';
 
-/** Text content and the `text` type stop at 10 MiB (contract 3.1). */
+/** The `text` type stops at 10 MiB (contract 3.1); content stops earlier, at TEXT_CONTENT_LIMIT. */
 export const TEXT_LIMIT = 10 * 1024 * 1024;
 const SAMPLE_SIZE = 512;
 
@@ -745,20 +751,23 @@ export async function fileInfo(access: FileAccess, r: Opened, opts: InfoOptions)
   }
   if (type === 'text') {
     if (!opts.modify) info.type = 'textImmutable';
-    if (opts.content && st.size <= BigInt(TEXT_LIMIT)) {
-      const content = await readTextBounded(node, TEXT_LIMIT);
+    if (opts.content && st.size <= BigInt(TEXT_CONTENT_LIMIT)) {
+      const content = await readTextBounded(node, Number(st.size));
       if (content) info.content = content;
     }
   }
   return info;
 }
 
-/** Reads a whole pinned text file of at most `limit` bytes (the file may have grown since stat). */
-export async function readTextBounded(node: Pinned, limit: number): Promise<string> {
+/**
+ * The first `size` bytes of a pinned text file as a string: `size` is the size the answer
+ * reports, so a file growing meanwhile neither grows the answer nor the memory it takes. One
+ * buffer of that size is read into and decoded once.
+ */
+export async function readTextBounded(node: Pinned, size: number): Promise<string> {
   const fh = await openPinnedFile(node);
   try {
-    const st = await fh.stat();
-    const buf = Buffer.alloc(Math.min(st.size, limit));
+    const buf = Buffer.allocUnsafe(size);
     let off = 0;
     while (off < buf.length) {
       const { bytesRead } = await fh.read(buf, off, buf.length - off, off);

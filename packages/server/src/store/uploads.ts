@@ -81,6 +81,16 @@ export class UploadsRepo {
     this.db.prepare('DELETE FROM uploads WHERE id = ?').run(id);
   }
 
+  /** How many uploads `userId` has pending and the bytes they declare, leaving out one path's. */
+  pendingOf(userId: number, exceptPath: string): { count: number; bytes: number } {
+    const row = this.db
+      .prepare(
+        'SELECT COUNT(*) AS count, COALESCE(SUM(length), 0) AS bytes FROM uploads WHERE user_id = ? AND path <> ?',
+      )
+      .get(userId, exceptPath) as { count: number; bytes: number };
+    return { count: row.count, bytes: row.bytes };
+  }
+
   /** Uploads nobody has touched since `before` (Unix ms). */
   stale(before: number): PendingUpload[] {
     return (this.db.prepare('SELECT * FROM uploads WHERE updated_at < ?').all(before) as Row[]).map(fromRow);

@@ -7,14 +7,18 @@ import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
-import { createEntryFile, joinReal, renameEntry, unlinkEntry, type Pinned } from '../files/anchor.js';
+import {
+  createEntryFile,
+  joinReal,
+  renameEntry,
+  statFileSystem,
+  unlinkEntry,
+  type Pinned,
+} from '../files/anchor.js';
 import { placeOf, stagingName } from '../files/ops.js';
 import { serverPaths } from '../files/private.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
-
-/** Uploads nobody has touched for this long are abandoned: only their staging file is removed. */
-export const ABANDONED_AFTER_MS = 24 * 3600 * 1000;
 
 export interface UploadStatus {
   offset: number;
@@ -32,6 +36,12 @@ export interface UploadStatus {
 export class ResumableUploads {
   /** One promise chain per upload: PATCHes to the same upload run one after the other. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /**
+   * Creations past the limits check but not yet recorded, per user. The check and the record are
+   * separated by hooks and disk work, so parallel POSTs must see each other here or they would
+   * all pass the check at once (the login limit's old mistake).
+   */
+  private readonly creating = new Map<number, { count: number; bytes: number }>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -73,28 +83,88 @@ export class ResumableUploads {
         throw badRequest('Upload-Length must be a whole number of bytes');
       }
       const length = Number(lengthHeader);
-      await beforeCreate(target.real);
-      // The folders of the target exist from now on, as they did for File Browser's uploads.
-      const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
-      await place.release();
+      const release = this.reserve(user.id, target.virtual, length);
+      let upload: PendingUpload;
+      try {
+        await this.assertRoomFor(length, target.linkFolder ?? target.folder);
+        await beforeCreate(target.real);
+        // The folders of the target exist from now on, as they did for File Browser's uploads.
+        const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
+        await place.release();
 
-      await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
-      const id = crypto.randomBytes(16).toString('base64url');
-      const staging = path.join(this.stagingDir, `${id}.part`);
-      await (await fs.open(staging, 'wx', 0o600)).close();
-      const { upload, replaced } = this.ctx.store.uploads.put({
-        id,
-        userId: user.id,
-        path: target.virtual,
-        length,
-        override,
-        staging,
-      });
-      if (replaced) await removeQuietly(replaced.staging);
+        await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
+        const id = crypto.randomBytes(16).toString('base64url');
+        const staging = path.join(this.stagingDir, `${id}.part`);
+        await (await fs.open(staging, 'wx', 0o600)).close();
+        const put = this.ctx.store.uploads.put({
+          id,
+          userId: user.id,
+          path: target.virtual,
+          length,
+          override,
+          staging,
+        });
+        upload = put.upload;
+        if (put.replaced) await removeQuietly(put.replaced.staging);
+      } finally {
+        release();
+      }
       if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
       return { offset: 0, length };
     } finally {
       await target.close();
+    }
+  }
+
+  /**
+   * Holds a place for a new upload within the user's limits (its own earlier upload to the same
+   * path is replaced, so it does not count); the returned function gives the place back once the
+   * upload is recorded or refused.
+   */
+  private reserve(userId: number, virtual: string, length: number): () => void {
+    const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
+    const stored = this.ctx.store.uploads.pendingOf(userId, virtual);
+    const creating = this.creating.get(userId) ?? { count: 0, bytes: 0 };
+    if (stored.count + creating.count >= limit) {
+      throw new AppError(
+        'too_many_requests',
+        `${limit} uploads are already in progress: finish or cancel one before starting another`,
+      );
+    }
+    const left = budget - stored.bytes - creating.bytes;
+    if (length > left) {
+      throw new AppError(
+        'payload_too_large',
+        `Upload-Length ${length} is more than the ${Math.max(left, 0)} bytes left to the uploads in progress (${budget} in all)`,
+      );
+    }
+    const mine = { count: creating.count + 1, bytes: creating.bytes + length };
+    this.creating.set(userId, mine);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const now = this.creating.get(userId)!;
+      now.count -= 1;
+      now.bytes -= length;
+      if (now.count === 0) this.creating.delete(userId);
+    };
+  }
+
+  /** A declared length that cannot fit where the bytes go, staging or target, is refused up front. */
+  private async assertRoomFor(length: number, targetFolder: Pinned | undefined): Promise<void> {
+    if (length === 0) return;
+    // The staging folder may not exist yet; its parent (the database's folder) does.
+    const places = [fs.statfs(path.dirname(this.stagingDir))];
+    if (targetFolder) places.push(statFileSystem(targetFolder));
+    for (const st of await Promise.all(places)) {
+      const free = st.bavail * st.bsize;
+      if (length > free) {
+        throw new AppError(
+          'payload_too_large',
+          `Upload-Length ${length} is more than the free space on the disk (${free} bytes)`,
+        );
+      }
     }
   }
 
@@ -114,7 +184,7 @@ export class ResumableUploads {
       this.ctx.store.uploads.delete(upload.id);
       throw notFound('no upload in progress for this path');
     }
-    this.ctx.store.uploads.touch(upload.id);
+    // Asking keeps nothing alive: only bytes do (see sweep).
     return { offset: st.size, length: upload.length };
   }
 
@@ -205,12 +275,25 @@ export class ResumableUploads {
     });
   }
 
-  /** Removes abandoned uploads' staging files. */
+  /**
+   * Drops uploads that got no byte for `uploadsExpiry` before `now`: their records and staging
+   * files go, and so do staging files of that age no record knows (left by a crash between
+   * creating the file and recording it). Returns how many uploads were dropped.
+   */
   async sweep(now = Date.now()): Promise<number> {
-    const stale = this.ctx.store.uploads.stale(now - ABANDONED_AFTER_MS);
+    const before = now - this.ctx.config.uploadsExpiry * 1000;
+    const stale = this.ctx.store.uploads.stale(before);
     for (const upload of stale) {
       this.ctx.store.uploads.delete(upload.id);
       await removeQuietly(upload.staging);
+    }
+    const known = new Set(this.ctx.store.uploads.all().map((u) => path.basename(u.staging)));
+    const names = await fs.readdir(this.stagingDir).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!name.endsWith('.part') || known.has(name)) continue;
+      const file = path.join(this.stagingDir, name);
+      const st = await fs.lstat(file).catch(() => undefined);
+      if (st?.isFile() && st.mtimeMs < before) await removeQuietly(file);
     }
     return stale.length;
   }

@@ -45,13 +45,13 @@ export function tusRoutes(
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
 
-    // Abandoned uploads only cost disk space: sweep their staging files now and then.
+    // Abandoned uploads hold disk space and a place in their owner's limits: sweep them at start
+    // (the server may have been down longer than the expiry) and then at least hourly.
     let sweeper: NodeJS.Timeout | undefined;
+    const sweep = () => uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed'));
     app.addHook('onReady', async () => {
-      sweeper = setInterval(
-        () => void uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed')),
-        3600_000,
-      );
+      await sweep();
+      sweeper = setInterval(() => void sweep(), Math.min(3600_000, ctx.config.uploadsExpiry * 1000));
       sweeper.unref();
     });
     app.addHook('onClose', async () => clearInterval(sweeper));

@@ -1,4 +1,4 @@
-import type { FileInfo, Permissions } from '@filebrowser/contract';
+import { TEXT_CONTENT_LIMIT, type FileInfo, type Permissions } from '@filebrowser/contract';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -211,6 +211,20 @@ describe('FilesPage', () => {
         'hello',
       );
     }, 30_000);
+
+    it('offers a text file past TEXT_CONTENT_LIMIT for download, saying it is too large to edit here', async () => {
+      useAuthStore.setState({ user: tokenUser({ download: true, modify: true }) });
+      on('GET', '/api/resources/docs/big.log', entry('/docs/big.log', false, TEXT_CONTENT_LIMIT + 1));
+      await open('/files/docs/big.log');
+      expect(await screen.findByRole('heading', { name: 'big.log' })).toBeTruthy();
+      expect(screen.getByText(/Too large to edit here/)).toBeTruthy();
+      expect(screen.queryByText(/No preview available/)).toBeNull();
+      expect(screen.queryByRole('textbox', { name: 'Contents of big.log' })).toBeNull();
+      expect(screen.queryByRole('button', { name: /Save/ })).toBeNull();
+      const links = screen.getAllByRole('link', { name: /Download/ });
+      expect(links.length).toBeGreaterThan(0);
+      for (const link of links) expect(link.getAttribute('href')).toBe('/api/raw/docs/big.log');
+    });
 
     it('opens a textImmutable file read-only', async () => {
       useAuthStore.setState({ user: tokenUser({ download: true, modify: true }) });

@@ -11,6 +11,7 @@ import { useLayoutStore } from '../../../stores/layout';
 import { formatSize } from '../../../utils/format-size';
 import { filesRoute, parentPath } from '../../../utils/paths';
 import { fileIcon } from '../file-icon';
+import { tooLargeToEdit } from '../text-limit';
 import { ImageViewer } from './ImageViewer';
 import { findNeighbours } from './neighbours';
 import { useFolderItems } from './use-folder-items';
@@ -33,7 +34,8 @@ function NoPreview({ file, canDownload }: { file: FileInfo; canDownload: boolean
       <Icon name={fileIcon(file)} className="preview__big-icon" />
       <p className="preview__file-name">{file.name}</p>
       <p className="preview__muted">
-        {formatSize(file.size, i18n.language)} · {t('preview.noPreview')}
+        {formatSize(file.size, i18n.language)} ·{' '}
+        {tooLargeToEdit(file) ? t('preview.tooLargeToEdit') : t('preview.noPreview')}
       </p>
       {canDownload && (
         <a className="button" href={downloadURL(file.path)} download={file.name}>
