@@ -319,6 +319,7 @@ describe('runner and symbolic links', () => {
         /^cp --parents writes into folders/,
       );
       expect(deniedPathOption(['vdir'], ['-L'])).toMatch(/^vdir -L /);
+      expect(deniedPathOption(['install'], ['-l', 's', 'a', 'b'])).toBe('install -l creates symbolic links');
       // What stays allowed.
       expect(deniedPathOption(['grep'], ['-rn', 'x', '.'])).toBeUndefined();
       expect(deniedPathOption(['du'], ['--dereference-args', '-sh', 'x'])).toBeUndefined();

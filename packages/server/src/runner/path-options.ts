@@ -33,6 +33,8 @@ const FILES0: PathOptionRule = { long: ['files0-from'], why: NAMES_FROM_FILE };
 
 const RULES: Readonly<Record<string, readonly PathOptionRule[]>> = {
   ln: [{ letters: 's', long: ['symbolic'], why: CREATES_LINKS }],
+  // BSD install -l s links instead of copying (GNU install has no -l).
+  install: [{ letters: 'l', why: CREATES_LINKS }],
   cp: [
     { letters: 's', long: ['symbolic-link'], why: CREATES_LINKS },
     { letters: 'LH', long: ['dereference'], why: FOLLOWS_LINKS },
