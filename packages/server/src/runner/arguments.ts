@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FileAccess } from '../files/access.js';
-import type { Scope } from '../files/resolver.js';
+import { joinVirtual, type Scope } from '../files/resolver.js';
 import { CommandRefused } from './refusal.js';
 
 /**
@@ -75,13 +75,11 @@ async function realOf(scope: Scope, segments: readonly string[]): Promise<string
   return r.real;
 }
 
-/** Why `candidate` (seen from the virtual folder `cwd`) is refused, or undefined when it is fine. */
-async function refusalOf(
-  access: FileAccess,
-  cwd: readonly string[],
-  candidate: string,
-): Promise<string | undefined> {
-  const scope = access.scope;
+/**
+ * The segments a program walks for `candidate` from the virtual folder `cwd`, from the scope
+ * folder (`..` kept: a link before it changes where it leads), or why it is refused.
+ */
+function segmentsOf(scope: Scope, cwd: readonly string[], candidate: string): string[] | string {
   let base: readonly string[] = cwd;
   let rest = candidate;
   if (candidate.startsWith('~')) {
@@ -98,11 +96,34 @@ async function refusalOf(
     rest = prefix === '/' ? candidate : candidate.slice(prefix.length);
   }
   const segments = [...base, ...rest.split('/')].filter((s) => s !== '' && s !== '.');
+  let depth = 0;
+  for (const s of segments) {
+    depth += s === '..' ? -1 : 1;
+    if (depth < 0) return 'is outside your scope';
+  }
+  return segments;
+}
+
+/** `segments` with each `..` taking away the name before it: the path as written. */
+function lexical(segments: readonly string[]): string[] {
   const stack: string[] = [];
   for (const s of segments) {
-    if (s !== '..') stack.push(s);
-    else if (stack.pop() === undefined) return 'is outside your scope';
+    if (s === '..') stack.pop();
+    else stack.push(s);
   }
+  return stack;
+}
+
+/** Why `candidate` (seen from the virtual folder `cwd`) is refused, or undefined when it is fine. */
+async function refusalOf(
+  access: FileAccess,
+  cwd: readonly string[],
+  candidate: string,
+): Promise<string | undefined> {
+  const scope = access.scope;
+  const segments = segmentsOf(scope, cwd, candidate);
+  if (typeof segments === 'string') return segments;
+  const stack = lexical(segments);
   let real: string;
   try {
     real = await realOf(scope, segments);
@@ -138,5 +159,30 @@ export async function checkArgumentPaths(
         arg === candidate ? JSON.stringify(arg) : `${JSON.stringify(candidate)} in ${JSON.stringify(arg)}`;
       throw new CommandRefused(`Command not allowed: the path ${shown} ${why}.`);
     }
+  }
+}
+
+/**
+ * The virtual path of the directory entry an operand names, its folders resolved the way the
+ * kernel walks them (links followed) but its last name not followed: what `cp`, `mv` and `ln`
+ * act on. Undefined when it lies outside the scope (the argument check refuses those first).
+ * A `~` is not expanded: those programs take it as a name.
+ */
+export async function operandEntry(
+  access: FileAccess,
+  cwdVirtual: string,
+  operand: string,
+): Promise<string | undefined> {
+  const scope = access.scope;
+  const cwd = cwdVirtual.split('/').filter((s) => s !== '');
+  const segments = segmentsOf(scope, cwd, operand.startsWith('~') ? './' + operand : operand);
+  if (typeof segments === 'string') return undefined;
+  const last = segments.at(-1);
+  try {
+    if (last === undefined || last === '..') return scope.virtualOf(await realOf(scope, segments));
+    const folder = scope.virtualOf(await realOf(scope, segments.slice(0, -1)));
+    return folder === undefined ? undefined : joinVirtual(folder, last);
+  } catch {
+    return undefined;
   }
 }

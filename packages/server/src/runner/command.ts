@@ -8,7 +8,9 @@ import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
 import { deniedCommand, deniedOption, MULTI_CALL_BINARIES } from './deny-list.js';
 import { findExecutable, type Executable } from './executable.js';
+import { checkLinkOperands } from './link-sources.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
+import { deniedPathOption } from './path-options.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
 import { CommandLineError, splitCommandLine } from './words.js';
@@ -106,12 +108,17 @@ export async function prepareCommand(
   const exe = await findExecutable(name, opts.path);
   if (!exe) throw new CommandRefused(`Command not found: ${name}`);
   checkNotRunner(name, args, exe, opts);
+  // `unsafeCommands` lifts the rules above, never the scope: these stay.
+  const names = [name, path.basename(exe.real)];
+  const pathOption = deniedPathOption(names, args);
+  if (pathOption) throw new CommandRefused(`Command not allowed: ${pathOption}.`);
 
   const access = await fileAccessFor(ctx, user);
   checkNotUploaded(ctx, exe, access.scope.real);
   const cwd = await workingFolder(access, virtualDir);
   try {
     await checkArgumentPaths(access, cwd.virtual, args);
+    await checkLinkOperands(access, cwd.virtual, names, args);
   } catch (err) {
     await cwd.close();
     throw err;

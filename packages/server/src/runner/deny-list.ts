@@ -99,6 +99,8 @@ export const DENY_LIST: ReadonlyArray<{ reason: string; names: readonly string[]
       'crontab',
       'fd',
       'fdfind',
+      // Multi-call: `coreutils --coreutils-prog=env sh`.
+      'coreutils',
     ],
   },
   {
@@ -171,6 +173,7 @@ export const DENY_LIST: ReadonlyArray<{ reason: string; names: readonly string[]
       'tcc',
       'rustc',
       'go',
+      'unshar',
     ],
   },
   {
@@ -288,6 +291,42 @@ export const DENY_LIST: ReadonlyArray<{ reason: string; names: readonly string[]
       'journalctl',
       'mount',
       'umount',
+      'gio',
+      'xdg-open',
+    ],
+  },
+  {
+    // A link's target is resolved from the link's own folder, so the runner cannot confine it.
+    reason: 'creates symbolic links',
+    names: ['lndir', 'stow', 'xstow', 'symlinks'],
+  },
+  {
+    reason: 'extracts archives, whose entries can be symbolic links or paths leading anywhere',
+    names: [
+      'unzip',
+      'bsdunzip',
+      '7z',
+      '7za',
+      '7zr',
+      '7zz',
+      'unrar',
+      'unar',
+      'pax',
+      'bsdcpio',
+      'lha',
+      'lhasa',
+      'arj',
+      'unarj',
+      'dpkg-deb',
+      'unsquashfs',
+      'atool',
+      'aunpack',
+      'apack',
+      'acat',
+      'als',
+      'adiff',
+      'arepack',
+      'uudecode',
     ],
   },
 ];
@@ -341,4 +380,4 @@ export function deniedOption(name: string, args: readonly string[]): string | un
 }
 
 /** Multi-call binaries act as the applet named by argv[0], which is the checked command name. */
-export const MULTI_CALL_BINARIES: readonly string[] = ['busybox', 'toybox'];
+export const MULTI_CALL_BINARIES: readonly string[] = ['busybox', 'toybox', 'coreutils'];

@@ -1,0 +1,135 @@
+/**
+ * Options that make a tool reach files its arguments do not name: by creating a symbolic link
+ * (whose target is resolved from the link's own folder, not from the working folder where the
+ * runner checked it), by following links met while walking a folder (the runner checks the
+ * arguments, not what a walk finds), or by reading the names of files to open from a file.
+ *
+ * Unlike the options of deny-list.ts these are part of the scope confinement, not of the
+ * "runs other commands" rule: `unsafeCommands` does not lift them.
+ */
+
+interface PathOptionRule {
+  /** Short option letters refused anywhere in a cluster (`-s`, `-sf`, `-fs`). */
+  letters?: string;
+  /** GNU long options refused, with getopt's abbreviations (`--sym` is `--symbolic`). */
+  long?: readonly string[];
+  /** Whole words refused (find's expression and leading options, which are not clusters). */
+  words?: RegExp;
+  /** Ends "… is refused because it …". */
+  why: string;
+}
+
+const CREATES_LINKS = 'creates symbolic links';
+const FOLLOWS_LINKS = 'follows symbolic links while walking folders';
+const NAMES_FROM_FILE = 'reads the names of the files to open from a file, which the runner cannot check';
+
+const GREP: PathOptionRule[] = [{ letters: 'R', long: ['dereference-recursive'], why: FOLLOWS_LINKS }];
+// gzip -r -f (and zcat -r -f) read through links met in the walk.
+const RECURSIVE_COMPRESSOR: PathOptionRule[] = [{ letters: 'r', long: ['recursive'], why: FOLLOWS_LINKS }];
+const LS: PathOptionRule[] = [{ letters: 'L', long: ['dereference'], why: FOLLOWS_LINKS }];
+const CHANGES_MODE: PathOptionRule[] = [{ letters: 'LH', long: ['dereference'], why: FOLLOWS_LINKS }];
+const CHECKSUM: PathOptionRule[] = [{ letters: 'c', long: ['check'], why: NAMES_FROM_FILE }];
+const FILES0: PathOptionRule = { long: ['files0-from'], why: NAMES_FROM_FILE };
+
+const RULES: Readonly<Record<string, readonly PathOptionRule[]>> = {
+  ln: [{ letters: 's', long: ['symbolic'], why: CREATES_LINKS }],
+  // BSD install -l s links instead of copying (GNU install has no -l).
+  install: [{ letters: 'l', why: CREATES_LINKS }],
+  cp: [
+    { letters: 's', long: ['symbolic-link'], why: CREATES_LINKS },
+    { letters: 'LH', long: ['dereference'], why: FOLLOWS_LINKS },
+    // `cp --parents ../../x d` writes d/../../x, and through any link standing at d/a of d/a/b.
+    {
+      long: ['parents'],
+      why: 'writes into folders named after its sources, which the runner does not check',
+    },
+  ],
+  grep: GREP,
+  egrep: GREP,
+  fgrep: GREP,
+  rgrep: GREP,
+  zgrep: GREP,
+  ugrep: [{ letters: 'RS', long: ['dereference-recursive', 'dereference-files'], why: FOLLOWS_LINKS }],
+  rg: [{ letters: 'L', long: ['follow'], why: FOLLOWS_LINKS }],
+  ag: [{ letters: 'f', long: ['follow'], why: FOLLOWS_LINKS }],
+  ack: [{ long: ['follow'], why: FOLLOWS_LINKS }],
+  find: [
+    // GNU find takes -H/-L only as whole words; BSD find also in clusters (`-sL`).
+    { words: /^-(?:follow|[EHLPXdsx]*[HL][EHLPXdsx]*)$/, why: FOLLOWS_LINKS },
+    { words: /^-files0-from$/, why: NAMES_FROM_FILE },
+  ],
+  du: [{ letters: 'L', long: ['dereference'], why: FOLLOWS_LINKS }, FILES0],
+  ls: LS,
+  dir: LS,
+  vdir: LS,
+  // tree's -L is a depth; -l follows links to folders.
+  tree: [{ letters: 'l', why: FOLLOWS_LINKS }],
+  chmod: CHANGES_MODE,
+  chown: CHANGES_MODE,
+  chgrp: CHANGES_MODE,
+  gzip: RECURSIVE_COMPRESSOR,
+  gunzip: RECURSIVE_COMPRESSOR,
+  zcat: RECURSIVE_COMPRESSOR,
+  pigz: RECURSIVE_COMPRESSOR,
+  unpigz: RECURSIVE_COMPRESSOR,
+  zstd: RECURSIVE_COMPRESSOR,
+  zstdmt: RECURSIVE_COMPRESSOR,
+  unzstd: RECURSIVE_COMPRESSOR,
+  zstdcat: RECURSIVE_COMPRESSOR,
+  lz4: RECURSIVE_COMPRESSOR,
+  lz4c: RECURSIVE_COMPRESSOR,
+  lz4cat: RECURSIVE_COMPRESSOR,
+  unlz4: RECURSIVE_COMPRESSOR,
+  lzip: RECURSIVE_COMPRESSOR,
+  wc: [FILES0],
+  sort: [FILES0],
+  file: [{ letters: 'f', long: ['files-from'], why: NAMES_FROM_FILE }],
+  md5sum: CHECKSUM,
+  sha1sum: CHECKSUM,
+  sha224sum: CHECKSUM,
+  sha256sum: CHECKSUM,
+  sha384sum: CHECKSUM,
+  sha512sum: CHECKSUM,
+  b2sum: CHECKSUM,
+  cksum: CHECKSUM,
+};
+
+function rulesOf(name: string): readonly PathOptionRule[] {
+  // GNU tools installed beside BSD ones carry a `g` prefix (gcp, gfind, ggrep).
+  return RULES[name] ?? (name.startsWith('g') ? (RULES[name.slice(1)] ?? []) : []);
+}
+
+/** The refused option in `word` under `rule`, as the user wrote it, or undefined. */
+function refusedIn(word: string, rule: PathOptionRule): string | undefined {
+  if (rule.words?.test(word)) return word;
+  if (word.startsWith('--')) {
+    const given = word.slice(2).split('=')[0] as string;
+    if (given === '') return undefined;
+    const hit = rule.long?.find((option) => option.startsWith(given));
+    return hit === undefined ? undefined : `--${hit}`;
+  }
+  if (word.startsWith('-') && rule.letters) {
+    // Every letter of a cluster may be an option; a letter that is really the argument of an
+    // earlier option (`-eR`) is refused too, which errs on the safe side.
+    const letter = [...word.slice(1)].find((c) => rule.letters!.includes(c));
+    return letter === undefined ? undefined : `-${letter}`;
+  }
+  return undefined;
+}
+
+/**
+ * Why one of `args` makes the program `names` (the name typed and the real name of the program)
+ * reach files the runner did not check, or undefined. Words after `--` are looked at too: a
+ * false refusal is cheap, a missed option is not, and not every tool honours `--`.
+ */
+export function deniedPathOption(names: readonly string[], args: readonly string[]): string | undefined {
+  for (const name of new Set(names)) {
+    for (const rule of rulesOf(name)) {
+      for (const arg of args) {
+        const option = refusedIn(arg, rule);
+        if (option !== undefined) return `${name} ${option} ${rule.why}`;
+      }
+    }
+  }
+  return undefined;
+}
