@@ -5,8 +5,8 @@ import type { FastifyReply } from 'fastify';
  * subtitles, archives, the branding folder). `sandbox` gives a document opened from it a unique
  * origin with scripts, forms and plugins off, so even a file the browser renders as HTML or SVG
  * cannot act as the app; `default-src 'none'` stops it from loading anything but its own images,
- * media and inline styles. `script-src 'none'` repeats what `default-src` already says because
- * File Browser's clients look for it (contract 6.1).
+ * media and inline styles. `script-src 'none'` repeats what `default-src` already says: it is
+ * the directive contract 6.1 names, and stays in the header in so many words.
  */
 export const FILE_CSP =
   "sandbox; default-src 'none'; script-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
