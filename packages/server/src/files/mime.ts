@@ -242,20 +242,3 @@ export function isBinary(sample: Buffer): boolean {
   }
   return false;
 }
-
-/** Types that a browser may run script in: never rendered inline without a sandbox. */
-export function isActiveContent(mime: string): boolean {
-  const m = mime.split(';')[0]!.trim().toLowerCase();
-  return (
-    m === 'text/html' ||
-    m === 'application/xhtml+xml' ||
-    m === 'image/svg+xml' ||
-    m === 'text/xml' ||
-    m === 'application/xml' ||
-    m.endsWith('+xml') ||
-    m === 'text/javascript' ||
-    m === 'application/javascript' ||
-    m === 'application/x-shockwave-flash' ||
-    m === 'text/xsl'
-  );
-}

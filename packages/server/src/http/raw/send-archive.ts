@@ -25,7 +25,7 @@ export async function sendArchive(
     if (!reply.raw.writableFinished) archive.abort();
   });
   archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
-  fileSecurityHeaders(reply, false);
+  fileSecurityHeaders(reply, archive.contentType);
   void reply.header(
     'Content-Disposition',
     contentDisposition(plan.baseName + ARCHIVE_FORMATS[format], false),

@@ -4,7 +4,8 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type fsp from 'node:fs/promises';
 import { etagOf } from '../../files/info.js';
-import { isActiveContent, mimeByExtension, sniff } from '../../files/mime.js';
+import { mimeByExtension, sniff } from '../../files/mime.js';
+import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { headerValue } from '../resources/request-path.js';
 import { CHUNK, writeFileRange } from './file-body.js';
 
@@ -20,17 +21,9 @@ export function contentDisposition(name: string, inline: boolean): string {
   return `${inline ? 'inline' : 'attachment'}; filename*=utf-8''${rfc5987(name)}`;
 }
 
-/**
- * Adds the raw-file CSP on top of the app-wide one (two headers, as File Browser sends them);
- * script-capable types also get `sandbox`, so they render as an inert, unique-origin document.
- */
-export function fileSecurityHeaders(reply: FastifyReply, sandbox: boolean): void {
-  const existing = reply.getHeader('content-security-policy');
-  const list =
-    existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];
-  list.push(sandbox ? "script-src 'none'; sandbox;" : "script-src 'none';");
-  void reply.header('Content-Security-Policy', list);
-  void reply.header('X-Content-Type-Options', 'nosniff');
+/** File bytes' safety headers (see `fileSafetyHeaders`), and no shared caching of them. */
+export function fileSecurityHeaders(reply: FastifyReply, type: string): void {
+  fileSafetyHeaders(reply, type);
   void reply.header('Cache-Control', 'private');
 }
 
@@ -256,8 +249,8 @@ export async function sendBody(
   onBody: (body: Readable) => void = () => undefined,
 ): Promise<FastifyReply> {
   const { size, mtimeMs, etag } = source;
-  const type = opts.inline || opts.forceType ? opts.contentType : 'application/octet-stream';
-  fileSecurityHeaders(reply, opts.inline && isActiveContent(type));
+  const type = opts.inline || opts.forceType ? inertType(opts.contentType) : 'application/octet-stream';
+  fileSecurityHeaders(reply, type);
   void reply.header('Content-Disposition', contentDisposition(opts.name, opts.inline));
   void reply.header('Accept-Ranges', 'bytes');
   void reply.header('Last-Modified', httpDate(mtimeMs));

@@ -19,6 +19,7 @@ import {
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
+import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
@@ -80,6 +81,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       if (!canDownload) return sendStatus(reply, 202);
       if (info.type === 'text') {
         const fh = await openPinnedFile(r.node);
+        fileSafetyHeaders(reply, 'application/octet-stream');
         return reply.type('application/octet-stream').send(fh.createReadStream());
       }
       return info;

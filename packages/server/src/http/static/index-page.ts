@@ -24,14 +24,32 @@ export function renderIndex(template: string, startup: StartupSettings): string 
     .replace(/(src|href)="\.\//g, `$1="${escapeHtml(startup.StaticURL)}/`);
 }
 
-/** The page's policy: no inline script, nothing from elsewhere but the captcha when enabled. */
-export function pageCsp(startup: StartupSettings): string {
+/** What a CSP host-source can hold: a name or IPv4 address and a port, nothing that ends it. */
+const CSP_HOST = /^[a-z0-9.-]+(:\d+)?$/i;
+
+/**
+ * Where the page may load scripts from: the built assets folder only, so that no same-origin URL
+ * outside it (a download under /api/, a branding file) can ever be a script, even one that some
+ * markup injected into the page names. A CSP source with a path needs the origin spelled out:
+ * it is the one the browser asked (`Host`, or `X-Forwarded-Host` from a trusted proxy). A host
+ * CSP cannot spell (an IPv6 literal) falls back to `'self'`, which still forbids inline script.
+ */
+export function scriptSource(protocol: string, host: string, baseURL: string): string {
+  if (!CSP_HOST.test(host) || (protocol !== 'http' && protocol !== 'https')) return "'self'";
+  return `${protocol}://${host.toLowerCase()}${baseURL}/static/assets/`;
+}
+
+/**
+ * The page's policy: scripts only from the built assets, nothing from elsewhere but the captcha
+ * when enabled, no plugins, no <base> to redirect relative URLs, and framed only by itself.
+ */
+export function pageCsp(startup: StartupSettings, scripts: string): string {
   const captcha =
     startup.ReCaptcha && startup.ReCaptchaHost ? ` ${new URL(startup.ReCaptchaHost).origin}` : '';
   const gstatic = captcha ? ' https://www.gstatic.com' : '';
   return [
     "default-src 'self'",
-    `script-src 'self'${captcha}${gstatic}`,
+    `script-src ${scripts}${captcha}${gstatic}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",
@@ -39,7 +57,7 @@ export function pageCsp(startup: StartupSettings): string {
     "connect-src 'self' ws: wss:",
     `frame-src 'self'${captcha}`,
     "object-src 'none'",
-    "base-uri 'self'",
+    "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'self'",
   ].join('; ');

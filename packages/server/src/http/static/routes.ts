@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { sendStatus } from '../replies.js';
 import type { RouteIndex } from '../route-index.js';
-import { pageCsp, renderIndex } from './index-page.js';
+import { pageCsp, renderIndex, scriptSource } from './index-page.js';
 import { startupSettings } from './startup.js';
 
 export interface StaticOptions {
@@ -16,6 +17,7 @@ export interface StaticOptions {
 }
 
 const HASHED_ASSET = /^assets\//;
+const BRANDING_CSS = 'custom.css';
 
 /** /static/* (the built web app and branding files), /health, and the page for every other GET. */
 export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): FastifyPluginAsync {
@@ -33,14 +35,29 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       reply.type('application/json; charset=utf-8').send('{"status":"OK"}'),
     );
 
-    app.get('/static/*', async (request, reply) => {
+    // Branding files are whatever the administrator's folder holds, so they are served as user
+    // files are (an SVG logo must not run script in this origin). The Content-Type is only known
+    // once @fastify/static has set it, hence the hook.
+    const fromBranding = new WeakSet<FastifyRequest>();
+    const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
+      if (!fromBranding.has(request)) return payload;
+      const type = String(reply.getHeader('content-type') ?? 'application/octet-stream');
+      // custom.css is the administrator's own stylesheet for the page: it keeps text/css.
+      const rel = (request.params as { '*': string })['*'];
+      const served = rel === BRANDING_CSS ? type : inertType(type);
+      fileSafetyHeaders(reply.type(served), served);
+      return payload;
+    };
+
+    app.get('/static/*', { onSend }, async (request, reply) => {
       const rel = (request.params as { '*': string })['*'];
       if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
       const branding = ctx.store.settings.get().branding.files;
-      if (branding && (rel.startsWith('img/') || rel === 'custom.css')) {
+      if (branding && (rel.startsWith('img/') || rel === BRANDING_CSS)) {
         const base = path.resolve(branding);
         const file = path.join(base, rel);
         if (file.startsWith(base + path.sep) && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
+          fromBranding.add(request);
           return cached(reply, 86400).sendFile(rel, base);
         }
       }
@@ -69,7 +86,10 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       }
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
-        .header('Content-Security-Policy', pageCsp(startup))
+        .header(
+          'Content-Security-Policy',
+          pageCsp(startup, scriptSource(request.protocol, request.host, ctx.config.baseURL)),
+        )
         .header('X-Content-Type-Options', 'nosniff')
         .header('Referrer-Policy', 'same-origin')
         .header('Cache-Control', 'no-cache, no-store, must-revalidate')
