@@ -96,6 +96,28 @@ describe('RuleChecker', () => {
     expect(exact.check('/admin')).toBe(true);
   });
 
+  it('compares rules and paths in NFC, whichever form either is written in', () => {
+    const nfc = 'Caf\u00e9';
+    const nfd = 'Cafe\u0301';
+    for (const [rule, stored] of [
+      [nfc, nfd],
+      [nfd, nfc],
+    ] as const) {
+      const c = new RuleChecker([deny('/' + rule)], [], false);
+      expect(c.check('/' + stored)).toBe(false);
+      expect(c.check(`/${stored}/inner/x.txt`)).toBe(false);
+      expect(c.checkChild('/', stored)).toBe(false);
+      expect(c.check(`/${stored}s`)).toBe(true);
+      const re = new RuleChecker([denyRe(`^/${rule}/`)], [], false);
+      expect(re.check(`/${stored}/x`)).toBe(false);
+      const reopened = new RuleChecker([deny('/')], [allow('/' + rule)], false);
+      expect(reopened.check(`/${stored}/x`)).toBe(true);
+      expect(reopened.check('/Cafe/x')).toBe(false);
+    }
+    const folded = new RuleChecker([deny('/CAF\u00c9')], [], false, { caseInsensitive: true });
+    expect(folded.check('/cafe\u0301/x')).toBe(false);
+  });
+
   it('never matches a sibling that merely shares a prefix (property)', () => {
     const seg = fc.stringMatching(/^[a-zA-Z0-9_.-]{1,8}$/).filter((s) => s !== '.' && s !== '..');
     fc.assert(
