@@ -35,6 +35,15 @@ describe('RuleChecker', () => {
     expect(c.check('/priv/a')).toBe(false);
   });
 
+  it('reads rule paths as paths: empty and "." segments name nothing of their own', () => {
+    for (const written of ['/a//b', 'a/./b/', '//a/b//', './a/b']) {
+      const c = new RuleChecker([deny(written)], [], false);
+      expect(c.check('/a/b/x'), written).toBe(false);
+      expect(c.check('/a/bc'), written).toBe(true);
+    }
+    expect(new RuleChecker([deny('/./')], [], false).check('/a')).toBe(false);
+  });
+
   it('lets an empty or "/" rule path match everything', () => {
     expect(new RuleChecker([deny('')], [], false).check('/a')).toBe(false);
     expect(new RuleChecker([deny('/')], [], false).check('/a/b')).toBe(false);

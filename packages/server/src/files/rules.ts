@@ -47,9 +47,13 @@ function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
   }
   const fold = opts.caseInsensitive ? (s: string) => s.toLowerCase() : (s: string) => s;
   // Rule paths are segment-aligned: "/admin" matches "/admin" and "/admin/x", never "/admin_backup".
-  let base = fold(ruleForm(rule.path)).replace(/\/+$/, '');
-  if (base !== '' && !base.startsWith('/')) base = '/' + base;
-  if (base === '') return { allow: rule.allow, matches: () => true };
+  // Empty and "." segments are dropped as request paths drop them: "/a//b/" and "a/./b" name
+  // /a/b, where compared as written they would name nothing and a deny rule would fail open.
+  const segments = fold(ruleForm(rule.path))
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
+  if (segments.length === 0) return { allow: rule.allow, matches: () => true };
+  const base = '/' + segments.join('/');
   const prefix = base + '/';
   return {
     allow: rule.allow,
