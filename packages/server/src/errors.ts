@@ -60,6 +60,9 @@ export function fromSystemError(err: unknown): AppError | undefined {
     case 'EEXIST':
     case 'ENOTEMPTY':
       return conflict();
+    case 'ENAMETOOLONG':
+      // A name longer than the file system allows can name nothing: the request is at fault.
+      return badRequest('a name in the path is too long');
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':

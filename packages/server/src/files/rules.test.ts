@@ -35,6 +35,15 @@ describe('RuleChecker', () => {
     expect(c.check('/priv/a')).toBe(false);
   });
 
+  it('reads rule paths as paths: empty and "." segments name nothing of their own', () => {
+    for (const written of ['/a//b', 'a/./b/', '//a/b//', './a/b']) {
+      const c = new RuleChecker([deny(written)], [], false);
+      expect(c.check('/a/b/x'), written).toBe(false);
+      expect(c.check('/a/bc'), written).toBe(true);
+    }
+    expect(new RuleChecker([deny('/./')], [], false).check('/a')).toBe(false);
+  });
+
   it('lets an empty or "/" rule path match everything', () => {
     expect(new RuleChecker([deny('')], [], false).check('/a')).toBe(false);
     expect(new RuleChecker([deny('/')], [], false).check('/a/b')).toBe(false);
@@ -94,6 +103,28 @@ describe('RuleChecker', () => {
     expect(folded.check('/secret')).toBe(true);
     const exact = new RuleChecker([deny('/Admin')], [], false);
     expect(exact.check('/admin')).toBe(true);
+  });
+
+  it('compares rules and paths in NFC, whichever form either is written in', () => {
+    const nfc = 'Caf\u00e9';
+    const nfd = 'Cafe\u0301';
+    for (const [rule, stored] of [
+      [nfc, nfd],
+      [nfd, nfc],
+    ] as const) {
+      const c = new RuleChecker([deny('/' + rule)], [], false);
+      expect(c.check('/' + stored)).toBe(false);
+      expect(c.check(`/${stored}/inner/x.txt`)).toBe(false);
+      expect(c.checkChild('/', stored)).toBe(false);
+      expect(c.check(`/${stored}s`)).toBe(true);
+      const re = new RuleChecker([denyRe(`^/${rule}/`)], [], false);
+      expect(re.check(`/${stored}/x`)).toBe(false);
+      const reopened = new RuleChecker([deny('/')], [allow('/' + rule)], false);
+      expect(reopened.check(`/${stored}/x`)).toBe(true);
+      expect(reopened.check('/Cafe/x')).toBe(false);
+    }
+    const folded = new RuleChecker([deny('/CAF\u00c9')], [], false, { caseInsensitive: true });
+    expect(folded.check('/cafe\u0301/x')).toBe(false);
   });
 
   it('never matches a sibling that merely shares a prefix (property)', () => {

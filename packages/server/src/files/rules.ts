@@ -1,7 +1,20 @@
 import type { Rule } from '@filebrowser/contract';
 import { compileRulePattern } from '../rules/validate.js';
 
-/** One rule, ready to test virtual paths. */
+/**
+ * The one form rules and paths are compared in. A name may be stored decomposed (NFD: macOS,
+ * files copied from it, some clients) or composed (NFC: what browsers and most keyboards send),
+ * and `Café` must name the same folder in a rule either way, so both sides are put in NFC.
+ */
+export function ruleForm(text: string): string {
+  // Every code point below U+0300 is already NFC and combines with nothing before it, so the
+  // common case (ASCII and Latin-1 names) skips the normaliser.
+  return BEYOND_LATIN.test(text) ? text.normalize('NFC') : text;
+}
+
+const BEYOND_LATIN = /[\u0300-\uffff]/;
+
+/** One rule, ready to test virtual paths (already in `ruleForm`). */
 interface CompiledRule {
   allow: boolean;
   matches(virtualPath: string): boolean;
@@ -19,7 +32,8 @@ function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
     const raw = rule.regexp?.raw ?? '';
     let re: RegExp | undefined;
     try {
-      if (raw) re = compileRulePattern(raw);
+      // Literal text in a pattern meets paths in the same form (escapes like \u0301 are kept).
+      if (raw) re = compileRulePattern(ruleForm(raw));
     } catch (err) {
       opts.onInvalid?.(rule, (err as Error).message);
     }
@@ -33,9 +47,13 @@ function compileRule(rule: Rule, opts: RuleOptions): CompiledRule {
   }
   const fold = opts.caseInsensitive ? (s: string) => s.toLowerCase() : (s: string) => s;
   // Rule paths are segment-aligned: "/admin" matches "/admin" and "/admin/x", never "/admin_backup".
-  let base = fold(rule.path).replace(/\/+$/, '');
-  if (base !== '' && !base.startsWith('/')) base = '/' + base;
-  if (base === '') return { allow: rule.allow, matches: () => true };
+  // Empty and "." segments are dropped as request paths drop them: "/a//b/" and "a/./b" name
+  // /a/b, where compared as written they would name nothing and a deny rule would fail open.
+  const segments = fold(ruleForm(rule.path))
+    .split('/')
+    .filter((s) => s !== '' && s !== '.');
+  if (segments.length === 0) return { allow: rule.allow, matches: () => true };
+  const base = '/' + segments.join('/');
   const prefix = base + '/';
   return {
     allow: rule.allow,
@@ -81,9 +99,11 @@ export class RuleChecker {
 
   /** Rules only (File Browser's CheckRules). */
   allowedByRules(virtualPath: string): boolean {
+    if (this.rules.length === 0) return true;
+    const subject = ruleForm(virtualPath);
     let allowed = true;
     for (const rule of this.rules) {
-      if (rule.matches(virtualPath)) allowed = rule.allow;
+      if (rule.matches(subject)) allowed = rule.allow;
     }
     return allowed;
   }
