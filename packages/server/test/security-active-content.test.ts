@@ -208,51 +208,50 @@ describe('the page', () => {
     await fs.writeFile(path.join(t.ctx.config.webDist, 'index.html'), INDEX);
   });
 
-  it('takes scripts only from the built assets: no /api/ URL, no inline script, no plugins, no <base>', async () => {
-    const page = await t.app.inject({
-      method: 'GET',
-      url: '/files/',
-      headers: { host: 'files.example:8080' },
-    });
-    expect(page.statusCode).toBe(200);
+  /** The nonce a page's policy allows, checked to be the only way a script runs there. */
+  function scriptPolicy(page: { headers: Record<string, unknown>; body: string }): string {
     const csp = directives(String(page.headers['content-security-policy']));
-    expect(csp.get('script-src')).toEqual(['http://files.example:8080/static/assets/']);
+    const sources = csp.get('script-src')!;
+    expect(sources).toHaveLength(2);
+    expect(sources[1]).toBe("'strict-dynamic'");
+    const nonce = /^'nonce-([A-Za-z0-9+/]{22}==)'$/.exec(sources[0]!)?.[1];
+    expect(nonce, sources[0]).toBeDefined();
     expect(csp.get('object-src')).toEqual(["'none'"]);
     expect(csp.get('base-uri')).toEqual(["'none'"]);
     expect(csp.get('frame-ancestors')).toEqual(["'self'"]);
-    // The page's own script tag is allowed by that source; a download URL is not.
-    expect(page.body).toContain('src="/static/assets/index-abc123.js"');
-    for (const source of csp.get('script-src')!) {
-      expect(source).not.toBe("'self'");
-      expect(source).not.toMatch(/unsafe|\*|\/api\//);
-      expect('http://files.example:8080/api/public/dl/x/evil.js'.startsWith(source)).toBe(false);
-    }
+    return nonce!;
+  }
+
+  it('runs only the scripts the page names with its nonce: no /api/ URL, no inline script, no plugins, no <base>', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/files/' });
+    expect(page.statusCode).toBe(200);
+    const nonce = scriptPolicy(page);
+    // The built module carries the nonce; nothing else in the page does, and no source is a
+    // place (no 'self', no host, no /api/) that a download could be loaded from.
+    expect(page.body).toContain(
+      `<script nonce="${nonce}" type="module" crossorigin src="/static/assets/index-abc123.js">`,
+    );
+    expect(page.body.split(nonce)).toHaveLength(3); // the module, and the tag its preloader reads
+    expect(page.body).toContain(`<meta property="csp-nonce" nonce="${nonce}">`);
+    const raw = String(page.headers['content-security-policy']);
+    expect(raw).not.toMatch(/script-src[^;]*('self'|unsafe|\*|https?:|\/api\/)/);
+    // A fresh nonce for every page.
+    const again = await t.app.inject({ method: 'GET', url: '/files/' });
+    expect(scriptPolicy(again)).not.toBe(nonce);
   });
 
-  it('follows the base URL and the scheme a trusted proxy names', async () => {
+  it('works the same behind a proxy that rewrites Host, and under a base URL', async () => {
     await t.close();
     t = await startFilesApp({ baseURL: '/fb' });
     await fs.mkdir(path.join(t.ctx.config.webDist, 'assets'), { recursive: true });
     await fs.writeFile(path.join(t.ctx.config.webDist, 'index.html'), INDEX);
-    const page = await t.app.inject({
-      method: 'GET',
-      url: '/fb/files/',
-      headers: { host: 'files.example', 'x-forwarded-proto': 'https' },
-      remoteAddress: '127.0.0.1',
-    });
-    expect(directives(String(page.headers['content-security-policy'])).get('script-src')).toEqual([
-      'https://files.example/fb/static/assets/',
-    ]);
-    // From an address that is not a trusted proxy, the header is not believed.
-    const direct = await t.app.inject({
-      method: 'GET',
-      url: '/fb/files/',
-      headers: { host: 'files.example', 'x-forwarded-proto': 'https' },
-      remoteAddress: '203.0.113.9',
-    });
-    expect(directives(String(direct.headers['content-security-policy'])).get('script-src')).toEqual([
-      'http://files.example/fb/static/assets/',
-    ]);
+    for (const host of ['files.example', '127.0.0.1:8080', '[::1]:8080']) {
+      const page = await t.app.inject({ method: 'GET', url: '/fb/files/', headers: { host } });
+      const nonce = scriptPolicy(page);
+      expect(page.body, host).toContain(
+        `<script nonce="${nonce}" type="module" crossorigin src="/fb/static/assets/index-abc123.js">`,
+      );
+    }
   });
 
   it('never lets a Host header write its own directives', async () => {
@@ -261,7 +260,7 @@ describe('the page', () => {
       const raw = String(page.headers['content-security-policy']);
       expect(raw, host).not.toContain("unsafe-inline'; script");
       expect(raw, host).not.toContain('evil.example');
-      expect(directives(raw).get('script-src'), host).toEqual(["'self'"]);
+      scriptPolicy(page);
     }
   });
 });

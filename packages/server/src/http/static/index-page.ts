@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { StartupSettings } from '@filebrowser/contract';
 
 const escapeHtml = (s: string) =>
@@ -9,47 +10,46 @@ const scriptSafeJson = (value: unknown) =>
 
 /**
  * Renders the built index.html for one request. The start-up object travels as a JSON data
- * block (not an inline script), so the page's CSP can forbid inline scripts altogether.
+ * block (not an inline script), so the page's CSP can forbid inline scripts altogether; the
+ * built module scripts and their preloads carry the request's nonce (see `pageCsp`).
  */
-export function renderIndex(template: string, startup: StartupSettings): string {
+export function renderIndex(template: string, startup: StartupSettings, nonce: string): string {
   const title = escapeHtml(startup.Name || 'File Browser');
   const color = /^#[0-9a-fA-F]{3,8}$|^[a-zA-Z]+$/.test(startup.Color) ? startup.Color : '#2979ff';
+  // The module preloader reads the nonce from this tag for the preloads it adds later.
   const head =
+    `<meta property="csp-nonce" nonce="${nonce}">` +
     `<script id="filebrowser-startup" type="application/json">${scriptSafeJson(startup)}</script>` +
     (startup.CSS ? `<link rel="stylesheet" href="${escapeHtml(startup.StaticURL)}/custom.css">` : '');
   return template
     .replace(/<title>[^<]*<\/title>/, `<title>${title}</title>`)
     .replace(/(<meta name="theme-color" content=")[^"]*(")/, `$1${color}$2`)
     .replace('<!-- FB_STARTUP -->', head)
-    .replace(/(src|href)="\.\//g, `$1="${escapeHtml(startup.StaticURL)}/`);
+    .replace(/(src|href)="\.\//g, `$1="${escapeHtml(startup.StaticURL)}/`)
+    .replace(/<script(?=[^>]*\ssrc=)|<link(?=[^>]*\srel="modulepreload")/g, `$& nonce="${nonce}"`);
 }
 
-/** What a CSP host-source can hold: a name or IPv4 address and a port, nothing that ends it. */
-const CSP_HOST = /^[a-z0-9.-]+(:\d+)?$/i;
-
-/**
- * Where the page may load scripts from: the built assets folder only, so that no same-origin URL
- * outside it (a download under /api/, a branding file) can ever be a script, even one that some
- * markup injected into the page names. A CSP source with a path needs the origin spelled out:
- * it is the one the browser asked (`Host`, or `X-Forwarded-Host` from a trusted proxy). A host
- * CSP cannot spell (an IPv6 literal) falls back to `'self'`, which still forbids inline script.
- */
-export function scriptSource(protocol: string, host: string, baseURL: string): string {
-  if (!CSP_HOST.test(host) || (protocol !== 'http' && protocol !== 'https')) return "'self'";
-  return `${protocol}://${host.toLowerCase()}${baseURL}/static/assets/`;
+/** A fresh nonce for one page: 128 random bits. */
+export function pageNonce(): string {
+  return crypto.randomBytes(16).toString('base64');
 }
 
 /**
- * The page's policy: scripts only from the built assets, nothing from elsewhere but the captcha
- * when enabled, no plugins, no <base> to redirect relative URLs, and framed only by itself.
+ * The page's policy. Scripts run only when the page itself named them with this request's nonce
+ * (its built module and preloads) or when such a script loads them ('strict-dynamic'): markup
+ * that finds its way into the page cannot name a download under /api/ or a branding file as a
+ * script, and no inline script runs. A nonce rather than a path-restricted source, because a
+ * source with a path must spell the origin the browser used, which a server behind a proxy that
+ * rewrites Host does not know. Nothing from elsewhere but the captcha when enabled, no plugins,
+ * no <base> to redirect relative URLs, and framed only by itself.
  */
-export function pageCsp(startup: StartupSettings, scripts: string): string {
+export function pageCsp(startup: StartupSettings, nonce: string): string {
   const captcha =
     startup.ReCaptcha && startup.ReCaptchaHost ? ` ${new URL(startup.ReCaptchaHost).origin}` : '';
   const gstatic = captcha ? ' https://www.gstatic.com' : '';
   return [
     "default-src 'self'",
-    `script-src ${scripts}${captcha}${gstatic}`,
+    `script-src 'nonce-${nonce}' 'strict-dynamic'${captcha}${gstatic}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",

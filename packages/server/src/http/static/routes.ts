@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { sendStatus } from '../replies.js';
 import type { RouteIndex } from '../route-index.js';
-import { pageCsp, renderIndex, scriptSource } from './index-page.js';
+import { pageCsp, pageNonce, renderIndex } from './index-page.js';
 import { startupSettings } from './startup.js';
 
 export interface StaticOptions {
@@ -75,9 +75,10 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
         return sendStatus(reply, 404);
       }
       const startup = startupSettings(ctx, opts.archiveFormats?.());
+      const nonce = pageNonce();
       let html: string;
       try {
-        html = renderIndex(readTemplate(), startup);
+        html = renderIndex(readTemplate(), startup, nonce);
       } catch {
         return reply
           .code(503)
@@ -86,10 +87,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       }
       return reply
         .header('Content-Type', 'text/html; charset=utf-8')
-        .header(
-          'Content-Security-Policy',
-          pageCsp(startup, scriptSource(request.protocol, request.host, ctx.config.baseURL)),
-        )
+        .header('Content-Security-Policy', pageCsp(startup, nonce))
         .header('X-Content-Type-Options', 'nosniff')
         .header('Referrer-Policy', 'same-origin')
         .header('Cache-Control', 'no-cache, no-store, must-revalidate')
