@@ -55,7 +55,7 @@ export class AttemptLimiter {
 
 /** A guess counted before it is checked; tell it when the guess was right. */
 export interface Reservation {
-  succeeded(): void;
+  succeeded(now?: number): void;
 }
 
 /** How long a subject's failures from all addresses are remembered, in login windows. */
@@ -107,10 +107,10 @@ export class GuessThrottle {
     this.byPair.take(pair, now);
     this.bySubject.take(subject, now);
     return {
-      succeeded: () => {
-        const n = this.byPair.clear(pair);
-        this.byAddress.give(addr, n);
-        this.bySubject.give(subject, n);
+      succeeded: (at = Date.now()) => {
+        const n = this.byPair.clear(pair, at);
+        this.byAddress.give(addr, n, at);
+        this.bySubject.give(subject, n, at);
       },
     };
   }
