@@ -133,9 +133,13 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
-function migrate(db: Db): void {
+/** Schema version before username keys became NFKC (tests build older databases with it). */
+export const SCHEMA_BEFORE_NFKC_KEYS = 4;
+
+/** Applies the migrations up to schema version `upTo` (all by default). */
+export function migrate(db: Db, upTo = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  for (let v = current; v < upTo; v++) {
     db.transaction(() => {
       const step = MIGRATIONS[v]!;
       if (typeof step === 'string') db.exec(step);
