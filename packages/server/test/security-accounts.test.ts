@@ -214,7 +214,7 @@ describe('look-alike usernames', () => {
     for (const name of ['Иван', 'Ελένη', '山田太郎', 'José', 'adm1n']) {
       expect((await create(name)).statusCode, name).toBe(201);
     }
-    for (const typed of ['ADMIN', 'Admin', 'ａｄｍｉｎ', 'ADMİN'.replace('İ', 'I')]) {
+    for (const typed of ['ADMIN', 'Admin', 'ａｄｍｉｎ', 'ＡＤＭＩＮ']) {
       expect((await login(typed, ADMIN_PASSWORD, '198.51.100.30')).statusCode, typed).toBe(200);
     }
     expect((await login('иВАН', 'a-long-enough-password-1', '198.51.100.30')).statusCode).toBe(200);
