@@ -471,19 +471,30 @@ describe('password guessing', () => {
   const guess = (hash: string, password: string, address = '10.0.0.1') =>
     pub(`/api/public/share/${hash}`, { 'x-share-password': encodeURIComponent(password) }, address);
 
-  it('throttles wrong passwords per link with 429 and Retry-After, even for the right one', async () => {
+  it('throttles wrong passwords per address and link with 429 and Retry-After, even for the right one', async () => {
     const hash = await share('/docs/', { password: 'right' });
-    for (let i = 0; i < 3; i++) expect((await guess(hash, 'wrong', `10.0.0.${i + 1}`)).statusCode).toBe(401);
-    const blocked = await guess(hash, 'right', '10.0.9.9');
+    for (let i = 0; i < 3; i++) expect((await guess(hash, 'wrong')).statusCode).toBe(401);
+    const blocked = await guess(hash, 'right');
     expect(blocked.statusCode).toBe(429);
     expect(blocked.body).toBe('429 Too Many Requests (too many password attempts, try again later)\n');
     const retry = Number(blocked.headers['retry-after']);
     expect(retry).toBeGreaterThan(0);
     expect(retry).toBeLessThanOrEqual(600);
-    expect((await pub(`/api/public/dl/${hash}/a.txt`, { 'x-share-password': 'right' })).statusCode).toBe(429);
+    expect(
+      (await pub(`/api/public/dl/${hash}/a.txt`, { 'x-share-password': 'right' }, '10.0.0.1')).statusCode,
+    ).toBe(429);
     // Someone who already entered the password keeps their token.
     const token = shareAccessToken(t.ctx.store.settings.get().key, t.ctx.store.shares.get(hash)!);
-    expect((await pub(`/api/public/dl/${hash}/a.txt?token=${token}`)).statusCode).toBe(200);
+    expect((await pub(`/api/public/dl/${hash}/a.txt?token=${token}`, {}, '10.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('lets the right password in from another address while one address guesses', async () => {
+    const hash = await share('/docs/', { password: 'right' });
+    for (let i = 0; i < 3; i++) expect((await guess(hash, 'wrong', `10.0.0.${i + 1}`)).statusCode).toBe(401);
+    expect((await guess(hash, 'right', '10.0.9.9')).statusCode).toBe(200);
+    // The link is under attack: each further address gets a quarter of the limit (here one guess).
+    expect((await guess(hash, 'wrong', '10.0.8.8')).statusCode).toBe(401);
+    expect((await guess(hash, 'right', '10.0.8.8')).statusCode).toBe(429);
   });
 
   it('throttles one address across links', async () => {

@@ -3,31 +3,13 @@ import { may } from './policy.js';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
-import {
-  ALL_PERMISSIONS,
-  normaliseSorting,
-  usernameKey,
-  type NewUser,
-  type StoredUser,
-} from '../store/users.js';
+import { ALL_PERMISSIONS, normaliseSorting, type NewUser, type StoredUser } from '../store/users.js';
 import { ensureScopeFolder, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
+import { checkUsername, usernameKey } from './usernames.js';
 
 /** How an account comes to exist decides what it may be granted. */
 export type AccountOrigin = 'admin' | 'signup' | 'proxy' | 'cli' | 'setup';
-
-const MAX_USERNAME_LENGTH = 255;
-
-function checkUsername(username: string | undefined): string {
-  const name = (username ?? '').normalize('NFC');
-  if (!name.trim()) throw badRequest('username is required');
-  if (name.length > MAX_USERNAME_LENGTH) throw badRequest('username is too long');
-  // Control characters and path separators make names that cannot be shown or used as folders.
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f/\\]/.test(name))
-    throw badRequest('username contains characters that are not allowed');
-  return name;
-}
 
 function checkPermissions(perm: Permissions): void {
   if (perm.share && !perm.download) throw badRequest('permission to share requires permission to download');
@@ -52,7 +34,7 @@ export async function createAccount(
   opts: { passwordIsHash?: boolean; createHome?: boolean } = {},
 ): Promise<StoredUser> {
   const settings = ctx.store.settings.get();
-  const username = checkUsername(data.username);
+  const username = checkUsername(data.username, ctx.store.users.list());
   if (ctx.store.users.getByUsername(username))
     throw new AppError('conflict', 'a user with this username already exists');
   checkFields(data);
@@ -180,7 +162,10 @@ export async function updateAccount(
         break;
       }
       case 'username':
-        if (data.username !== undefined) next.username = checkUsername(data.username);
+        if (data.username !== undefined && data.username !== target.username) {
+          const others = ctx.store.users.list().filter((u) => u.id !== target.id);
+          next.username = checkUsername(data.username, others);
+        }
         break;
       case 'scope':
         if (data.scope !== undefined) next.scope = normaliseScope(data.scope || '/');

@@ -15,3 +15,31 @@ export function isTrustedAddress(address: string, trusted: string[]): boolean {
 }
 
 export const LOOPBACK = ['127.0.0.0/8', '::1'];
+
+/**
+ * The address attempts are counted against: an IPv4 address as is, an IPv6 address by its /64
+ * network, since one subscriber is commonly given a whole /64 and could otherwise change address
+ * for every guess.
+ */
+export function addressKey(address: string): string {
+  const bare = address.replace(/%.*$/, '');
+  if (bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7))) return bare.slice(7);
+  if (!net.isIPv6(bare)) return bare;
+  const groups = expandIPv6(bare);
+  return `${groups.slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address, as lower-case hex without leading zeros. */
+function expandIPv6(address: string): string[] {
+  let text = address.toLowerCase();
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4[1]!.split('.').map(Number) as [number, number, number, number];
+    text = text.slice(0, -v4[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const middle = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...middle, ...right].map((g) => parseInt(g, 16).toString(16));
+}

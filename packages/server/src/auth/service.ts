@@ -5,7 +5,8 @@ import type { StoredUser } from '../store/users.js';
 import { createAccount } from './accounts.js';
 import { isTrustedAddress } from './ip.js';
 import { checkPassword, MAX_PASSWORD_BYTES, randomPassword, spendPasswordCheckTime } from './passwords.js';
-import { AttemptLimiter } from './rate-limit.js';
+import { GuessThrottle } from './rate-limit.js';
+import { usernameKey } from './usernames.js';
 import { signToken, verifyToken } from './tokens.js';
 
 export interface LoginInput {
@@ -31,13 +32,14 @@ export interface Authenticated {
 
 /** Logs people in, issues and checks session tokens. One per app. */
 export class AuthService {
-  private readonly byAddress: AttemptLimiter;
-  private readonly byUsername: AttemptLimiter;
+  private readonly throttle: GuessThrottle;
 
   constructor(private readonly ctx: AppContext) {
-    const windowMs = ctx.config.loginRateWindowSeconds * 1000;
-    this.byAddress = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
-    this.byUsername = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
+    this.throttle = new GuessThrottle(
+      ctx.config.loginRateLimit,
+      ctx.config.loginRateWindowSeconds * 1000,
+      'too many login attempts, try again later',
+    );
   }
 
   /** POST /api/login: returns a fresh token or throws 403 (bad credentials) / 429 (too many tries). */
@@ -61,34 +63,24 @@ export class AuthService {
   private async passwordLogin(input: LoginInput): Promise<string> {
     const username = (input.username ?? '').normalize('NFC');
     const password = input.password ?? '';
-    const userKey = username.toLowerCase();
-    const wait = Math.max(this.byAddress.retryAfter(input.ip), this.byUsername.retryAfter(userKey));
-    if (wait > 0) {
-      throw new AppError('too_many_requests', 'too many login attempts, try again later', {
-        'Retry-After': String(wait),
-      });
-    }
-    const fail = () => {
-      this.byAddress.fail(input.ip);
-      if (username) this.byUsername.fail(userKey);
-      return forbidden();
-    };
+    // Counted before anything is checked: parallel guesses cannot outrun the limit.
+    const attempt = this.throttle.reserve(input.ip, usernameKey(username));
 
     const { recaptcha } = this.ctx.store.settings.get().auther;
     if (recaptcha?.key && recaptcha.secret) {
-      if (!(await verifyRecaptcha(recaptcha, input.recaptcha ?? ''))) throw fail();
+      if (!(await verifyRecaptcha(recaptcha, input.recaptcha ?? ''))) throw forbidden();
     }
     if (!username || !password || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
       await spendPasswordCheckTime(password);
-      throw fail();
+      throw forbidden();
     }
     const user = this.ctx.store.users.getByUsername(username);
     if (!user) {
       await spendPasswordCheckTime(password);
-      throw fail();
+      throw forbidden();
     }
-    if (!(await checkPassword(password, user.passwordHash))) throw fail();
-    this.byUsername.reset(userKey);
+    if (!(await checkPassword(password, user.passwordHash))) throw forbidden();
+    attempt.succeeded();
     return this.issue(user);
   }
 

@@ -111,7 +111,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   {
     name: 'loginRateLimit',
     kind: 'count',
-    description: 'failed logins allowed per address or user in 5 min',
+    description: 'failed logins (and share passwords) allowed per address in 5 min',
   },
   {
     name: 'execPath',

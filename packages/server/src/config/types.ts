@@ -26,7 +26,7 @@ export interface ServerConfig {
   imageProcessors: number;
   /** Addresses whose proxy-auth header is trusted (exact IPs or CIDR ranges). */
   trustedProxies: string[];
-  /** Login attempts allowed per address and per username in one window. */
+  /** Failed guesses allowed per address, and per address and username or link, in one window (auth/rate-limit.ts). */
   loginRateLimit: number;
   loginRateWindowSeconds: number;
   /** Folders the command runner looks commands up in, `:`-separated (only absolute ones count). */

@@ -1,9 +1,9 @@
 import type { FileInfo, Sorting } from '@filebrowser/contract';
 import { checkPassword } from '../auth/passwords.js';
 import { may } from '../auth/policy.js';
-import { AttemptLimiter } from '../auth/rate-limit.js';
+import { GuessThrottle } from '../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
-import { AppError, badRequest, forbidden, notFound, unauthorized } from '../errors.js';
+import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
 import { fileInfo } from '../files/info.js';
 import { canonicalise, type Opened } from '../files/resolver.js';
@@ -49,18 +49,20 @@ export function decodeSharePassword(header: string): string {
 
 /**
  * Public access to share links (contract 8.5) with what File Browser lacked: password guesses
- * are throttled per client address and per link, the token handed out expires within hours, and
+ * are throttled per client address and per (address, link) pair, with a tighter allowance for a
+ * link under attack from many addresses (auth/rate-limit.ts), the token handed out expires within hours, and
  * every request re-checks the owner's live permissions, rules and scope.
  */
 export class PublicShares {
-  private readonly byAddress: AttemptLimiter;
-  private readonly byShare: AttemptLimiter;
+  private readonly throttle: GuessThrottle;
 
   constructor(private readonly ctx: AppContext) {
     // Share passwords get the same allowance as logins: both guard a secret typed by a person.
-    const windowMs = ctx.config.loginRateWindowSeconds * 1000;
-    this.byAddress = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
-    this.byShare = new AttemptLimiter(ctx.config.loginRateLimit, windowMs);
+    this.throttle = new GuessThrottle(
+      ctx.config.loginRateLimit,
+      ctx.config.loginRateWindowSeconds * 1000,
+      'too many password attempts, try again later',
+    );
   }
 
   async open(req: PublicRequest): Promise<OpenedShare> {
@@ -106,18 +108,10 @@ export class PublicShares {
 
     const password = req.password ? decodeSharePassword(req.password) : '';
     if (!password) throw unauthorized('this link is protected by a password');
-    const wait = Math.max(this.byAddress.retryAfter(req.ip), this.byShare.retryAfter(share.hash));
-    if (wait > 0) {
-      throw new AppError('too_many_requests', 'too many password attempts, try again later', {
-        'Retry-After': String(wait),
-      });
-    }
-    if (!(await checkPassword(password, share.passwordHash))) {
-      this.byAddress.fail(req.ip);
-      this.byShare.fail(share.hash);
-      throw unauthorized('wrong password');
-    }
-    this.byShare.reset(share.hash);
+    // Counted before the check: parallel guesses cannot outrun the limit.
+    const attempt = this.throttle.reserve(req.ip, share.hash);
+    if (!(await checkPassword(password, share.passwordHash))) throw unauthorized('wrong password');
+    attempt.succeeded();
     return shareAccessToken(key, share);
   }
 

@@ -75,6 +75,28 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
       update.run(joinScopePath(scopes.get(s.user_id) ?? '/', s.path), s.hash);
     }
   },
+  // Username keys widen from NFC to NFKC with case folding, so that full-width and other
+  // compatibility spellings are the same account. The key is spelt out here, not imported: this
+  // step must compute what it computed when it shipped. Two existing accounts whose keys now
+  // collide both stay; the later one gets a key no typed name produces, and keeps signing in by
+  // its exact spelling (UsersRepo.getByUsername) until an administrator renames it.
+  (db) => {
+    const key = (name: string) => name.normalize('NFKC').toLowerCase().normalize('NFKC');
+    const rows = db.prepare('SELECT id, username FROM users ORDER BY id').all() as {
+      id: number;
+      username: string;
+    }[];
+    const update = db.prepare('UPDATE users SET username_key = ? WHERE id = ?');
+    // Keys unique per id first: the UNIQUE index must hold after every single update.
+    for (const r of rows) update.run(`\u0000${r.id}`, r.id);
+    const taken = new Set<string>();
+    for (const r of rows) {
+      let k = key(r.username);
+      if (taken.has(k)) k = `${k}\u0000${r.id}`;
+      taken.add(k);
+      update.run(k, r.id);
+    }
+  },
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
@@ -111,9 +133,13 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
-function migrate(db: Db): void {
+/** Schema version before username keys became NFKC (tests build older databases with it). */
+export const SCHEMA_BEFORE_NFKC_KEYS = 4;
+
+/** Applies the migrations up to schema version `upTo` (all by default). */
+export function migrate(db: Db, upTo = MIGRATIONS.length): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  for (let v = current; v < upTo; v++) {
     db.transaction(() => {
       const step = MIGRATIONS[v]!;
       if (typeof step === 'string') db.exec(step);

@@ -1,5 +1,6 @@
 import type { Permissions, Rule, Sorting, User } from '@filebrowser/contract';
 import { conflict } from '../errors.js';
+import { usernameKey } from '../auth/usernames.js';
 import type { Db } from './db.js';
 
 /** A user as the server keeps it: the wire User with the password hash instead of a password. */
@@ -20,11 +21,6 @@ interface Row {
   password_hash: string;
   profile: string;
   updated_at: number;
-}
-
-/** Usernames are unique after Unicode NFC normalisation and case folding. */
-export function usernameKey(username: string): string {
-  return username.normalize('NFC').toLocaleLowerCase('und').normalize('NFC');
 }
 
 export const ALL_PERMISSIONS: Permissions = {
@@ -111,9 +107,18 @@ export class UsersRepo {
     return row && fromRow(row);
   }
 
+  /**
+   * The account a typed name means: the one with the same key (NFKC, case folded). A name spelt
+   * exactly as stored wins, so that accounts whose keys collided when the key was widened to NFKC
+   * (see the schema migration) can still sign in by their own spelling.
+   */
   getByUsername(username: string): StoredUser | undefined {
-    const row = this.db.prepare('SELECT * FROM users WHERE username_key = ?').get(usernameKey(username)) as
-      Row | undefined;
+    const exact = username.normalize('NFC');
+    const row = this.db
+      .prepare(
+        'SELECT * FROM users WHERE username = ? OR username_key = ? ORDER BY username = ? DESC LIMIT 1',
+      )
+      .get(exact, usernameKey(username), exact) as Row | undefined;
     return row && fromRow(row);
   }
 
@@ -143,16 +148,20 @@ export class UsersRepo {
     try {
       this.db
         .prepare(
-          'UPDATE users SET username = ?, username_key = ?, password_hash = ?, profile = ?, updated_at = ? WHERE id = ?',
+          // A kept name keeps its key: one that collided when keys were widened (see the
+          // migrations) must not block every other change to that account.
+          `UPDATE users SET username = @username,
+             username_key = CASE WHEN username = @username THEN username_key ELSE @key END,
+             password_hash = @hash, profile = @profile, updated_at = @now WHERE id = @id`,
         )
-        .run(
-          user.username,
-          usernameKey(user.username),
-          user.passwordHash,
-          JSON.stringify(toProfile(user)),
-          Date.now(),
-          user.id,
-        );
+        .run({
+          username: user.username,
+          key: usernameKey(user.username),
+          hash: user.passwordHash,
+          profile: JSON.stringify(toProfile(user)),
+          now: Date.now(),
+          id: user.id,
+        });
       return this.get(user.id)!;
     } catch (err) {
       throw translateUnique(err);

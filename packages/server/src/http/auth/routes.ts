@@ -1,8 +1,8 @@
 import { RENEW_HEADER, type LoginRequest, type SignupRequest } from '@filebrowser/contract';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
-import { AppError, badRequest, forbidden } from '../../errors.js';
+import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
 import { currentAuth, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 
@@ -23,6 +23,14 @@ function jsonBody<T>(request: FastifyRequest): T | undefined {
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
+
+/**
+ * Renewal ends the session it is given, so it takes the token from X-Auth only: the cookie, sent
+ * by the browser on any GET, must not let another page end a session.
+ */
+const tokenInHeader: onRequestAsyncHookHandler = async (request) => {
+  if (!request.headers['x-auth']) throw unauthorized();
+};
 
 export function authRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
@@ -48,7 +56,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.type('text/plain; charset=utf-8').send(token);
     });
 
-    app.all('/api/renew', { onRequest: requireUser(ctx) }, async (request, reply) => {
+    app.all('/api/renew', { onRequest: [tokenInHeader, requireUser(ctx)] }, async (request, reply) => {
       const token = await ctx.auth.renew(currentAuth(request));
       return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
     });

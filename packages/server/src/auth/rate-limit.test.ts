@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../errors.js';
+import { addressKey } from './ip.js';
+import { GuessThrottle } from './rate-limit.js';
+
+const WINDOW = 60_000;
+const T0 = 1_000_000;
+
+/** The Retry-After of a refused guess, or 0 when the guess was counted. */
+function refusedFor(throttle: GuessThrottle, address: string, subject: string, now = T0): number {
+  try {
+    throttle.reserve(address, subject, now);
+    return 0;
+  } catch (err) {
+    expect(err).toBeInstanceOf(AppError);
+    expect((err as AppError).status).toBe(429);
+    return Number((err as AppError).headers['Retry-After']);
+  }
+}
+
+describe('GuessThrottle', () => {
+  it('counts every reserved guess, so the limit holds however many arrive at once', () => {
+    const throttle = new GuessThrottle(5, WINDOW, 'slow down');
+    const answers = Array.from({ length: 50 }, () => refusedFor(throttle, '10.0.0.1', 'admin'));
+    expect(answers.filter((a) => a === 0)).toHaveLength(5);
+    expect(answers.slice(5).every((a) => a === 60)).toBe(true);
+  });
+
+  it('lets the window pass', () => {
+    const throttle = new GuessThrottle(2, WINDOW, 'slow down');
+    refusedFor(throttle, '10.0.0.1', 'admin');
+    refusedFor(throttle, '10.0.0.1', 'admin');
+    expect(refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW - 1000)).toBe(1);
+    expect(refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW)).toBe(0);
+  });
+
+  it('limits one address over all subjects', () => {
+    const throttle = new GuessThrottle(3, WINDOW, 'slow down');
+    for (const user of ['a', 'b', 'c']) expect(refusedFor(throttle, '10.0.0.1', user)).toBe(0);
+    expect(refusedFor(throttle, '10.0.0.1', 'd')).toBeGreaterThan(0);
+    expect(refusedFor(throttle, '10.0.0.2', 'd')).toBe(0);
+  });
+
+  it('forgets the failures of an address for a subject after a right guess', () => {
+    const throttle = new GuessThrottle(4, WINDOW, 'slow down');
+    for (let i = 0; i < 3; i++) refusedFor(throttle, '10.0.0.1', 'admin');
+    throttle.reserve('10.0.0.1', 'admin', T0).succeeded(T0);
+    for (let i = 0; i < 4; i++) expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
+    expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+  });
+
+  it('never refuses an address that has not failed, and tightens the others under attack', () => {
+    const throttle = new GuessThrottle(8, WINDOW, 'slow down');
+    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
+    expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+    // Under attack: a quarter of the limit (two) for every further address.
+    for (const address of ['10.0.1.1', '10.0.2.2', '10.0.3.3']) {
+      expect(refusedFor(throttle, address, 'admin')).toBe(0);
+      expect(refusedFor(throttle, address, 'admin')).toBe(0);
+      expect(refusedFor(throttle, address, 'admin')).toBeGreaterThan(0);
+    }
+    // Other subjects are not under attack.
+    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.9.9', 'bob')).toBe(0);
+    // The attack is remembered longer than the window, and forgotten after.
+    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
+    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
+    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBeGreaterThan(0);
+    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.5.5', 'admin', T0 + 4 * WINDOW)).toBe(0);
+  });
+
+  it('counts an IPv6 /64 as one address', () => {
+    const throttle = new GuessThrottle(2, WINDOW, 'slow down');
+    expect(refusedFor(throttle, '2001:db8:1:2::1', 'admin')).toBe(0);
+    expect(refusedFor(throttle, '2001:db8:1:2:ffff::9', 'admin')).toBe(0);
+    expect(refusedFor(throttle, '2001:db8:1:2:abcd:1:2:3', 'x')).toBeGreaterThan(0);
+    expect(refusedFor(throttle, '2001:db8:1:3::1', 'x')).toBe(0);
+  });
+});
+
+describe('addressKey', () => {
+  it.each([
+    ['192.0.2.7', '192.0.2.7'],
+    ['::ffff:192.0.2.7', '192.0.2.7'],
+    ['::1', '0:0:0:0::/64'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:DB8:0001:2::9', '2001:db8:1:2::/64'],
+    ['2001:db8::', '2001:db8:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['2001:db8:0:5:1::192.0.2.7', '2001:db8:0:5::/64'],
+    ['not an address', 'not an address'],
+  ])('%s counts as %s', (address, key) => {
+    expect(addressKey(address)).toBe(key);
+  });
+});
