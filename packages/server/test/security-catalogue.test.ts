@@ -377,6 +377,42 @@ describe('shares', () => {
   });
 });
 
+describe('case 2: merging a folder into one whose sub-folder is a link to the outside', () => {
+  let t: FilesApp;
+  let token: string;
+  beforeEach(async () => {
+    t = await startFilesApp();
+    token = await t.user('eve', { perm: { ...ALL, admin: false } });
+    const home = path.join(t.root, 'eve');
+    await fs.mkdir(path.join(home, 'src/sub'), { recursive: true });
+    await fs.writeFile(path.join(home, 'src/sub/new.txt'), 'planted');
+    await fs.writeFile(path.join(home, 'src/sub/victim.txt'), 'overwritten');
+    await fs.mkdir(path.join(home, 'dst'));
+    await fs.writeFile(path.join(t.outside, 'victim.txt'), 'original');
+    await fs.symlink(t.outside, path.join(home, 'dst/sub'));
+  });
+  afterEach(() => t.close());
+
+  for (const action of ['copy', 'rename']) {
+    for (const flag of ['override', 'rename']) {
+      it(`${action} with ${flag}=true creates and overwrites nothing outside`, async () => {
+        const before = await inventory(t.outside);
+        const res = await t.req(token, {
+          method: 'PATCH',
+          url: `/api/resources/src?action=${action}&destination=%2Fdst&${flag}=true`,
+        });
+        expect(res.statusCode, res.body).toBeLessThan(500);
+        expect(await inventory(t.outside)).toEqual(before);
+        expect(await fs.readFile(path.join(t.outside, 'victim.txt'), 'utf8')).toBe('original');
+        // The link itself is never replaced by a merge either.
+        expect((await fs.lstat(path.join(t.root, 'eve/dst/sub'))).isSymbolicLink()).toBe(
+          res.statusCode >= 400 || flag === 'rename',
+        );
+      });
+    }
+  }
+});
+
 describe('folders the server makes for users', () => {
   let t: FilesApp;
   beforeEach(async () => {
