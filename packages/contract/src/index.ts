@@ -3,3 +3,4 @@ export * from './settings.js';
 export * from './files.js';
 export * from './shares.js';
 export * from './http.js';
+export * from './tokens.js';

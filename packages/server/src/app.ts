@@ -20,6 +20,7 @@ import { publicShareRoutes } from './http/shares/public-routes.js';
 import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { subtitleRoutes } from './http/subtitle/routes.js';
+import { tokenRoutes } from './http/tokens/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
 import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
@@ -105,6 +106,7 @@ export async function buildApp(
 
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
+  await app.register(tokenRoutes(ctx));
   await app.register(settingsRoutes(ctx));
   await app.register(resourcesRoutes(ctx, fileEvents));
   await app.register(rawRoutes(ctx));

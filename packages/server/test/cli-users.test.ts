@@ -308,6 +308,28 @@ describe('users export and import', () => {
     expect(await apiLogin('alice', 'wrong-password-here')).toBe(403);
   });
 
+  it('an imported user replacing an id does not inherit its API tokens', async () => {
+    await cli(['users', 'add', 'admin', 'admin-password-123', '--perm.admin']);
+    await cli(['users', 'export', 'tokens.json']);
+    const token = {
+      id: '0123456789abcdef',
+      userId: 1,
+      name: 'script',
+      secretHash: '00'.repeat(32),
+      readOnly: false,
+      rootPath: '',
+      createdAt: Date.now(),
+      expiresAt: 0,
+      lastUsedAt: 0,
+    };
+    withStore((s) => s.apiTokens.create(token));
+    expect((await cli(['users', 'import', 'tokens.json', '--overwrite'])).code).toBe(0);
+    expect(withStore((s) => s.apiTokens.listByUser(1))).toEqual([]);
+    withStore((s) => s.apiTokens.create(token));
+    expect((await cli(['users', 'import', 'tokens.json', '--replace'])).code).toBe(0);
+    expect(withStore((s) => s.apiTokens.get(token.id))).toBeUndefined();
+  });
+
   it('needs --overwrite for existing ids, refuses username clashes, and --replace keeps a backup', async () => {
     await cli(['users', 'add', 'admin', 'admin-password-123', '--perm.admin']);
     await cli(['users', 'export', 'before.json']);

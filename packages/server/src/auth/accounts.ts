@@ -227,6 +227,8 @@ export function deleteAccount(ctx: AppContext, id: number): void {
   ctx.store.users.transaction(() => {
     // A removed account's links must not outlive it, nor pass to a later user with its id.
     ctx.store.shares.deleteByUser(id);
+    // The foreign key would take them too; said here so the rule does not hang on a pragma.
+    ctx.store.apiTokens.deleteByUser(id);
     ctx.store.users.delete(id);
   });
 }

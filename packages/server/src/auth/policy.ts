@@ -41,13 +41,63 @@ export function may(perm: Permissions, op: Operation): boolean {
   return missingFor(perm, op).length === 0;
 }
 
-/** Throws 403 naming the missing permission(s). */
-export function assertMay(perm: Permissions, op: Operation | readonly Operation[]): void {
+/**
+ * Permissions `perm` has only in part because something (an API token) cut them from `full`:
+ * a refusal caused by the cut names it (`reason`) rather than a permission the user does have.
+ */
+export interface PermissionCut {
+  full: Permissions;
+  reason: string;
+}
+
+/** Throws 403 naming the missing permission(s), or what cut them. */
+export function assertMay(
+  perm: Permissions,
+  op: Operation | readonly Operation[],
+  cut?: PermissionCut,
+): void {
   const ops: readonly Operation[] = typeof op === 'string' ? [op] : op;
   const lacking = [...new Set(ops.flatMap((o) => missingFor(perm, o)))];
   if (lacking.length > 0) {
+    if (cut && lacking.every((p) => cut.full[p])) throw forbidden(cut.reason);
     throw forbidden(`this needs the ${lacking.join(' and ')} permission${lacking.length > 1 ? 's' : ''}`);
   }
+}
+
+/** What a read-only API token withholds: everything that changes something or acts for others. */
+export const READ_ONLY_WITHHOLDS: readonly Permission[] = [
+  'admin',
+  'execute',
+  'create',
+  'rename',
+  'modify',
+  'delete',
+  'share',
+];
+
+/**
+ * What a token limited to one folder withholds: what reaches beyond that folder. An administrator
+ * could widen their own scope, a share is listed and managed by paths of the whole scope, and a
+ * command's program reads what it likes.
+ */
+export const FOLDER_WITHHOLDS: readonly Permission[] = ['admin', 'execute', 'share'];
+
+/**
+ * The permissions a request made with an API token has: its user's current ones, less what the
+ * token withholds. Computed on every request, so taking a permission from the user takes it from
+ * every token at once.
+ */
+export function tokenPermissions(
+  perm: Permissions,
+  token: { readOnly: boolean; folder: boolean },
+): Permissions {
+  const withheld = new Set<Permission>([
+    ...(token.readOnly ? READ_ONLY_WITHHOLDS : []),
+    ...(token.folder ? FOLDER_WITHHOLDS : []),
+  ]);
+  const cut = { ...perm };
+  for (const p of withheld) cut[p] = false;
+  return cut;
 }
 
 /** What a PATCH of /api/resources needs: copy or rename, and modify to write over something. */

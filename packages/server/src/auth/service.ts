@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { AppError, forbidden, unauthorized } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { createAccount } from './accounts.js';
+import { apiTokenSubject, verifyApiTokenSecret, type ApiTokenGrant } from './api-tokens.js';
 import { isTrustedAddress } from './ip.js';
 import { checkPassword, MAX_PASSWORD_BYTES, randomPassword, spendPasswordCheckTime } from './passwords.js';
 import { GuessThrottle } from './rate-limit.js';
@@ -33,6 +34,7 @@ export interface Authenticated {
 /** Logs people in, issues and checks session tokens. One per app. */
 export class AuthService {
   private readonly throttle: GuessThrottle;
+  private readonly apiTokenThrottle: GuessThrottle;
 
   constructor(private readonly ctx: AppContext) {
     this.throttle = new GuessThrottle(
@@ -40,6 +42,26 @@ export class AuthService {
       ctx.config.loginRateWindowSeconds * 1000,
       'too many login attempts, try again later',
     );
+    // A wrong token is a guess at a secret like a wrong password: the same allowance per address.
+    this.apiTokenThrottle = new GuessThrottle(
+      ctx.config.loginRateLimit,
+      ctx.config.loginRateWindowSeconds * 1000,
+      'too many invalid API tokens, try again later',
+    );
+  }
+
+  /**
+   * Checks a personal API token (`fbt_…`, from `Authorization: Bearer` or a WebDAV Basic
+   * password) sent from `address`. Answers the grant: `grant.user` is the user as the request may
+   * act (permissions cut by the token, confined to its folder) and is what `fileAccessFor` and
+   * `assertMay` must be given. Throws 401 for a wrong, revoked or expired token or a deleted
+   * user, and 429 (Retry-After) once `address` made too many wrong guesses. Synchronous: the
+   * guess is counted and forgiven in one step, so parallel requests with a good token never
+   * crowd each other out.
+   */
+  verifyApiToken(secret: string, address: string): ApiTokenGrant {
+    const attempt = this.apiTokenThrottle.reserve(address, apiTokenSubject(secret));
+    return verifyApiTokenSecret(this.ctx, secret, attempt);
   }
 
   /** POST /api/login: returns a fresh token or throws 403 (bad credentials) / 429 (too many tries). */

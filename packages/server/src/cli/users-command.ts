@@ -186,6 +186,7 @@ function importUsers(
     for (const old of store.users.list()) {
       // Links of a removed account must not pass to an imported user who gets its id.
       store.shares.deleteByUser(old.id);
+      store.apiTokens.deleteByUser(old.id);
       store.users.delete(old.id);
     }
   }
@@ -205,6 +206,8 @@ function importUsers(
       }
       store.users.update({ ...user, id, updatedAt: Date.now() });
       store.sessions.revokeUser(id);
+      // An imported record may be another person: nothing made by the one it replaces carries over.
+      store.apiTokens.deleteByUser(id);
       replaced++;
     } else {
       store.users.create(user, id || undefined);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Permissions, Rule, Sorting } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
-import { forbidden } from '../errors.js';
+import { forbidden, notFound } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
@@ -232,10 +232,34 @@ type Subject = Pick<StoredUser, 'scope' | 'rules' | 'perm' | 'sorting' | 'hideDo
  */
 export async function fileAccessFor(
   ctx: AppContext,
-  user: StoredUser,
+  user: StoredUser & Confinement,
   root: FileRoot = defaultRoot(ctx),
 ): Promise<FileAccess> {
-  return accessFor(ctx, user, ctx.store.settings.get().rules, root);
+  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root);
+  return user.confinedTo === undefined ? access : confine(access, user.confinedTo, user.sorting);
+}
+
+/** A request acting for a user in one folder of their scope only (an API token limited to it). */
+export interface Confinement {
+  /** The folder, as a place below the root (`/a/b`, see `FileAccess.rootPathOf`). */
+  confinedTo?: string;
+}
+
+/**
+ * The user's access narrowed to one folder the way a shared folder is (`narrow`): the folder is
+ * found again in the user's current scope and rules on every request, so a scope moved away from
+ * it or a rule now hiding it refuses the request rather than serving whatever took its place.
+ */
+async function confine(access: FileAccess, rootPath: string, sorting: Sorting): Promise<FileAccess> {
+  const virtual = access.virtualOfRootPath(rootPath);
+  if (virtual === undefined) throw notFound('the folder of this API token is no longer in reach');
+  const folder = await access.open(virtual);
+  try {
+    if (!folder.stat?.isDirectory()) throw notFound('the folder of this API token is no longer in reach');
+    return access.narrow(folder, sorting);
+  } finally {
+    await folder.close();
+  }
 }
 
 /**

@@ -1,9 +1,10 @@
 import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { ApiTokenGrant } from '../auth/api-tokens.js';
 import { assertMay, may, type Operation } from '../auth/policy.js';
 import type { Authenticated } from '../auth/service.js';
-import { unauthorized } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { sendStatus } from './replies.js';
 import type { StoredUser } from '../store/users.js';
 
@@ -11,8 +12,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in user, set by requireUser/requireAdmin. */
     user?: StoredUser;
-    /** Token claims and session of the signed-in user. */
+    /** Token claims and session of the signed-in user (not set for API tokens). */
     auth?: Authenticated;
+    /** The personal API token a request came with (`Authorization: Bearer`). */
+    apiToken?: ApiTokenGrant;
   }
 }
 
@@ -28,13 +31,36 @@ export function tokenFrom(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
+/** A personal API token from `Authorization: Bearer …`; other schemes are not this API's. */
+export function bearerFrom(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  const match = header ? /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header) : undefined;
+  return match?.[1];
+}
+
 const RENEW_WITHIN_SECONDS = 3600;
 
+/** Methods that change nothing: all a read-only API token may use. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The one place a request is authenticated: a personal API token when it brings one, else the
+ * session token. With an API token, `request.user` is the user as the token lets them act (see
+ * `AuthService.verifyApiToken`), so every route and file access below sees the cut permissions
+ * and the token's folder without knowing about tokens.
+ */
 async function authenticate(
   ctx: AppContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<StoredUser> {
+  const bearer = bearerFrom(request);
+  if (bearer !== undefined) {
+    const grant = ctx.auth.verifyApiToken(bearer, request.ip);
+    request.apiToken = grant;
+    request.user = grant.user;
+    return grant.user;
+  }
   const auth = await ctx.auth.verify(tokenFrom(request));
   request.auth = auth;
   request.user = auth.user;
@@ -55,6 +81,11 @@ export interface RouteNeeds {
    * 202 and no body (contract 1.5), not 403.
    */
   refuseWith202?: boolean;
+  /**
+   * Refuse personal API tokens: the route manages them (no token may mint or revoke tokens) or
+   * acts on the session itself.
+   */
+  sessionOnly?: boolean;
 }
 
 /**
@@ -64,18 +95,28 @@ export interface RouteNeeds {
 export function requireUser(ctx: AppContext, route: RouteNeeds = {}): onRequestAsyncHookHandler {
   return async function requireUserHook(request, reply) {
     const user = await authenticate(ctx, request, reply);
+    const grant = request.apiToken;
+    if (grant && route.sessionOnly) {
+      throw forbidden('API tokens cannot be used here; sign in with your password');
+    }
+    // The cut permissions already refuse every operation that writes; this also covers the
+    // routes that declare none (a user's own account, deleting a link).
+    if (grant?.token.readOnly && !SAFE_METHODS.has(request.method)) throw forbidden(grant.cut.reason);
     const { needs } = route;
     const ops = typeof needs === 'function' ? needs(request) : typeof needs === 'string' ? [needs] : needs;
     if (!ops || ops.length === 0) return;
     if (route.refuseWith202 && !ops.every((op) => may(user.perm, op))) {
       return sendStatus(reply, 202);
     }
-    assertMay(user.perm, ops);
+    assertMay(user.perm, ops, grant?.cut);
   };
 }
 
-export function requireAdmin(ctx: AppContext): onRequestAsyncHookHandler {
-  return requireUser(ctx, { needs: 'admin' });
+export function requireAdmin(
+  ctx: AppContext,
+  route: Omit<RouteNeeds, 'needs'> = {},
+): onRequestAsyncHookHandler {
+  return requireUser(ctx, { ...route, needs: 'admin' });
 }
 
 /** The signed-in user of a request that passed a guard. */

@@ -97,6 +97,22 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
       update.run(k, r.id);
     }
   },
+  // Personal API tokens (issue 17). IF NOT EXISTS: the step must not depend on its place in this
+  // list, which may change when parallel branches are merged.
+  `
+  CREATE TABLE IF NOT EXISTS api_tokens (
+    id           TEXT PRIMARY KEY,
+    user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    name         TEXT NOT NULL,
+    secret_hash  TEXT NOT NULL,
+    read_only    INTEGER NOT NULL,
+    root_path    TEXT NOT NULL DEFAULT '',
+    created_at   INTEGER NOT NULL,
+    expires_at   INTEGER NOT NULL DEFAULT 0,
+    last_used_at INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

@@ -3,6 +3,7 @@ import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
 import { UploadsRepo } from './uploads.js';
+import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
 
 /** Every repository over one database connection. */
@@ -13,6 +14,7 @@ export interface Store {
   sessions: SessionsRepo;
   shares: SharesRepo;
   uploads: UploadsRepo;
+  apiTokens: ApiTokensRepo;
   close(): void;
 }
 
@@ -25,6 +27,7 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
     uploads: new UploadsRepo(db),
+    apiTokens: new ApiTokensRepo(db),
     close: () => db.close(),
   };
 }

@@ -56,16 +56,24 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       return reply.type('text/plain; charset=utf-8').send(token);
     });
 
-    app.all('/api/renew', { onRequest: [tokenInHeader, requireUser(ctx)] }, async (request, reply) => {
-      const token = await ctx.auth.renew(currentAuth(request));
-      return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
-    });
+    app.all(
+      '/api/renew',
+      { onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })] },
+      async (request, reply) => {
+        const token = await ctx.auth.renew(currentAuth(request));
+        return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
+      },
+    );
 
     // New: POST only, so that no link or image can end a session.
-    app.post('/api/logout', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      ctx.auth.logout(currentAuth(request).sessionId);
-      return sendStatus(reply, 200);
-    });
+    app.post(
+      '/api/logout',
+      { onRequest: requireUser(ctx, { sessionOnly: true }) },
+      async (request, reply) => {
+        ctx.auth.logout(currentAuth(request).sessionId);
+        return sendStatus(reply, 200);
+      },
+    );
 
     app.all('/api/signup', async (request, reply) => {
       const settings = ctx.store.settings.get();

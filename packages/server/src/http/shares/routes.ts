@@ -10,22 +10,24 @@ const Wildcard = Type.Object({ '*': Type.String() });
 
 /** Share management for signed-in users (contract 8.1–8.4). */
 export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+  // Declared at the guard too, so a refusal an API token caused names the token.
+  const sharing = requireUser(ctx, { needs: 'share' });
   return async (app) => {
     app.get(
       '/api/shares',
-      { onRequest: requireUser(ctx), schema: { response: { 200: Type.Array(Share) } } },
+      { onRequest: sharing, schema: { response: { 200: Type.Array(Share) } } },
       async (request) => listShares(ctx, currentUser(request)),
     );
 
     app.get(
       '/api/share/*',
-      { onRequest: requireUser(ctx), schema: { params: Wildcard, response: { 200: Type.Array(Share) } } },
+      { onRequest: sharing, schema: { params: Wildcard, response: { 200: Type.Array(Share) } } },
       async (request) => sharesOfPath(ctx, currentUser(request), '/' + request.params['*']),
     );
 
     app.post(
       '/api/share/*',
-      { onRequest: requireUser(ctx), schema: { params: Wildcard, response: { 200: Share } } },
+      { onRequest: sharing, schema: { params: Wildcard, response: { 200: Share } } },
       async (request) => {
         const body = request.body as Record<string, unknown> | undefined;
         const text = (v: unknown) =>
@@ -43,7 +45,7 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/api/share/*',
-      { onRequest: requireUser(ctx), schema: { params: Wildcard } },
+      { onRequest: sharing, schema: { params: Wildcard } },
       async (request, reply) => {
         deleteShare(ctx, currentUser(request), request.params['*'].replace(/\/+$/, ''));
         return sendStatus(reply, 200);

@@ -7,7 +7,7 @@ import { checkPassword } from '../../auth/passwords.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';
-import { currentAuth, currentUser, requireAdmin, requireUser } from '../guards.js';
+import { currentUser, requireAdmin, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 import { presentUser } from './present.js';
 
@@ -85,7 +85,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           // Whoever made the change keeps the session they made it from; every other one ends.
           ctx.store.sessions.revokeUser(
             saved.id,
-            saved.id === caller.id ? currentAuth(request).sessionId : undefined,
+            saved.id === caller.id ? request.auth?.sessionId : undefined,
           );
         }
         return sendStatus(reply, 200);

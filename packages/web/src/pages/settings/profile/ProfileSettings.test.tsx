@@ -26,9 +26,16 @@ describe('ProfileSettings', () => {
   it('saves the profile fields, keeps the uploads limit between 1 and 10, and renews the session', async () => {
     const renewed = tokenUser({ download: true }, { locale: 'fr', hideDotfiles: true, uploadsLimit: 10 });
     fetchMock.mockImplementation(async (url) =>
-      url === '/api/renew' ? new Response(fakeToken(renewed)) : new Response('200 OK\n'),
+      url === '/api/renew'
+        ? new Response(fakeToken(renewed))
+        : url === '/api/tokens'
+          ? new Response('[]', { headers: { 'Content-Type': 'application/json' } })
+          : new Response('200 OK\n'),
     );
     await renderWithApp(<ProfileSettings />);
+    // The API tokens card loads its list on its own (see ApiTokens.test.tsx).
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledWith('/api/tokens', expect.anything()));
+    fetchMock.mockClear();
     expect(document.title).toBe('Profile settings - File Browser');
     fireEvent.click(field('Hide dotfiles'));
     const limit = field('Concurrent uploads limit');

@@ -9,6 +9,7 @@ import { useAuthStore } from '../../../stores/auth';
 import { showError, showSuccess } from '../../../stores/toasts';
 import { LanguageSelect } from '../shared/LanguageSelect';
 import { MAX_UPLOADS_LIMIT, MIN_UPLOADS_LIMIT } from '../shared/uploads-limit';
+import { ApiTokensCard } from './ApiTokens';
 import { ChangePasswordCard } from './ChangePasswordCard';
 
 /** The fields a user may change about themselves from this screen. */
@@ -78,6 +79,7 @@ export function ProfileSettings() {
         </div>
       </form>
       <ChangePasswordCard />
+      <ApiTokensCard />
     </div>
   );
 }

@@ -8,6 +8,7 @@ import { ErrorScreen } from '../../../components/ErrorScreen';
 import { Spinner } from '../../../components/Spinner';
 import { useLoad } from '../../../hooks/use-load';
 import { usePageTitle } from '../../../hooks/use-page-title';
+import { UserApiTokensCard } from '../profile/ApiTokens';
 import { newUserFrom } from './new-user';
 import { UserForm } from './UserForm';
 
@@ -35,12 +36,19 @@ export function UserEdit() {
 
   if (state.status === 'loading') return <Spinner />;
   if (state.status === 'error') return <ErrorScreen status={state.code} detail={state.message} />;
-  return (
+  const form = (
     <UserForm
       key={id ?? 'new'}
       initial={state.data.user}
       isNew={id === undefined}
       offerHomeDir={state.data.offerHomeDir}
     />
+  );
+  if (id === undefined) return form;
+  return (
+    <div className="settings__cards">
+      {form}
+      <UserApiTokensCard userId={state.data.user.id} />
+    </div>
   );
 }
