@@ -5,6 +5,7 @@ import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
+import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { availableArchiveFormats } from './files/archive/index.js';
@@ -68,6 +69,7 @@ export async function buildApp(
   ctx.auth = new AuthService(ctx);
 
   installErrorHandler(app);
+  readBodiesAsJson(app);
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {
