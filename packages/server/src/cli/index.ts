@@ -10,6 +10,7 @@ import {
 } from '../config/load.js';
 import { COMMIT, VERSION } from '../config/defaults.js';
 import { AppError } from '../errors.js';
+import { backupCommand, restoreCommand } from './backup-command.js';
 import { cmdsCommand } from './cmds-command.js';
 import { configCommand } from './config-command.js';
 import { CliError, type CliIO } from './io.js';
@@ -48,6 +49,8 @@ export function buildProgram(io: CliIO): Command {
   program.addCommand(usersCommand(io));
   program.addCommand(rulesCommand(io));
   program.addCommand(cmdsCommand(io));
+  program.addCommand(backupCommand(io));
+  program.addCommand(restoreCommand(io));
   program
     .command('hash')
     .argument('<password>')
