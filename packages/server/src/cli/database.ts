@@ -51,6 +51,7 @@ export interface OpenedStore {
 /** The database a command names (-d, -c, FB_DATABASE, or the default), not opened. */
 export function commandDatabase(cmd: Command, io: CliIO): { explicit: ExplicitOptions; database: string } {
   const explicit = explicitOptions(storeFlags(cmd), io.env, io.places);
+  for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
   return { explicit, database: databasePath(explicit, io.places) };
 }
 

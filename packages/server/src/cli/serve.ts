@@ -32,6 +32,7 @@ export interface RunningServer {
 /** `filebrowser [flags]`: quick setup on first start, then serve until SIGINT/SIGTERM. */
 export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServer> {
   const explicit = explicitOptions(flags, io.env, io.places);
+  for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
   const database = databasePath(explicit, io.places);
   const firstStart = isNewDatabase(database);
   const existedEmpty = firstStart && fs.existsSync(database);
