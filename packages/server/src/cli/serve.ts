@@ -18,7 +18,8 @@ import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
 import { isNewDatabase } from '../store/db.js';
-import { openStore } from '../store/index.js';
+import { openStore, type Store } from '../store/index.js';
+import { lockDatabase } from '../store/server-lock.js';
 import { ALL_PERMISSIONS } from '../store/users.js';
 import type { CliIO } from './io.js';
 
@@ -31,8 +32,10 @@ export interface RunningServer {
 /** `filebrowser [flags]`: quick setup on first start, then serve until SIGINT/SIGTERM. */
 export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServer> {
   const explicit = explicitOptions(flags, io.env, io.places);
+  for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
   const database = databasePath(explicit, io.places);
   const firstStart = isNewDatabase(database);
+  const existedEmpty = firstStart && fs.existsSync(database);
   // Checked before the database file is created, so a typo does not leave an empty database behind.
   if (firstStart) {
     const initial = resolveServerConfig(explicit, {}, io.places);
@@ -40,13 +43,25 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     if (initial.cert) readTlsFiles(initial);
   }
 
-  const store = openStore(database);
+  // Held while serving: a restore must not swap the file this server keeps writing.
+  const lock = lockDatabase(database, 'serve');
+  let store: Store;
+  try {
+    store = openStore(database);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   let app: FastifyInstance | undefined;
+  // What this start created for the first administrator, taken back if the server cannot listen:
+  // its password is shown only once, and only by a start that went on to serve.
+  let undoSetup = firstStart ? () => forgetDatabase(database, existedEmpty) : (): void => {};
   try {
     const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
     checkRootFolder(config.root);
     const built = await buildApp(config, store, { logger: loggerOptions(config.log, io.places.cwd) });
     app = built.app;
+    let announce = (): void => {};
     if (firstStart) {
       const result = await quickSetup(built.ctx, {
         username: (explicit.values.username as string | undefined) || 'admin',
@@ -56,18 +71,22 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
       store.settings.saveServer(
         serverRecordFromConfig(config, pick(explicit.values, ['disableImageResolutionCalc'])),
       );
-      announceAdmin(io, result.username, result.generatedPassword);
+      announce = () => announceAdmin(io, result.username, result.generatedPassword);
     } else if (store.users.count() === 0) {
       // A database made by `config init|import` without users: nobody could sign in.
       const username = (explicit.values.username as string | undefined) || 'admin';
-      const password = await createFirstAdmin(
+      const admin = await createFirstAdmin(
         built.ctx,
         username,
         explicit.values.password as string | undefined,
       );
-      announceAdmin(io, username, password);
+      announce = () => announceAdmin(io, username, admin.generatedPassword);
+      undoSetup = () => void store.users.delete(admin.id);
     }
     const listening = await listen(app, config);
+    undoSetup = () => {};
+    io.out(`Database: ${path.resolve(database)}\nServing: ${config.root}\n`);
+    announce();
     io.out(`Listening on ${listening.url}\n`);
     const running: RunningServer = {
       url: listening.url,
@@ -75,15 +94,27 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
         await listening.close();
         await app!.close();
         store.close();
+        lock.release();
       },
     };
     if (io.ownsProcess) closeOnSignals(running, io);
     return running;
   } catch (err) {
     await app?.close();
+    if (!firstStart) undoSetup();
     store.close();
+    // After closing: the first start's database goes as a whole, -wal folded in and removed.
+    if (firstStart) undoSetup();
+    lock.release();
     throw err;
   }
+}
+
+/** A first start that did not serve leaves the database as it found it: absent, or empty. */
+function forgetDatabase(database: string, existedEmpty: boolean): void {
+  for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(database + suffix, { force: true });
+  if (existedEmpty) fs.truncateSync(database, 0);
+  else fs.rmSync(database, { force: true });
 }
 
 function pick(values: OptionValues, names: string[]): OptionValues {
@@ -104,16 +135,16 @@ async function createFirstAdmin(
   ctx: AppContext,
   username: string,
   passwordHash?: string,
-): Promise<string | undefined> {
+): Promise<{ id: number; generatedPassword?: string }> {
   const generated = passwordHash ? undefined : randomPassword(12);
-  await createAccount(
+  const user = await createAccount(
     ctx,
     { username, perm: { ...ALL_PERMISSIONS }, scope: '.' },
     passwordHash || generated!,
     'setup',
     { passwordIsHash: !!passwordHash, createHome: false },
   );
-  return generated;
+  return { id: user.id, ...(generated === undefined ? {} : { generatedPassword: generated }) };
 }
 
 /**

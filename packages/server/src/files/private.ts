@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Rule } from '@filebrowser/contract';
 import type { ServerConfig } from '../config/types.js';
+import { allDatabaseSideFiles } from '../store/side-files.js';
 import { isInside, type Scope } from './resolver.js';
 
 /** The real path a file or folder has, or would have once created (nearest existing ancestor resolved). */
@@ -52,7 +53,7 @@ export function serverPaths(config: ServerConfig): ServerPaths {
   const paths: ServerPaths = {
     uploadsDir,
     cacheDir,
-    private: [database, `${database}-wal`, `${database}-shm`, `${database}-journal`, uploadsDir, cacheDir],
+    private: [database, ...allDatabaseSideFiles(database), uploadsDir, cacheDir],
   };
   known.set(key, paths);
   return paths;
