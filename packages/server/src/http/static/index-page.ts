@@ -19,6 +19,8 @@ export function renderIndex(template: string, startup: StartupSettings, nonce: s
   // The module preloader reads the nonce from this tag for the preloads it adds later.
   const head =
     `<meta property="csp-nonce" nonce="${nonce}">` +
+    // The manifest sits beside the page, not under /static: its scope is the whole app.
+    `<link rel="manifest" href="${escapeHtml(startup.BaseURL)}/manifest.json">` +
     `<script id="filebrowser-startup" type="application/json">${scriptSafeJson(startup)}</script>` +
     (startup.CSS ? `<link rel="stylesheet" href="${escapeHtml(startup.StaticURL)}/custom.css">` : '');
   return template
