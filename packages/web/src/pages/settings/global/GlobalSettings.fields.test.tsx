@@ -48,7 +48,7 @@ describe('GlobalSettings: every field the settings API holds', () => {
     await ready();
     fireEvent.click(field('Hide the login button on public pages'));
     fireEvent.change(field('Minimum password length'), { target: { value: '16' } });
-    fireEvent.change(field('Theme colour'), { target: { value: ' #00aa77 ' } });
+    fireEvent.change(field('Brand colour'), { target: { value: ' #00aa77 ' } });
     await clickSave();
     await vi.waitFor(() => expect(puts).toHaveLength(1));
     expect(puts[0]).toMatchObject({
@@ -76,7 +76,7 @@ describe('GlobalSettings: every field the settings API holds', () => {
 
   it('refuses a colour that is neither hex nor a name, marks the field and sends nothing', async () => {
     await ready();
-    const color = field('Theme colour');
+    const color = field('Brand colour');
     fireEvent.change(color, { target: { value: 'red;}body{x:y' } });
     expect(color.getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByText('Enter a hex colour such as #2979ff or a colour name.')).toBeTruthy();
@@ -96,7 +96,7 @@ describe('GlobalSettings: every field the settings API holds', () => {
   it('keeps a colour an old database brought along while it is left alone', async () => {
     stored = settingsFixture({ branding: { ...settingsFixture().branding, color: 'rgb(1, 2, 3)' } });
     await ready();
-    expect(field('Theme colour').getAttribute('aria-invalid')).toBe('false');
+    expect(field('Brand colour').getAttribute('aria-invalid')).toBe('false');
     await clickSave();
     await vi.waitFor(() => expect(puts).toHaveLength(1));
     expect(puts[0]?.branding.color).toBe('rgb(1, 2, 3)');
