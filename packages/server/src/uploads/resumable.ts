@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
 import {
   createEntryFile,
@@ -220,7 +220,12 @@ export class ResumableUploads {
       const { size } = await fh.stat();
       if (size !== offset)
         throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
-      return await appendBody(fh, offset, upload.length - offset, body);
+      return await appendBody(fh, offset, upload.length - offset, body).catch(async (err: unknown) => {
+        // The part of this request that fitted is let go: a failed request holds no disk space,
+        // and the upload resumes from the offset its client was last told.
+        if (isDiskFull(err)) await fh.truncate(offset).catch(() => undefined);
+        throw err;
+      });
     } finally {
       await fh.close();
     }
