@@ -72,7 +72,6 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     }
     const listening = await listen(app, config);
     const connections = new Connections(listening.server);
-    io.out(`Listening on ${listening.url}\n`);
     const running: RunningServer = {
       url: listening.url,
       close: () =>
@@ -84,7 +83,9 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
           say: io.err,
         }),
     };
+    // Before the line that tells the server is up: a signal sent on seeing it must find the handler.
     if (io.ownsProcess) closeOnSignals(running, io);
+    io.out(`Listening on ${listening.url}\n`);
     return running;
   } catch (err) {
     await app?.close();
