@@ -7,6 +7,7 @@ import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { commandRoutes } from './http/command/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installErrorHandler } from './http/errors.js';
 import { previewRoutes } from './http/preview/routes.js';
@@ -67,6 +68,8 @@ export async function buildApp(
   ctx.auth = new AuthService(ctx);
 
   installErrorHandler(app);
+  // Staging files of writes a killed process never finished go before the first request.
+  app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -22,14 +22,11 @@ import {
 } from './anchor.js';
 import { extensionOf } from './mime.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
+import { stagingName } from './staging-names.js';
+import type { StagingLedger } from './staging.js';
 import { removeTree, walkTree } from './tree.js';
 
 export { recursiveEntries } from './tree.js';
-
-/** A staging name beside the target: same folder (so rename is atomic), hidden, unguessable. */
-export function stagingName(name: string): string {
-  return `.${name.slice(0, 100)}.fb-${crypto.randomBytes(6).toString('hex')}.tmp`;
-}
 
 async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
   let off = 0;
@@ -106,13 +103,22 @@ export async function placeOf(target: Opened, dirMode: number): Promise<Place> {
  * staging file; an existing file stays intact and readable until the rename.
  */
 async function writeInto(
+  ledger: StagingLedger,
   folder: Pinned,
   name: string,
   mode: number,
   fill: (fh: fsp.FileHandle) => Promise<void>,
 ): Promise<void> {
   const staging = stagingName(name);
-  const fh = await createEntryFile(folder, staging, mode);
+  // Recorded first: a process killed from here on leaves a file the next start removes.
+  const forget = ledger.note(folder, staging);
+  let fh: fsp.FileHandle;
+  try {
+    fh = await createEntryFile(folder, staging, mode);
+  } catch (err) {
+    forget();
+    throw err;
+  }
   let renamed = false;
   try {
     await fill(fh);
@@ -126,12 +132,13 @@ async function writeInto(
       await fh.close().catch(() => undefined);
       await unlinkEntry(folder, staging).catch(() => undefined);
     }
+    forget();
   }
 }
 
 /** Writes a request body to an opened path (creating missing folders), replacing a file atomically. */
 export async function writeFileAtomic(
-  _access: FileAccess,
+  access: FileAccess,
   r: Opened,
   body: Readable,
   opts: { fileMode: number; dirMode: number },
@@ -142,7 +149,7 @@ export async function writeFileAtomic(
   try {
     // Keep the mode of a file being replaced, as truncating it in place did.
     const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-    await writeInto(place.folder, place.name, mode, async (fh) => {
+    await writeInto(access.staging, place.folder, place.name, mode, async (fh) => {
       for await (const chunk of body) await writeAll(fh, chunk as Buffer);
     }).catch(async (err: unknown) => {
       await place.undo();
@@ -217,12 +224,13 @@ export async function freeDestination(access: FileAccess, dst: Opened): Promise<
 
 /** Copies a pinned regular file into `name` of a pinned folder through a staging file. */
 async function copyFileInto(
+  access: FileAccess,
   source: fsp.FileHandle,
   mode: number,
   folder: Pinned,
   name: string,
 ): Promise<void> {
-  await writeInto(folder, name, mode & 0o7777, (out) => copyHandle(source, out));
+  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out));
 }
 
 /**
@@ -239,10 +247,12 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     try {
       const place = await placeOf(dst, dirMode);
       try {
-        await copyFileInto(input, src.stat.mode, place.folder, place.name).catch(async (err: unknown) => {
-          await place.undo();
-          throw err;
-        });
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name).catch(
+          async (err: unknown) => {
+            await place.undo();
+            throw err;
+          },
+        );
       } finally {
         await place.release();
       }
@@ -325,7 +335,7 @@ async function copyTree(access: FileAccess, src: Opened, top: Pinned, topIsNew: 
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
         try {
-          await copyFileInto(input, e.stat.mode, into, name);
+          await copyFileInto(access, input, e.stat.mode, into, name);
           remember();
         } finally {
           await input.close();

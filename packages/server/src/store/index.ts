@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
+import { StagingRepo } from './staging.js';
 import { UploadsRepo } from './uploads.js';
 import { UsersRepo } from './users.js';
 
@@ -13,6 +14,7 @@ export interface Store {
   sessions: SessionsRepo;
   shares: SharesRepo;
   uploads: UploadsRepo;
+  staging: StagingRepo;
   close(): void;
 }
 
@@ -25,6 +27,7 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
     uploads: new UploadsRepo(db),
+    staging: new StagingRepo(db),
     close: () => db.close(),
   };
 }

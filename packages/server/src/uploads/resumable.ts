@@ -15,8 +15,10 @@ import {
   unlinkEntry,
   type Pinned,
 } from '../files/anchor.js';
-import { placeOf, stagingName } from '../files/ops.js';
+import { placeOf } from '../files/ops.js';
 import { serverPaths } from '../files/private.js';
+import { stagingName } from '../files/staging-names.js';
+import { stagingLedgerOf, type StagingLedger } from '../files/staging.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 
@@ -241,15 +243,16 @@ export class ResumableUploads {
         if ((target.stat || target.isSymlink) && !upload.override)
           throw conflict('a file with this name was created meanwhile');
         const settings = this.ctx.store.settings.get();
+        const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
-          await replaceAtomically(upload.staging, target.linkFolder, target.name);
+          await replaceAtomically(ledger, upload.staging, target.linkFolder, target.name);
           return target.entry;
         }
         const place = await placeOf(target, settings.dirMode);
         try {
-          await replaceAtomically(upload.staging, place.folder, place.name);
+          await replaceAtomically(ledger, upload.staging, place.folder, place.name);
           return joinReal(place.folder.real, place.name);
         } finally {
           await place.release();
@@ -415,7 +418,12 @@ export async function appendBody(
  * Across file systems (EXDEV) the bytes are first copied to a staging file beside the target, so
  * the replacement is still a single rename.
  */
-async function replaceAtomically(from: string, folder: Pinned, name: string): Promise<void> {
+async function replaceAtomically(
+  ledger: StagingLedger,
+  from: string,
+  folder: Pinned,
+  name: string,
+): Promise<void> {
   try {
     await fs.rename(from, folder.child(name));
     return;
@@ -424,7 +432,14 @@ async function replaceAtomically(from: string, folder: Pinned, name: string): Pr
   }
   const temp = stagingName(name);
   const mode = (await fs.stat(from)).mode & 0o7777;
-  const out = await createEntryFile(folder, temp, mode);
+  const forget = ledger.note(folder, temp);
+  let out: fs.FileHandle;
+  try {
+    out = await createEntryFile(folder, temp, mode);
+  } catch (err) {
+    forget();
+    throw err;
+  }
   try {
     const input = await fs.open(from, 'r');
     try {
@@ -442,6 +457,8 @@ async function replaceAtomically(from: string, folder: Pinned, name: string): Pr
     await out.close().catch(() => undefined);
     await unlinkEntry(folder, temp).catch(() => undefined);
     throw err;
+  } finally {
+    forget();
   }
 }
 
