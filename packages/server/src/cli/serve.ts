@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -22,10 +23,12 @@ import { openStore, type Store } from '../store/index.js';
 import { lockDatabase } from '../store/server-lock.js';
 import { ALL_PERMISSIONS } from '../store/users.js';
 import type { CliIO } from './io.js';
+import { Connections, shutDown } from './shutdown.js';
 
 export interface RunningServer {
   /** Where the server answers, e.g. http://127.0.0.1:8080 or unix:/run/fb.sock. */
   url: string;
+  /** Stops gracefully (see shutDown): requests in flight get the configured grace period. */
   close(): Promise<void>;
 }
 
@@ -87,17 +90,24 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     undoSetup = () => {};
     io.out(`Database: ${path.resolve(database)}\nServing: ${config.root}\n`);
     announce();
-    io.out(`Listening on ${listening.url}\n`);
+    const connections = new Connections(listening.server);
     const running: RunningServer = {
       url: listening.url,
-      close: async () => {
-        await listening.close();
-        await app!.close();
-        store.close();
-        lock.release();
-      },
+      close: () =>
+        shutDown({
+          connections,
+          closeApp: () => app!.close(),
+          closeStore: () => {
+            store.close();
+            lock.release();
+          },
+          graceSeconds: config.shutdownGrace,
+          say: io.err,
+        }),
     };
+    // Before the line that tells the server is up: a signal sent on seeing it must find the handler.
     if (io.ownsProcess) closeOnSignals(running, io);
+    io.out(`Listening on ${listening.url}\n`);
     return running;
   } catch (err) {
     await app?.close();
@@ -188,7 +198,8 @@ function loggerOptions(log: string, cwd: string): FastifyServerOptions['logger']
 
 interface Listening {
   url: string;
-  close(): Promise<void>;
+  /** The server that accepted the connections (Fastify's own, or ours for HTTPS). */
+  server: http.Server | https.Server;
 }
 
 function urlOf(scheme: string, address: AddressInfo | string | null): string {
@@ -211,7 +222,7 @@ async function listen(app: FastifyInstance, config: ServerConfig): Promise<Liste
       if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
     }
   }
-  return { url: urlOf('http', app.server.address()), close: async () => {} };
+  return { url: urlOf('http', app.server.address()), server: app.server };
 }
 
 function isFamilyError(err: unknown): boolean {
@@ -242,7 +253,7 @@ async function listenOnSocket(app: FastifyInstance, config: ServerConfig): Promi
     throw listenError(err, config);
   }
   fs.chmodSync(config.socket, config.socketPerm);
-  return { url: `unix:${config.socket}`, close: async () => {} };
+  return { url: `unix:${config.socket}`, server: app.server };
 }
 
 function readTlsFiles(config: ServerConfig): { cert: Buffer; key: Buffer } {
@@ -288,24 +299,29 @@ async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Li
       if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
     }
   }
-  return {
-    url: urlOf('https', server.address()),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-  };
+  return { url: urlOf('https', server.address()), server };
 }
+
+/** How long the process may take to end by itself once everything is closed. */
+const EXIT_SETTLE_MS = 2000;
 
 function closeOnSignals(running: RunningServer, io: CliIO): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1); // a second signal: the user insists
+    if (stopping) {
+      // A second signal: the user insists. SQLite's journal keeps the database whole anyway.
+      io.err(`Received ${signal} again, exiting at once.\n`);
+      process.exit(1);
+    }
     stopping = true;
     io.err(`Received ${signal}, shutting down.\n`);
     running.close().then(
-      () => process.exit(0),
+      () => {
+        // Ending by itself lets the clean-up of requests that were cut (their staging files)
+        // finish; something left holding the process does not keep it from ending.
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), EXIT_SETTLE_MS).unref();
+      },
       (err: unknown) => {
         io.err(`error while shutting down: ${(err as Error).message}\n`);
         process.exit(1);

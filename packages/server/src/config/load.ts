@@ -139,6 +139,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     kind: 'duration',
     description: 'time without a byte after which a pending upload is dropped (default "24h")',
   },
+  {
+    name: 'shutdownGrace',
+    kind: 'uint',
+    max: 86_400,
+    description: 'seconds running requests may take to finish on SIGTERM (default 10)',
+  },
   { name: 'webDist', kind: 'path', description: 'folder of the built web app', hidden: true },
 ];
 
@@ -517,6 +523,7 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
+  ['shutdownGrace', 'shutdownGrace', false],
 ];
 
 /** Keys of File Browser's exported `server` object, in its order, then ours. */
@@ -568,6 +575,7 @@ export function serverRecordFromConfig(
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
+      shutdownGrace: config.shutdownGrace,
       ...extra,
     }),
     authHook: '',
@@ -672,6 +680,7 @@ export function resolveServerConfig(
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:
       v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
+    shutdownGrace: (v.shutdownGrace as number | undefined) ?? d.shutdownGrace,
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
   };
   if (config.tokenExpirationTime <= 0) {

@@ -113,6 +113,15 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
   `,
+  // Staging files of writes in progress, so that a start after a crash removes what it left.
+  `
+  CREATE TABLE IF NOT EXISTS staging_files (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    folder     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
