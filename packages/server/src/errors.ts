@@ -9,10 +9,13 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'locked'
   | 'too_many_requests'
   | 'not_implemented'
+  | 'bad_gateway'
   | 'internal';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -22,10 +25,13 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  locked: 423,
   too_many_requests: 429,
   not_implemented: 501,
+  bad_gateway: 502,
   internal: 500,
 };
 

@@ -1,3 +1,4 @@
+import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
@@ -13,6 +14,8 @@ export interface Store {
   sessions: SessionsRepo;
   shares: SharesRepo;
   uploads: UploadsRepo;
+  davProps: DavPropsRepo;
+  davLocks: DavLocksRepo;
   close(): void;
 }
 
@@ -25,6 +28,8 @@ export function openStore(file: string): Store {
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
     uploads: new UploadsRepo(db),
+    davProps: new DavPropsRepo(db),
+    davLocks: new DavLocksRepo(db),
     close: () => db.close(),
   };
 }
