@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { Permissions } from '@filebrowser/contract';
 import type { LightMyRequestResponse } from 'fastify';
@@ -609,5 +610,78 @@ describe('WebDAV request bodies', () => {
       expect(res.statusCode, method).toBe(413);
     }
     expect(t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false).size).toBe(0);
+  });
+});
+
+describe('WebDAV under a base URL', () => {
+  it('answers at {baseURL}/dav/ with hrefs and Destinations under it', async () => {
+    await t.close();
+    t = await startFilesApp({ baseURL: '/fb' });
+    await t.user('ann', { scope: '/ann' });
+    await fs.writeFile(file('ann', 'a.txt'), 'a');
+    const list = await dav('PROPFIND', '/fb/dav/', { user: 'ann', headers: { depth: '1' } });
+    expect(list.statusCode).toBe(207);
+    expect(hrefs(list.body)).toEqual(['/fb/dav/', '/fb/dav/a.txt']);
+    const copy = await dav('COPY', '/fb/dav/a.txt', {
+      user: 'ann',
+      headers: { destination: `http://${HOST}/fb/dav/b.txt` },
+    });
+    expect(copy.statusCode).toBe(201);
+    expect(await read('ann', 'b.txt')).toBe('a');
+    const outside = await dav('COPY', '/fb/dav/a.txt', {
+      user: 'ann',
+      headers: { destination: `http://${HOST}/dav/c.txt` },
+    });
+    expect(outside.statusCode).toBe(502);
+  });
+});
+
+describe('WebDAV and event hooks', () => {
+  it('runs the same before and after hooks as the web API, and a refusing hook changes nothing', async () => {
+    await t.close();
+    const bin = path.join(os.tmpdir(), `fb-dav-hooks-${process.pid}-${Date.now()}`);
+    await fs.mkdir(bin);
+    const logFile = path.join(bin, 'log.txt');
+    await fs.writeFile(
+      path.join(bin, 'log'),
+      `#!/bin/sh\nprintf "%s %s\\n" "$TRIGGER" "$*" >> '${logFile}'\n`,
+      { mode: 0o755 },
+    );
+    await fs.writeFile(path.join(bin, 'refuse'), '#!/bin/sh\necho "not today" >&2; exit 3\n', {
+      mode: 0o755,
+    });
+    try {
+      t = await startFilesApp({ disableExec: false, execPath: `${bin}:/usr/bin:/bin` });
+      await t.user('bob', { scope: '/bob' });
+      const home = await fs.realpath(file('bob'));
+      const s = t.ctx.store.settings.get();
+      const commands = Object.fromEntries(Object.keys(s.commands).map((k) => [k, [] as string[]]));
+      t.ctx.store.settings.save({
+        ...s,
+        commands: {
+          ...commands,
+          before_upload: ['log $FILE'],
+          after_save: ['log $FILE'],
+          after_rename: ['log $FILE $DESTINATION'],
+          before_delete: ['refuse'],
+        },
+      });
+      expect((await dav('PUT', '/dav/a.txt', { user: 'bob', body: 'a' })).statusCode).toBe(201);
+      expect((await dav('PUT', '/dav/a.txt', { user: 'bob', body: 'b' })).statusCode).toBe(204);
+      expect(
+        (await dav('MOVE', '/dav/a.txt', { user: 'bob', headers: { destination: '/dav/b.txt' } })).statusCode,
+      ).toBe(201);
+      const del = await dav('DELETE', '/dav/b.txt', { user: 'bob' });
+      expect(del.statusCode).toBe(403);
+      expect(del.body).toContain('the before_delete hook refused the operation');
+      expect(await read('bob', 'b.txt')).toBe('b');
+      expect((await fs.readFile(logFile, 'utf8')).trimEnd().split('\n')).toEqual([
+        `before_upload ${path.join(home, 'a.txt')}`,
+        `after_save ${path.join(home, 'a.txt')}`,
+        `after_rename ${path.join(home, 'a.txt')} ${path.join(home, 'b.txt')}`,
+      ]);
+    } finally {
+      await fs.rm(bin, { recursive: true, force: true });
+    }
   });
 });

@@ -103,6 +103,8 @@ export function settingsToExport(s: StoredSettings): Doc {
     shell: [...s.shell],
     // Ours only: File Browser has no such setting and ignores the key.
     unsafeCommands: [...s.unsafeCommands],
+    // Ours only, as unsafeCommands.
+    webdav: s.webdav,
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -189,6 +191,8 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     shell: strings(s, 'shell'),
     commands,
     unsafeCommands: cleanUnsafeCommands(strings(s, 'unsafeCommands'), (message) => new CliError(message)),
+    // File Browser's exports have no such key: WebDAV stays on unless the file says off.
+    webdav: str(s, 'webdav') === 'off' ? 'off' : 'on',
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

@@ -96,10 +96,12 @@ export async function davUser(ctx: AppContext, request: FastifyRequest): Promise
       if (!user) throw challenge();
       return user;
     }
-    default: {
+    case 'json': {
       const basic = basicCredentials(request);
       if (!basic) throw challenge();
       return davCredentials(ctx, basic.username, basic.secret, request.ip);
     }
+    default:
+      throw challenge(`WebDAV does not support the ${settings.authMethod} authentication method`);
   }
 }

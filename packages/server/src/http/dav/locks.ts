@@ -9,7 +9,7 @@ import type { Opened } from '../../files/resolver.js';
 import type { DavLock } from '../../store/dav.js';
 import { withHooks } from '../file-hooks.js';
 import { hrefOf, virtualOfUrl } from './paths.js';
-import { header, type DavRequest } from './request.js';
+import { header, notify, type DavRequest } from './request.js';
 import { DavError, davChild, escapeXml, isDav, parseXml, readBody, childElements } from './xml.js';
 
 /** Longest lock a client gets (an `Infinite` request gets this): abandoned locks must end. */
@@ -77,7 +77,7 @@ export function parseIf(text: string): IfList[] {
 }
 
 /** The place of an opened path below its root, the key of its locks and dead properties. */
-export function placeOf(dav: DavRequest, o: Pick<Opened, 'entry'>): string {
+export function davPlace(dav: DavRequest, o: Pick<Opened, 'entry'>): string {
   const p = dav.access.rootPathOf(o.entry);
   if (p === undefined) throw forbidden();
   return p;
@@ -260,7 +260,7 @@ export async function handleLock(dav: DavRequest) {
     const exists = !!r.linkStat;
     assertMay(dav.access.perm, exists ? 'modify' : 'create');
     if (!exists && (r.missing.length > 1 || r.blocked)) throw conflict('the parent folder does not exist');
-    const place = placeOf(dav, r);
+    const place = davPlace(dav, r);
     const store = dav.ctx.store.davLocks;
     if (conflicts(store.related(dav.access.root.id, place), place, scope, depth).length > 0) {
       throw new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
@@ -271,7 +271,7 @@ export async function handleLock(dav: DavRequest) {
       await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
         writeFileAtomic(dav.access, r, Readable.from([]), { fileMode, dirMode }),
       );
-      await dav.events.changed?.(r.real);
+      await notify(dav, 'upload', () => dav.events.changed?.(r.real));
     }
     const timeout = timeoutOf(dav);
     const lock: DavLock = {
@@ -296,7 +296,7 @@ export async function handleLock(dav: DavRequest) {
 /** A LOCK without a body refreshes the user's lock named in the If header. */
 async function refresh(dav: DavRequest, r: Opened) {
   if (!r.linkStat) throw notFound();
-  const place = placeOf(dav, r);
+  const place = davPlace(dav, r);
   const lock = locksOn(dav, place).find((l) => dav.submitted.has(l.token));
   if (!lock) throw new AppError('precondition_failed', 'no lock of this resource was named in the If header');
   if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');

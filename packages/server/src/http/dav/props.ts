@@ -6,7 +6,7 @@ import { etagOf, listDirectory } from '../../files/info.js';
 import { mimeByExtension } from '../../files/mime.js';
 import { joinVirtual } from '../../files/resolver.js';
 import type { DavLock, DeadProp } from '../../store/dav.js';
-import { activeLock, guardWrite, placeOf, SUPPORTED_LOCK } from './locks.js';
+import { activeLock, guardWrite, davPlace, SUPPORTED_LOCK } from './locks.js';
 import { hrefOf } from './paths.js';
 import { header, type DavRequest } from './request.js';
 import {
@@ -150,7 +150,7 @@ export async function handlePropfind(dav: DavRequest) {
   try {
     if (!r.stat || !r.node) throw notFound();
     const st = await r.node.statNs();
-    const place = placeOf(dav, r);
+    const place = davPlace(dav, r);
     const self: Entry = {
       virtual: r.virtual,
       place,
@@ -206,7 +206,7 @@ export async function handleProppatch(dav: DavRequest) {
   try {
     if (!r.linkStat) throw notFound();
     assertMay(dav.access.perm, 'modify');
-    const place = placeOf(dav, r);
+    const place = davPlace(dav, r);
     guardWrite(dav, place);
     const serializer = new XMLSerializer();
     const ops: Array<{ set: boolean; el: Element }> = [];

@@ -27,3 +27,12 @@ export function header(dav: Pick<DavRequest, 'request'>, name: string): string |
   const v = dav.request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
+
+/** Runs change listeners without letting them decide the answer (as the resources routes do). */
+export async function notify(dav: DavRequest, what: string, fn: () => Promise<void> | void): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    dav.ctx.log.warn({ err }, `after ${what}: listener failed`);
+  }
+}

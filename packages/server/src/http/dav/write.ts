@@ -5,19 +5,10 @@ import { copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../fi
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
-import { guardWrite, placeOf } from './locks.js';
+import { guardWrite, davPlace } from './locks.js';
 import { destinationVirtual } from './paths.js';
-import { header, type DavRequest } from './request.js';
+import { header, notify, type DavRequest } from './request.js';
 import { hasBody } from './xml.js';
-
-/** Runs change listeners without letting them decide the answer (as the resources routes do). */
-async function notify(dav: DavRequest, what: string, fn: () => Promise<void> | void): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    dav.ctx.log.warn({ err }, `after ${what}: listener failed`);
-  }
-}
 
 /** A missing folder on the way is a conflict in WebDAV (409), never created on the fly. */
 function assertParentExists(r: Opened): void {
@@ -34,7 +25,7 @@ export async function handlePut(dav: DavRequest) {
     const exists = !!r.linkStat;
     assertMay(dav.access.perm, exists ? 'modify' : 'create');
     if (!exists) assertParentExists(r);
-    guardWrite(dav, placeOf(dav, r), { member: !exists });
+    guardWrite(dav, davPlace(dav, r), { member: !exists });
     const { fileMode, dirMode } = dav.ctx.store.settings.get();
     const st = await withHooks(
       dav.ctx,
@@ -61,7 +52,7 @@ export async function handleMkcol(dav: DavRequest) {
     if (r.linkStat) throw new AppError('method_not_allowed', 'something exists at this path');
     assertMay(dav.access.perm, 'create');
     assertParentExists(r);
-    guardWrite(dav, placeOf(dav, r), { member: true });
+    guardWrite(dav, davPlace(dav, r), { member: true });
     const { dirMode } = dav.ctx.store.settings.get();
     await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
       makeDirectory(dav.access, r, dirMode),
@@ -74,7 +65,7 @@ export async function handleMkcol(dav: DavRequest) {
 
 /** Removes what an opened path names (a link itself), with its dead properties, locks and shares. */
 async function remove(dav: DavRequest, r: Opened): Promise<void> {
-  const place = placeOf(dav, r);
+  const place = davPlace(dav, r);
   await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () => deletePath(dav.access, r));
   dav.ctx.store.davProps.remove(dav.access.root.id, place);
   dav.ctx.store.davLocks.removeWithin(dav.access.root.id, place);
@@ -89,7 +80,7 @@ export async function handleDelete(dav: DavRequest) {
     if (r.virtual === '/') throw forbidden('the root folder cannot be deleted');
     if (!r.linkStat) throw notFound();
     assertMay(dav.access.perm, 'delete');
-    guardWrite(dav, placeOf(dav, r), { deep: true, member: true });
+    guardWrite(dav, davPlace(dav, r), { deep: true, member: true });
     await remove(dav, r);
     return dav.reply.code(204).send();
   } finally {
@@ -128,8 +119,8 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       if (existed) ops.push('modify');
       assertMay(dav.access.perm, ops);
       assertParentExists(dst);
-      const srcPlace = placeOf(dav, src);
-      const dstPlace = placeOf(dav, dst);
+      const srcPlace = davPlace(dav, src);
+      const dstPlace = davPlace(dav, dst);
       if (move) guardWrite(dav, srcPlace, { deep: true, member: true });
       guardWrite(dav, dstPlace, { deep: true, member: true });
       if (existed) {
