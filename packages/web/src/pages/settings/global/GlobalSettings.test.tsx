@@ -62,3 +62,31 @@ describe('GlobalSettings: the command runner', () => {
     expect(screen.queryByRole('textbox', { name: 'Commands' })).toBeNull();
   });
 });
+
+describe('GlobalSettings: WebDAV', () => {
+  const fetchMock = vi.fn<typeof fetch>();
+
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock);
+    fetchMock.mockImplementation(async (_url, init) =>
+      init?.method === 'PUT' ? new Response('200 OK') : new Response(JSON.stringify(settings)),
+    );
+    useAuthStore.setState({ user: tokenUser({ admin: true }), jwt: 'a.b.c' });
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+    fetchMock.mockReset();
+  });
+
+  it('shows WebDAV as on and saves it turned off', async () => {
+    await renderWithApp(<GlobalSettings />);
+    const box = await screen.findByRole<HTMLInputElement>('checkbox', { name: /WebDAV at \/dav\// });
+    expect(box.checked).toBe(true);
+    fireEvent.click(box);
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
+    const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
+    expect((JSON.parse(String(put[1]?.body)) as Settings).webdav).toBe('off');
+  });
+});

@@ -75,6 +75,11 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             checked={settings.createUserDir}
             onChange={(createUserDir) => patch({ createUserDir })}
           />
+          <Checkbox
+            label={t('settings.global.webdav')}
+            checked={settings.webdav !== 'off'}
+            onChange={(on) => patch({ webdav: on ? 'on' : 'off' })}
+          />
           <TextField
             label={t('settings.global.userHomeBasePath')}
             value={settings.userHomeBasePath}
