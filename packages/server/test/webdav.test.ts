@@ -118,6 +118,8 @@ describe('WebDAV protocol', () => {
     expect(hrefs(one.body)).toEqual(['/dav/docs/', '/dav/docs/a%20b.txt']);
     expect(one.body).toContain('<D:getcontentlength>11</D:getcontentlength>');
     expect(one.body).toContain('<D:resourcetype><D:collection/></D:resourcetype>');
+    const etag = /<D:getetag>([^<]*)<\/D:getetag>/.exec(one.body)![1]!.replaceAll('&#34;', '"');
+    expect((await dav('HEAD', '/dav/docs/a%20b.txt', { user: 'ann' })).headers.etag).toBe(etag);
     const zero = await dav('PROPFIND', '/dav/docs', { user: 'ann', headers: { depth: '0' } });
     expect(hrefs(zero.body)).toEqual(['/dav/docs/']);
     for (const depth of ['infinity', undefined]) {
@@ -637,7 +639,7 @@ describe('WebDAV under a base URL', () => {
 });
 
 describe('WebDAV and event hooks', () => {
-  it('runs the same before and after hooks as the web API, and a refusing hook changes nothing', async () => {
+  it('runs the same before and after hooks as the web API, and a refusing hook changes nothing, not even an overwritten destination', async () => {
     await t.close();
     const bin = path.join(os.tmpdir(), `fb-dav-hooks-${process.pid}-${Date.now()}`);
     await fs.mkdir(bin);
@@ -664,6 +666,7 @@ describe('WebDAV and event hooks', () => {
           after_save: ['log $FILE'],
           after_rename: ['log $FILE $DESTINATION'],
           before_delete: ['refuse'],
+          before_copy: ['refuse'],
         },
       });
       expect((await dav('PUT', '/dav/a.txt', { user: 'bob', body: 'a' })).statusCode).toBe(201);
@@ -675,6 +678,11 @@ describe('WebDAV and event hooks', () => {
       expect(del.statusCode).toBe(403);
       expect(del.body).toContain('the before_delete hook refused the operation');
       expect(await read('bob', 'b.txt')).toBe('b');
+      // An overwriting COPY removes the destination only once the before-hook let it go ahead.
+      await fs.writeFile(file('bob', 'c.txt'), 'keep me');
+      const copy = await dav('COPY', '/dav/b.txt', { user: 'bob', headers: { destination: '/dav/c.txt' } });
+      expect(copy.statusCode).toBe(403);
+      expect(await read('bob', 'c.txt')).toBe('keep me');
       expect((await fs.readFile(logFile, 'utf8')).trimEnd().split('\n')).toEqual([
         `before_upload ${path.join(home, 'a.txt')}`,
         `after_save ${path.join(home, 'a.txt')}`,

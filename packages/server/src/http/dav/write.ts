@@ -1,7 +1,7 @@
 import { assertMay, type Operation } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { etagOf } from '../../files/info.js';
-import { copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../files/ops.js';
+import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
@@ -90,8 +90,9 @@ export async function handleDelete(dav: DavRequest) {
 
 /**
  * COPY and MOVE. The Destination must be on this server below /dav/ (502 otherwise); an
- * existing destination is replaced only with `Overwrite: T` (412 otherwise), and is deleted
- * first, as RFC 4918 asks, rather than merged.
+ * existing destination is replaced only with `Overwrite: T` (412 otherwise), and is removed
+ * first, as RFC 4918 asks, rather than merged: inside the operation, so that a refusing
+ * before-hook or a rule on the source's contents leaves it in place.
  */
 export async function handleCopyMove(dav: DavRequest, move: boolean) {
   const dstVirtual = destinationVirtual(dav.ctx, dav.request);
@@ -102,11 +103,12 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
     throw badRequest(move ? 'a MOVE has Depth infinity' : 'a COPY has Depth 0 or infinity');
   }
   const follow = !move;
-  const src = await dav.access.open(dav.virtual, { followFinal: follow });
+  const { access } = dav;
+  const src = await access.open(dav.virtual, { followFinal: follow });
   try {
     if (!src.linkStat) throw notFound();
     if (src.virtual === '/') throw forbidden('the root folder cannot be copied or moved');
-    let dst = await dav.access.open(dstVirtual, { followFinal: follow });
+    let dst = await access.open(dstVirtual, { followFinal: follow });
     try {
       if (dst.virtual === src.virtual) throw forbidden('the source and the destination are the same');
       if (dst.virtual === '/') throw forbidden('the root folder cannot be replaced');
@@ -117,55 +119,46 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       }
       const ops: Operation[] = [move ? 'rename' : 'copy'];
       if (existed) ops.push('modify');
-      assertMay(dav.access.perm, ops);
+      assertMay(access.perm, ops);
       assertParentExists(dst);
       const srcPlace = davPlace(dav, src);
       const dstPlace = davPlace(dav, dst);
       if (move) guardWrite(dav, srcPlace, { deep: true, member: true });
       guardWrite(dav, dstPlace, { deep: true, member: true });
-      if (existed) {
-        const old = await dav.access.open(dstVirtual, { followFinal: false });
-        try {
-          await remove(dav, old);
-        } finally {
-          await old.close();
-        }
-        await dst.close();
-        dst = await dav.access.open(dstVirtual, { followFinal: follow });
-      }
-      const rootId = dav.access.root.id;
+
+      const rootId = access.root.id;
       const { dirMode } = dav.ctx.store.settings.get();
-      if (!move && depth === '0' && src.stat?.isDirectory()) {
-        await withHooks(
-          dav.ctx,
-          dav.user,
-          dav.reply,
-          'copy',
-          { file: src.real, destination: dst.entry },
-          () => makeDirectory(dav.access, dst, dirMode),
-        );
-        dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, true);
-        return dav.reply.code(existed ? 204 : 201).send();
-      }
+      const shallow = !move && depth === '0' && !!src.stat?.isDirectory();
       const action = move ? 'rename' : 'copy';
       const file = move ? src.entry : src.real;
-      const target = dst;
       const done = await withHooks(
         dav.ctx,
         dav.user,
         dav.reply,
         action,
         { file, destination: dst.entry },
-        () => copyOrMove(dav.access, src, target, { action, override: false, rename: false }, dirMode),
+        async () => {
+          if (existed) {
+            if (!shallow) await checkDescendants(access, src, follow, dst.virtual);
+            await replaceDestination(dav, dstVirtual, dstPlace);
+            await dst.close();
+            dst = await access.open(dstVirtual, { followFinal: follow });
+          }
+          if (shallow) {
+            await makeDirectory(access, dst, dirMode);
+            return { entry: dst.entry, real: dst.real };
+          }
+          return copyOrMove(access, src, dst, { action, override: false, rename: false }, dirMode);
+        },
         (result) => ({ file, destination: result.entry }),
       );
       if (move) {
         dav.ctx.store.davProps.move(rootId, srcPlace, dstPlace);
         dav.ctx.store.davLocks.removeWithin(rootId, srcPlace);
-        await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, dav.access, src.entry, done.entry));
+        await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, access, src.entry, done.entry));
         await notify(dav, 'rename', () => dav.events.moved?.(src.entry, done.entry));
       } else {
-        dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace);
+        dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow);
         await notify(dav, 'copy', () => dav.events.changed?.(done.real));
       }
       return dav.reply.code(existed ? 204 : 201).send();
@@ -175,4 +168,18 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
   } finally {
     await src.close();
   }
+}
+
+/** Removes what an overwriting COPY or MOVE replaces (the entry itself, not a link's target). */
+async function replaceDestination(dav: DavRequest, virtual: string, place: string): Promise<void> {
+  const old = await dav.access.open(virtual, { followFinal: false });
+  try {
+    await deletePath(dav.access, old);
+  } finally {
+    await old.close();
+  }
+  dav.ctx.store.davProps.remove(dav.access.root.id, place);
+  dav.ctx.store.davLocks.removeWithin(dav.access.root.id, place);
+  await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, old.entry));
+  await notify(dav, 'delete', () => dav.events.deleted?.(old.entry));
 }
