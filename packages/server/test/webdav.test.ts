@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Permissions } from '@filebrowser/contract';
+import { DOMParser } from '@xmldom/xmldom';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
@@ -130,6 +131,16 @@ describe('WebDAV protocol', () => {
     expect((await dav('PROPFIND', '/dav/missing', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(
       404,
     );
+  });
+
+  it('lists names with XML specials and control characters as well-formed XML', async () => {
+    await fs.writeFile(file('ann', 'docs', 'a<b>&"c\u0007.txt'), 'x');
+    const res = await dav('PROPFIND', '/dav/docs/', { user: 'ann', headers: { depth: '1' } });
+    expect(res.statusCode).toBe(207);
+    const doc = new DOMParser().parseFromString(res.body, 'application/xml');
+    const names = Array.from(doc.getElementsByTagNameNS('DAV:', 'displayname')).map((n) => n.textContent);
+    expect(names).toContain('a<b>&"c\uFFFD.txt');
+    expect(hrefs(res.body)).toContain('/dav/docs/a%3Cb%3E%26%22c%07.txt');
   });
 
   it('writes with PUT (created 201, replaced 204, chunked too) and reads with GET and ranges', async () => {

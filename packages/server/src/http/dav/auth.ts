@@ -24,9 +24,10 @@ interface Remembered {
 /**
  * Credentials that passed recently, by a keyed hash of username and secret: clients send Basic
  * auth on every request, and a bcrypt check each time would make every PROPFIND cost tens of
- * milliseconds. The key is per process, so the hashes are of no use outside it.
+ * milliseconds. The key is per process, so the hashes are of no use outside it; each app (each
+ * database) has its own entries.
  */
-const remembered = new Map<string, Remembered>();
+const rememberedBy = new WeakMap<AppContext, Map<string, Remembered>>();
 const HASH_KEY = crypto.randomBytes(32);
 
 function credentialKey(username: string, secret: string): string {
@@ -45,6 +46,11 @@ export async function davCredentials(
   secret: string,
   ip: string,
 ): Promise<StoredUser> {
+  let remembered = rememberedBy.get(ctx);
+  if (!remembered) {
+    remembered = new Map();
+    rememberedBy.set(ctx, remembered);
+  }
   const key = credentialKey(username, secret);
   const now = Date.now();
   const known = remembered.get(key);

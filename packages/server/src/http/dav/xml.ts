@@ -26,8 +26,14 @@ export class DavError extends AppError {
   }
 }
 
+/** Escapes text for XML; characters XML 1.0 cannot carry at all (control codes in a file name) become U+FFFD. */
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return (
+    text
+      .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '\uFFFD')
+  );
 }
 
 /** Whether the request carries a body (a length above zero, or chunks). */
