@@ -42,8 +42,11 @@ export const TusSettings = Type.Object({
 });
 export type TusSettings = Static<typeof TusSettings>;
 
-/** Who may use WebDAV at `/dav/` (an addition of ours): nobody, or every user. */
-export const WEBDAV_MODES = ['off', 'on'] as const;
+/**
+ * Who may use WebDAV at `/dav/` (an addition of ours): nobody, every user, or the users whose
+ * `webdav` flag an administrator set.
+ */
+export const WEBDAV_MODES = ['off', 'on', 'per-user'] as const;
 export type WebDavMode = (typeof WEBDAV_MODES)[number];
 export const WebDavModeSchema = Type.Union(WEBDAV_MODES.map((m) => Type.Literal(m)));
 

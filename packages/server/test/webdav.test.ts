@@ -266,6 +266,29 @@ describe('WebDAV protocol', () => {
     expect(t.ctx.store.shares.get(hash)).toBeUndefined();
   });
 
+  it('per user: only accounts an administrator allowed, set through the users API', async () => {
+    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'per-user' });
+    const refused = await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('WebDAV is not enabled for this account');
+    expect((await dav('PUT', '/dav/x.txt', { user: 'ann', body: 'x' })).statusCode).toBe(403);
+    expect(await exists('ann', 'x.txt')).toBe(false);
+
+    const admin = await t.app
+      .inject({ method: 'POST', url: '/api/login', payload: { username: 'admin', password: PASSWORD } })
+      .then((r) => r.body);
+    const ann = t.ctx.store.users.getByUsername('ann')!;
+    const put = await t.req(admin, {
+      method: 'PUT',
+      url: `/api/users/${ann.id}`,
+      payload: { what: 'user', which: ['webdav'], current_password: PASSWORD, data: { webdav: true } },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const shown = await t.req(admin, { method: 'GET', url: `/api/users/${ann.id}` });
+    expect(shown.json()).toMatchObject({ webdav: true });
+    expect((await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(207);
+  });
+
   it('is turned off by the webdav setting', async () => {
     t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'off' });
     expect((await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(404);

@@ -35,7 +35,7 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     name: 'webdav',
     kind: 'string',
     choices: WEBDAV_MODES,
-    description: 'WebDAV at /dav/: on (default) or off',
+    description: 'WebDAV at /dav/: on (default), off, or per-user (only users an administrator allowed)',
   },
   { name: 'fileMode', kind: 'mode', description: 'mode of created files (default 0640)' },
   { name: 'dirMode', kind: 'mode', description: 'mode of created folders (default 0750)' },

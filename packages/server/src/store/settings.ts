@@ -106,8 +106,8 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
     fileMode: s.fileMode || d.fileMode,
     dirMode: s.dirMode || d.dirMode,
     auther: { ...d.auther, ...s.auther },
-    // Anything but an explicit "off" (older records have nothing) leaves WebDAV on.
-    webdav: s.webdav === 'off' ? 'off' : 'on',
+    // Anything else (older records have nothing) leaves WebDAV on.
+    webdav: s.webdav === 'off' || s.webdav === 'per-user' ? s.webdav : 'on',
   };
 }
 

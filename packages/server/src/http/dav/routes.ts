@@ -68,6 +68,9 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
         .send();
     }
     const user = await davUser(ctx, request);
+    if (ctx.store.settings.get().webdav === 'per-user' && !user.webdav) {
+      throw new AppError('forbidden', 'WebDAV is not enabled for this account');
+    }
     const dav: DavRequest = {
       ctx,
       events,

@@ -79,14 +79,15 @@ describe('GlobalSettings: WebDAV', () => {
     fetchMock.mockReset();
   });
 
-  it('shows WebDAV as on and saves it turned off', async () => {
+  it('shows WebDAV as on and saves it set per user', async () => {
     await renderWithApp(<GlobalSettings />);
-    const box = await screen.findByRole<HTMLInputElement>('checkbox', { name: /WebDAV at \/dav\// });
-    expect(box.checked).toBe(true);
-    fireEvent.click(box);
+    const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: /WebDAV at \/dav\// });
+    expect(select.value).toBe('on');
+    expect(Array.from(select.options).map((o) => o.value)).toEqual(['off', 'on', 'per-user']);
+    fireEvent.change(select, { target: { value: 'per-user' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
     const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
-    expect((JSON.parse(String(put[1]?.body)) as Settings).webdav).toBe('off');
+    expect((JSON.parse(String(put[1]?.body)) as Settings).webdav).toBe('per-user');
   });
 });

@@ -1,10 +1,11 @@
-import type { Settings } from '@filebrowser/contract';
+import { WEBDAV_MODES, type Settings, type WebDavMode } from '@filebrowser/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSettings, updateSettings } from '../../../api/settings';
 import { ErrorScreen } from '../../../components/ErrorScreen';
 import { Checkbox } from '../../../components/form/Checkbox';
 import { NumberField } from '../../../components/form/NumberField';
+import { SelectField } from '../../../components/form/SelectField';
 import { TextField } from '../../../components/form/TextField';
 import { Spinner } from '../../../components/Spinner';
 import { useLoad } from '../../../hooks/use-load';
@@ -75,10 +76,14 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             checked={settings.createUserDir}
             onChange={(createUserDir) => patch({ createUserDir })}
           />
-          <Checkbox
+          <SelectField
             label={t('settings.global.webdav')}
-            checked={settings.webdav !== 'off'}
-            onChange={(on) => patch({ webdav: on ? 'on' : 'off' })}
+            value={settings.webdav ?? 'on'}
+            options={WEBDAV_MODES.map((mode) => ({
+              value: mode,
+              label: t(`settings.global.webdavModes.${mode}`),
+            }))}
+            onChange={(webdav) => patch({ webdav: webdav as WebDavMode })}
           />
           <TextField
             label={t('settings.global.userHomeBasePath')}
