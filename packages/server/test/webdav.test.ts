@@ -594,6 +594,22 @@ describe('WebDAV locks between users', () => {
     expect((await dav('PUT', '/dav/plan.txt', { user: 'bob', body: 'expired lock' })).statusCode).toBe(204);
   });
 
+  it('evaluates tagged If lists against the resource they name, with entity tags and Not', async () => {
+    const token = await annLocks();
+    await fs.writeFile(file('team', 'other.txt'), 'other');
+    const put = (body: string, ifHeader: string) =>
+      dav('PUT', '/dav/plan.txt', { user: 'ann', body, headers: { if: ifHeader } });
+    expect((await put('a', `</dav/other.txt> (<${token}>)`)).statusCode).toBe(412);
+    expect((await put('b', `<http://${HOST}/dav/plan.txt> (Not <DAV:no-lock> <${token}>)`)).statusCode).toBe(
+      204,
+    );
+    const etag = String((await dav('HEAD', '/dav/plan.txt', { user: 'ann' })).headers.etag);
+    expect((await put('c', `(<${token}> ["not-${etag.slice(1)}])`)).statusCode).toBe(412);
+    expect((await put('d', `(<${token}> [${etag}])`)).statusCode).toBe(204);
+    expect((await put('e', `(["x"]) (<${token}>)`)).statusCode).toBe(204);
+    expect(await read('team', 'plan.txt')).toBe('e');
+  });
+
   it('answers 412 when the If header does not hold, and 400 for a malformed one', async () => {
     const res = await dav('PUT', '/dav/plan.txt', {
       user: 'ann',
