@@ -10,12 +10,13 @@ import { haveTool } from './tools.js';
  */
 const SUITES = ['basic', 'copymove', 'props', 'locks', 'http'] as const;
 
-function litmus(url: string, suite: string): Promise<string> {
+/** Runs one suite; litmus writes debug.log and child.log into its working folder, a temporary one here. */
+function litmus(url: string, suite: string, cwd: string): Promise<string> {
   return new Promise((resolve) => {
     execFile(
       'litmus',
       [url, 'litmus', USER_PASSWORD],
-      { env: { ...process.env, TESTS: suite }, timeout: 120_000 },
+      { cwd, env: { ...process.env, TESTS: suite }, timeout: 120_000 },
       (_err, stdout, stderr) => resolve(stdout + stderr),
     );
   });
@@ -42,7 +43,7 @@ describe.runIf(haveTool('litmus', 'runs the WebDAV protocol suites'))('litmus', 
 
   for (const suite of SUITES) {
     it(`passes the ${suite} suite with no failures`, async () => {
-      const output = await litmus(url, suite);
+      const output = await litmus(url, suite, t.outside);
       const result = summary(output, suite);
       if (process.env.LITMUS_LOG) console.log(output);
       expect(result, output).toBeDefined();
