@@ -216,6 +216,25 @@ describe('WebDAV protocol', () => {
     expect(after.body).toContain('404 Not Found');
   });
 
+  it('keeps dead properties with the file when the web API renames it, and drops them when it deletes it', async () => {
+    const token = await t.app
+      .inject({ method: 'POST', url: '/api/login', payload: { username: 'ann', password: PASSWORD } })
+      .then((r) => r.body);
+    await dav('PROPPATCH', '/dav/docs/a%20b.txt', { user: 'ann', body: PROPPATCH('color', 'green') });
+    const rename = await t.req(token, {
+      method: 'PATCH',
+      url: '/api/resources/docs?action=rename&destination=%2Fpapers',
+    });
+    expect(rename.statusCode).toBe(200);
+    const get = (url: string) =>
+      dav('PROPFIND', url, { user: 'ann', headers: { depth: '0' }, body: PROPGET('color') });
+    expect((await get('/dav/papers/a%20b.txt')).body).toContain('green');
+    expect((await t.req(token, { method: 'DELETE', url: '/api/resources/papers' })).statusCode).toBe(204);
+    await fs.mkdir(file('ann', 'papers'));
+    await fs.writeFile(file('ann', 'papers', 'a b.txt'), 'new file, old name');
+    expect((await get('/dav/papers/a%20b.txt')).body).not.toContain('green');
+  });
+
   it('refuses to change live properties in PROPPATCH, all or nothing', async () => {
     const body = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop><Z:color>red</Z:color><D:getetag>x</D:getetag></D:prop></D:set></D:propertyupdate>`;
     const res = await dav('PROPPATCH', '/dav/docs/a%20b.txt', { user: 'ann', body });

@@ -5,6 +5,7 @@ import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomi
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
+import { davFollowDelete, davFollowMove } from './follow.js';
 import { guardWrite, davPlace } from './locks.js';
 import { destinationVirtual } from './paths.js';
 import { header, notify, type DavRequest } from './request.js';
@@ -65,10 +66,8 @@ export async function handleMkcol(dav: DavRequest) {
 
 /** Removes what an opened path names (a link itself), with its dead properties, locks and shares. */
 async function remove(dav: DavRequest, r: Opened): Promise<void> {
-  const place = davPlace(dav, r);
   await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () => deletePath(dav.access, r));
-  dav.ctx.store.davProps.remove(dav.access.root.id, place);
-  dav.ctx.store.davLocks.removeWithin(dav.access.root.id, place);
+  davFollowDelete(dav.ctx, dav.access, r.entry);
   await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, r.entry));
   await notify(dav, 'delete', () => dav.events.deleted?.(r.entry));
 }
@@ -140,7 +139,7 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         async () => {
           if (existed) {
             if (!shallow) await checkDescendants(access, src, follow, dst.virtual);
-            await replaceDestination(dav, dstVirtual, dstPlace);
+            await replaceDestination(dav, dstVirtual);
             await dst.close();
             dst = await access.open(dstVirtual, { followFinal: follow });
           }
@@ -153,8 +152,7 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         (result) => ({ file, destination: result.entry }),
       );
       if (move) {
-        dav.ctx.store.davProps.move(rootId, srcPlace, dstPlace);
-        dav.ctx.store.davLocks.removeWithin(rootId, srcPlace);
+        davFollowMove(dav.ctx, access, src.entry, done.entry);
         await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, access, src.entry, done.entry));
         await notify(dav, 'rename', () => dav.events.moved?.(src.entry, done.entry));
       } else {
@@ -171,15 +169,14 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
 }
 
 /** Removes what an overwriting COPY or MOVE replaces (the entry itself, not a link's target). */
-async function replaceDestination(dav: DavRequest, virtual: string, place: string): Promise<void> {
+async function replaceDestination(dav: DavRequest, virtual: string): Promise<void> {
   const old = await dav.access.open(virtual, { followFinal: false });
   try {
     await deletePath(dav.access, old);
   } finally {
     await old.close();
   }
-  dav.ctx.store.davProps.remove(dav.access.root.id, place);
-  dav.ctx.store.davLocks.removeWithin(dav.access.root.id, place);
+  davFollowDelete(dav.ctx, dav.access, old.entry);
   await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, old.entry));
   await notify(dav, 'delete', () => dav.events.deleted?.(old.entry));
 }
