@@ -30,8 +30,10 @@ describe('/api/settings', () => {
       'shell',
       'commands',
       'unsafeCommands',
+      'webdav',
     ]);
     expect(body.unsafeCommands).toEqual([]);
+    expect(body.webdav).toBe('on');
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);

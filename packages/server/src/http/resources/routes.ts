@@ -18,6 +18,7 @@ import {
 } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { davFollowDelete, davFollowMove } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -207,6 +208,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
           await r.close();
         }
         await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, r.entry));
+        await notify(ctx, 'delete', () => davFollowDelete(ctx, access, r.entry));
         await notify(ctx, 'delete', () => events.deleted?.(r.entry));
         return sendStatus(reply, 204);
       },
@@ -260,6 +262,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             );
             if (action === 'rename') {
               await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
+              await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
               await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
             } else {
               await notify(ctx, 'copy', () => events.changed?.(moved.real));
