@@ -103,6 +103,73 @@ describe('WebDAV protocol', () => {
     expect(fresh.statusCode).toBe(207);
   });
 
+  it('takes a personal API token as the Basic password, with its limits, and refuses it once revoked', async () => {
+    const session = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'ann', password: PASSWORD },
+    });
+    const token = async (wish: Record<string, unknown>) => {
+      const res = await t.req(session.body, {
+        method: 'POST',
+        url: '/api/tokens',
+        payload: { name: 'dav', expiresInDays: 0, readOnly: false, ...wish, current_password: PASSWORD },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json<{ id: string; secret: string }>();
+    };
+    const full = await token({});
+    const readOnly = await token({ readOnly: true });
+    const folder = await token({ folder: '/docs' });
+
+    const put = (secret: string, url: string) =>
+      dav('PUT', url, { user: 'ann', password: secret, body: 'by token' });
+    expect((await put(full.secret, '/dav/new.txt')).statusCode).toBe(201);
+    expect(await read('ann', 'new.txt')).toBe('by token');
+
+    // Read-only: listing and downloads work, nothing is written.
+    expect((await dav('GET', '/dav/docs/a%20b.txt', { user: 'ann', password: readOnly.secret })).body).toBe(
+      'hello world',
+    );
+    expect((await put(readOnly.secret, '/dav/ro.txt')).statusCode).toBe(403);
+    expect((await dav('MKCOL', '/dav/ro-dir/', { user: 'ann', password: readOnly.secret })).statusCode).toBe(
+      403,
+    );
+    expect(await exists('ann', 'ro.txt')).toBe(false);
+
+    // Limited to a folder: that folder is the WebDAV root.
+    const root = await dav('PROPFIND', '/dav/', {
+      user: 'ann',
+      password: folder.secret,
+      headers: { depth: '1' },
+    });
+    expect(root.statusCode).toBe(207);
+    expect(hrefs(root.body)).toEqual(['/dav/', '/dav/a%20b.txt']);
+    expect((await dav('GET', '/dav/../new.txt', { user: 'ann', password: folder.secret })).body).not.toBe(
+      'by token',
+    );
+
+    // The token is ann's: typed with another name it is refused, with the challenge.
+    await t.user('bob', { scope: '/bob' });
+    const other = await dav('PROPFIND', '/dav/', {
+      user: 'bob',
+      password: full.secret,
+      headers: { depth: '0' },
+    });
+    expect(other.statusCode).toBe(401);
+    expect(other.headers['www-authenticate']).toMatch(/^Basic realm=/);
+
+    const revoke = await t.req(session.body, { method: 'DELETE', url: `/api/tokens/${full.id}` });
+    expect(revoke.statusCode, revoke.body).toBeLessThan(300);
+    const revoked = await dav('PROPFIND', '/dav/', {
+      user: 'ann',
+      password: full.secret,
+      headers: { depth: '0' },
+    });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.headers['www-authenticate']).toMatch(/^Basic realm=/);
+  });
+
   it('counts wrong Basic passwords in the login throttle (429 past it)', async () => {
     let last = 0;
     for (let i = 0; i < 12; i++) {

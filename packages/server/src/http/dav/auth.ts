@@ -4,6 +4,9 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { isTrustedAddress } from '../../auth/ip.js';
 import type { StoredUser } from '../../store/users.js';
+import { isApiTokenSecret, type ApiTokenGrant } from '../../auth/api-tokens.js';
+import { usernameKey } from '../../auth/usernames.js';
+import type { Confinement } from '../../files/access.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", charset="UTF-8"' };
 
@@ -35,17 +38,33 @@ function credentialKey(username: string, secret: string): string {
 }
 
 /**
- * The user a WebDAV client's Basic credentials name. The secret is the account password today;
- * personal API tokens are to be checked here first (issue 17, item 1) and fall back to the
- * password where the administrator allows it. Throws 401 for wrong credentials, 429 past the
- * login throttle.
+ * The user a WebDAV client's Basic credentials name. A personal API token (`fbt_…`) as the
+ * password acts as it does on the API: the user's current permissions less what the token
+ * withholds, confined to its folder, checked on every request (cheap, and a revocation takes
+ * effect at once). Otherwise the secret is the account password. Throws 401 for wrong
+ * credentials, 429 past the login or token throttle.
  */
 export async function davCredentials(
   ctx: AppContext,
   username: string,
   secret: string,
   ip: string,
-): Promise<StoredUser> {
+): Promise<StoredUser & Confinement> {
+  if (isApiTokenSecret(secret)) {
+    let grant: ApiTokenGrant;
+    try {
+      grant = ctx.auth.verifyApiToken(secret, ip);
+    } catch (err) {
+      // With the challenge, so that the client asks its user again.
+      if (err instanceof AppError && err.kind === 'unauthorized') throw challenge(err.message);
+      throw err;
+    }
+    // The username must be the token's owner: a token is not a key to whichever name is typed.
+    if (usernameKey(username) !== usernameKey(grant.owner.username)) {
+      throw challenge('this API token belongs to another user');
+    }
+    return grant.user;
+  }
   let remembered = rememberedBy.get(ctx);
   if (!remembered) {
     remembered = new Map();
@@ -86,7 +105,7 @@ function basicCredentials(request: FastifyRequest): { username: string; secret: 
 }
 
 /** The user of a WebDAV request, by the server's authentication method. */
-export async function davUser(ctx: AppContext, request: FastifyRequest): Promise<StoredUser> {
+export async function davUser(ctx: AppContext, request: FastifyRequest): Promise<StoredUser & Confinement> {
   const settings = ctx.store.settings.get();
   switch (settings.authMethod) {
     case 'noauth':
