@@ -42,6 +42,16 @@ export const TusSettings = Type.Object({
 });
 export type TusSettings = Static<typeof TusSettings>;
 
+/**
+ * The trash (an addition of ours): deletes move items into their owner's trash, kept for
+ * `retentionDays` (0: until emptied by hand). Off, a delete is permanent.
+ */
+export const TrashSettings = Type.Object({
+  enabled: Type.Boolean(),
+  retentionDays: Type.Integer({ minimum: 0, maximum: 36500 }),
+});
+export type TrashSettings = Static<typeof TrashSettings>;
+
 /** GET/PUT /api/settings, in File Browser's field order. */
 export const Settings = Type.Object({
   signup: Type.Boolean(),
@@ -61,6 +71,7 @@ export const Settings = Type.Object({
    * administrator allows anyway. Bare command names; empty by default.
    */
   unsafeCommands: Type.Array(Type.String()),
+  trash: TrashSettings,
 });
 export type Settings = Static<typeof Settings>;
 
@@ -71,6 +82,7 @@ export const SettingsInput = Type.Partial(
     defaults: Type.Partial(UserDefaults),
     branding: Type.Partial(Branding),
     tus: Type.Partial(TusSettings),
+    trash: Type.Partial(TrashSettings),
     rules: Type.Union([Type.Array(Rule), Type.Null()]),
     shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
     unsafeCommands: Type.Union([Type.Array(Type.String()), Type.Null()]),

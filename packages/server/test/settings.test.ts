@@ -30,8 +30,10 @@ describe('/api/settings', () => {
       'shell',
       'commands',
       'unsafeCommands',
+      'trash',
     ]);
     expect(body.unsafeCommands).toEqual([]);
+    expect(body.trash).toEqual({ enabled: true, retentionDays: 30 });
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);
@@ -136,6 +138,8 @@ describe('/api/settings', () => {
       [{ unsafeCommands: ['find -exec'] }, 'unsafeCommands entry "find -exec" must be one command name'],
       [{ unsafeCommands: [''] }, 'an entry of unsafeCommands is empty'],
       [{ unsafeCommands: [3] }, 'unsafeCommands'],
+      [{ trash: { retentionDays: -1 } }, 'retentionDays'],
+      [{ trash: { enabled: 'yes' } }, 'enabled'],
     ];
     for (const [patch, message] of cases) {
       const res = await t.request(t.adminToken, {
@@ -169,5 +173,15 @@ describe('/api/settings', () => {
 
     expect((await put({ unsafeCommands: null })).statusCode).toBe(200);
     expect(t.ctx.store.settings.get().unsafeCommands).toEqual([]);
+  });
+
+  it('saves the trash settings, each key kept when left out', async () => {
+    const put = (payload: object) =>
+      t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload });
+    expect((await put({ trash: { retentionDays: 7 } })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().trash).toEqual({ enabled: true, retentionDays: 7 });
+    expect((await put({ trash: { enabled: false } })).statusCode).toBe(200);
+    const got = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    expect(got.trash).toEqual({ enabled: false, retentionDays: 7 });
   });
 });

@@ -103,6 +103,7 @@ export function settingsToExport(s: StoredSettings): Doc {
     shell: [...s.shell],
     // Ours only: File Browser has no such setting and ignores the key.
     unsafeCommands: [...s.unsafeCommands],
+    trash: { ...s.trash },
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -189,6 +190,19 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     shell: strings(s, 'shell'),
     commands,
     unsafeCommands: cleanUnsafeCommands(strings(s, 'unsafeCommands'), (message) => new CliError(message)),
+    // Ours only: File Browser's exports have no trash, which then stays as the base has it.
+    trash: isDoc(field(s, 'trash'))
+      ? {
+          enabled:
+            typeof field(docField(s, 'trash'), 'enabled') === 'boolean'
+              ? bool(docField(s, 'trash'), 'enabled')
+              : base.trash.enabled,
+          retentionDays: Math.max(
+            0,
+            Math.trunc(num(docField(s, 'trash'), 'retentionDays', base.trash.retentionDays)),
+          ),
+        }
+      : base.trash,
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

@@ -11,8 +11,10 @@ import {
   createEntryFile,
   isSpecial,
   makeEntryFolder,
+  makeEntryLink,
   openEntryFile,
   openPinnedFile,
+  readEntryLink,
   renameEntry,
   statEntry,
   statFileSystem,
@@ -161,12 +163,54 @@ async function checkDescendants(
   }
 }
 
-/** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
-export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
+/** What a delete may remove (the scope itself never; every descendant must pass the rules). */
+export async function assertDeletable(access: FileAccess, r: Opened): Promise<void> {
   if (r.virtual === '/' || !r.folder) throw forbidden();
   if (!r.linkStat) throw notFound();
   await checkDescendants(access, r, false);
-  await removeTree(r.folder, r.leaf);
+}
+
+/** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
+export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
+  await assertDeletable(access, r);
+  await removeTree(r.folder!, r.leaf);
+}
+
+/**
+ * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
+ * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
+ * no rename can. The destination must not exist.
+ */
+export async function copyEntryAsIs(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+): Promise<void> {
+  const node = await from.lookup(name);
+  if (!node) throw notFound();
+  try {
+    if (node.stat.isSymbolicLink()) {
+      await makeEntryLink(to, toName, await readEntryLink(from, name));
+    } else if (node.stat.isFile()) {
+      const input = await openEntryFile(from, name);
+      try {
+        await copyFileInto(input, node.stat.mode, to, toName);
+      } finally {
+        await input.close();
+      }
+    } else if (node.stat.isDirectory()) {
+      const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
+      try {
+        await copyTree(access, node, '/' + name, top, false);
+      } finally {
+        await top.close();
+      }
+    }
+  } finally {
+    await node.close();
+  }
 }
 
 /** `a.txt` → `a(1).txt`, `a.tar.gz` → `a.tar(1).gz`, `.env` → `(1).env`, `dir` → `dir(1)`. */
@@ -242,21 +286,30 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     release = () => made.close();
   }
   try {
-    await copyTree(access, src, top);
+    await copyTree(access, src.node!, src.virtual, top, true);
   } finally {
     await release();
   }
 }
 
-/** Mirrors the tree below `src` into the pinned folder `top`. */
-async function copyTree(access: FileAccess, src: Opened, top: Pinned): Promise<void> {
+/**
+ * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
+ * with `follow`, links inside the scope are copied as what they lead to; without, as links.
+ */
+async function copyTree(
+  access: FileAccess,
+  src: Pinned,
+  srcVirtual: string,
+  top: Pinned,
+  follow: boolean,
+): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
-  const path: Array<{ virtual: string; folder: Pinned }> = [{ virtual: src.virtual, folder: top }];
+  const path: Array<{ virtual: string; folder: Pinned }> = [{ virtual: srcVirtual, folder: top }];
   const leave = async (depth: number) => {
     while (path.length > depth) await path.pop()!.folder.close();
   };
   try {
-    for await (const e of walkTree(access, src.node!, src.virtual, { follow: true })) {
+    for await (const e of walkTree(access, src, srcVirtual, { follow })) {
       const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
       let depth = path.length;
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
@@ -280,6 +333,8 @@ async function copyTree(access: FileAccess, src: Opened, top: Pinned): Promise<v
         } finally {
           await input.close();
         }
+      } else if (e.stat.isSymbolicLink()) {
+        await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
       }
     }
   } finally {

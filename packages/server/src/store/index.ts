@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
+import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
@@ -15,6 +16,7 @@ export interface Store {
   shares: SharesRepo;
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
+  trash: TrashRepo;
   close(): void;
 }
 
@@ -28,6 +30,7 @@ export function openStore(file: string): Store {
     shares: new SharesRepo(db),
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
+    trash: new TrashRepo(db),
     close: () => db.close(),
   };
 }

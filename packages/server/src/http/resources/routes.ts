@@ -1,4 +1,10 @@
-import { CHECKSUM_ALGORITHMS, FileInfo, type ChecksumAlgorithm } from '@filebrowser/contract';
+import {
+  CHECKSUM_ALGORITHMS,
+  DELETE_OUTCOME_HEADER,
+  FileInfo,
+  TRASH_COPIED_HEADER,
+  type ChecksumAlgorithm,
+} from '@filebrowser/contract';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { assertMay, may, patchOperations } from '../../auth/policy.js';
@@ -17,6 +23,7 @@ import {
   writeFileAtomic,
 } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
+import { moveToTrash, trashEnabled } from '../../files/trash.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
@@ -200,9 +207,14 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         try {
           if (r.virtual === '/') throw new AppError('forbidden');
           if (!r.linkStat) throw notFound();
-          await withHooks(ctx, currentUser(request), reply, 'delete', { file: r.entry }, () =>
-            deletePath(access, r),
+          const user = currentUser(request);
+          // With the trash on, a delete is a move into the user's trash (files/trash.ts).
+          const toTrash = trashEnabled(ctx);
+          const trashed = await withHooks(ctx, user, reply, 'delete', { file: r.entry }, async () =>
+            toTrash ? moveToTrash(ctx, access, user, r) : deletePath(access, r).then(() => undefined),
           );
+          void reply.header(DELETE_OUTCOME_HEADER, toTrash ? 'trash' : 'permanent');
+          if (trashed?.copied) void reply.header(TRASH_COPIED_HEADER, 'true');
         } finally {
           await r.close();
         }
