@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TRASH_MAX_RETENTION_DAYS } from './trash.js';
 import { Permissions, Rule, Sorting } from './users.js';
 
 export const THEMES = ['', 'light', 'dark'] as const;
@@ -48,7 +49,7 @@ export type TusSettings = Static<typeof TusSettings>;
  */
 export const TrashSettings = Type.Object({
   enabled: Type.Boolean(),
-  retentionDays: Type.Integer({ minimum: 0, maximum: 36500 }),
+  retentionDays: Type.Integer({ minimum: 0, maximum: TRASH_MAX_RETENTION_DAYS }),
 });
 export type TrashSettings = Static<typeof TrashSettings>;
 

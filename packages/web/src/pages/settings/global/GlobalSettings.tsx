@@ -1,4 +1,4 @@
-import type { Settings } from '@filebrowser/contract';
+import { TRASH_MAX_RETENTION_DAYS, type Settings } from '@filebrowser/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSettings, updateSettings } from '../../../api/settings';
@@ -111,6 +111,25 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
               max={MAX_RETRY_COUNT}
               value={settings.tus.retryCount}
               onChange={(retryCount) => patch((current) => ({ tus: { ...current.tus, retryCount } }))}
+            />
+          </fieldset>
+          <fieldset className="fieldset">
+            <legend>{t('settings.trash.title')}</legend>
+            <p className="field__hint">{t('settings.trash.description')}</p>
+            <Checkbox
+              label={t('settings.trash.enabled')}
+              checked={settings.trash.enabled}
+              onChange={(enabled) => patch((current) => ({ trash: { ...current.trash, enabled } }))}
+            />
+            <NumberField
+              label={t('settings.trash.retentionDays')}
+              hint={t('settings.trash.retentionDaysHint')}
+              min={0}
+              max={TRASH_MAX_RETENTION_DAYS}
+              value={settings.trash.retentionDays}
+              onChange={(retentionDays) =>
+                patch((current) => ({ trash: { ...current.trash, retentionDays } }))
+              }
             />
           </fieldset>
         </div>
