@@ -318,6 +318,34 @@ describe('deleting forever', () => {
   });
 });
 
+describe('a deleted account', () => {
+  it('takes its trash with it, through the API at once and through the purge otherwise', async () => {
+    const mine = await trash(bob, '/mine.txt');
+    const adminToken = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { username: 'admin', password: 'files-password-for-tests' },
+      })
+    ).body;
+    const res = await t.req(adminToken, {
+      method: 'DELETE',
+      url: `/api/users/${mine.userID}`,
+      payload: { current_password: 'files-password-for-tests' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(t.ctx.store.trash.list(mine.userID)).toEqual([]);
+    expect(await exists(itemDir(mine))).toBe(false);
+
+    // Deleted another way (the CLI): the next purge removes what is left, whatever the retention.
+    const item = await trash(alice, '/docs/a.txt');
+    t.ctx.store.users.delete(item.userID);
+    expect(await purgeExpired(t.ctx, item.deletedAt)).toBe(1);
+    expect(await exists(itemDir(item))).toBe(false);
+    expect(t.ctx.store.trash.get(item.id)).toBeUndefined();
+  });
+});
+
 describe('the trash off', () => {
   it('makes a delete permanent, as before', async () => {
     t.ctx.store.settings.save({

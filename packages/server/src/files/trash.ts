@@ -309,21 +309,26 @@ export async function deleteItemForever(ctx: AppContext, item: StoredTrashItem):
   ctx.store.trash.delete(item.id);
 }
 
-/** Empties a user's trash; answers how many items went. */
-export async function emptyTrash(ctx: AppContext, user: StoredUser): Promise<number> {
+/** Empties a user's trash (of a deleted account too); answers how many items went. */
+export async function emptyTrash(ctx: AppContext, user: Pick<StoredUser, 'id'>): Promise<number> {
   const items = ctx.store.trash.list(user.id);
   for (const item of items) await deleteItemForever(ctx, item);
   return items.length;
 }
 
 /**
- * Deletes forever every item older than the retention (every user's), as of `now` (Unix ms).
- * Retention 0 keeps items until they are deleted by hand. Answers how many items went.
+ * Deletes forever every item older than the retention (every user's), as of `now` (Unix ms), and
+ * every item of an account that no longer exists. Retention 0 keeps items until they are deleted
+ * by hand. Answers how many items went.
  */
 export async function purgeExpired(ctx: AppContext, now: number = Date.now()): Promise<number> {
+  let purged = 0;
+  for (const userId of ctx.store.trash.userIds()) {
+    if (!ctx.store.users.get(userId)) purged += await emptyTrash(ctx, { id: userId });
+  }
   const days = ctx.store.settings.get().trash.retentionDays;
-  if (days <= 0) return 0;
+  if (days <= 0) return purged;
   const expired = ctx.store.trash.deletedBefore(now - days * DAY_MS);
   for (const item of expired) await deleteItemForever(ctx, item);
-  return expired.length;
+  return purged + expired.length;
 }

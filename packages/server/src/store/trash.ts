@@ -91,6 +91,14 @@ export class TrashRepo {
     return rows.map(fromRow);
   }
 
+  /** Every user with something in the trash. */
+  userIds(): number[] {
+    const rows = this.db.prepare('SELECT DISTINCT user_id FROM trash ORDER BY user_id').all() as {
+      user_id: number;
+    }[];
+    return rows.map((r) => r.user_id);
+  }
+
   delete(id: string): boolean {
     return this.db.prepare('DELETE FROM trash WHERE id = ?').run(id).changes > 0;
   }
