@@ -403,6 +403,28 @@ describe('an item on another file system', () => {
       execFileSync('umount', [mnt]);
     }
   });
+
+  it('leaves no half copy behind when the copy back fails, and keeps the item', async () => {
+    const mnt = path.join(t.root, 'mnt');
+    await fs.mkdir(mnt);
+    if (!mountTmpfs(mnt)) return;
+    try {
+      await fs.mkdir(path.join(mnt, 'dir'));
+      await fs.writeFile(path.join(mnt, 'dir', 'a.bin'), Buffer.alloc(1536 * 1024, 1));
+      await fs.writeFile(path.join(mnt, 'dir', 'b.bin'), Buffer.alloc(1536 * 1024, 2));
+      const item = await trash(alice, '/mnt/dir');
+      // Room for one of the two files only.
+      await fs.writeFile(path.join(mnt, 'filler'), Buffer.alloc(2 * 1024 * 1024));
+      const res = await restore(alice, item.id);
+      // A full disk is a server-side failure (500 today; a storage-specific status would do too).
+      expect(res.statusCode).toBeGreaterThanOrEqual(500);
+      expect(await fs.readdir(mnt)).toEqual(['filler']);
+      expect((await fs.readdir(path.join(itemDir(item), 'dir'))).sort()).toEqual(['a.bin', 'b.bin']);
+      expect((await list(alice)).map((i) => i.id)).toEqual([item.id]);
+    } finally {
+      execFileSync('umount', [mnt]);
+    }
+  });
 });
 
 describe('the trash folder’s place', () => {

@@ -104,7 +104,13 @@ async function moveInto(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
-  await copyEntryAsIs(access, from, name, to, toName);
+  try {
+    await copyEntryAsIs(access, from, name, to, toName);
+  } catch (err) {
+    // Half a copy is worse than none: the original is still whole where it was.
+    await removeTree(to, toName).catch(() => undefined);
+    throw err;
+  }
   await removeTree(from, name);
   return { copied: true };
 }
