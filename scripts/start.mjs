@@ -72,6 +72,8 @@ const defaults = [];
 if (!configured && !given('-d', '--database') && env.FB_DATABASE === undefined) {
   defaults.push('--database', at('data/filebrowser.db'));
 }
+// data/ holds the database (password hashes, the key that signs tokens): only its owner enters.
+if (!fs.existsSync(at('data'))) fs.mkdirSync(at('data'), { mode: 0o700 });
 if (!configured && !given('-r', '--root') && env.FB_ROOT === undefined) {
   fs.mkdirSync(at('data/files'), { recursive: true });
   defaults.push('--root', at('data/files'));

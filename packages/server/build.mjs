@@ -7,7 +7,10 @@ import path from 'node:path';
 import * as esbuild from 'esbuild';
 
 const here = import.meta.dirname;
-const outdir = path.join(here, 'dist');
+// `--outdir <dir>` builds elsewhere (tests that must not race another build of dist/); the folder
+// must lie inside the package so that the external packages resolve from it.
+const outdirFlag = process.argv.indexOf('--outdir');
+const outdir = outdirFlag > 0 ? path.resolve(process.argv[outdirFlag + 1]) : path.join(here, 'dist');
 const BUNDLED = '@filebrowser/contract';
 
 /** Every bare import (package or node: built-in) is external, except the contract. */

@@ -37,6 +37,18 @@ export const Branding = Type.Object({
 });
 export type Branding = Static<typeof Branding>;
 
+/**
+ * A branding colour the page can put in its theme-color meta and the app manifest without
+ * escaping: a hex colour or a CSS colour name. Empty means the default blue.
+ */
+export const BRAND_COLOR_PATTERN = /^#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$|^[a-zA-Z]+$/;
+export const DEFAULT_BRAND_COLOR = '#2979ff';
+
+/** bcrypt reads at most 72 bytes, so a longer minimum would refuse every password. */
+export const MAX_MINIMUM_PASSWORD_LENGTH = 72;
+/** What a stored minimum of 0 stands for (File Browser's default). */
+export const DEFAULT_MINIMUM_PASSWORD_LENGTH = 12;
+
 export const TusSettings = Type.Object({
   chunkSize: Type.Integer({ minimum: 0 }),
   retryCount: Type.Integer({ minimum: 0, maximum: 65535 }),
@@ -58,7 +70,7 @@ export const Settings = Type.Object({
   signup: Type.Boolean(),
   hideLoginButton: Type.Boolean(),
   createUserDir: Type.Boolean(),
-  minimumPasswordLength: Type.Integer({ minimum: 0 }),
+  minimumPasswordLength: Type.Integer({ minimum: 0, maximum: MAX_MINIMUM_PASSWORD_LENGTH }),
   userHomeBasePath: Type.String(),
   defaults: UserDefaults,
   authMethod: Type.String(),

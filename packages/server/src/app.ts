@@ -8,6 +8,7 @@ import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installErrorHandler } from './http/errors.js';
 import { previewRoutes } from './http/preview/routes.js';
@@ -71,6 +72,8 @@ export async function buildApp(
 
   installErrorHandler(app);
   readBodiesAsJson(app);
+  // Staging files of writes a killed process never finished go before the first request.
+  app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -80,6 +80,8 @@ describe('one file access, made in one place', () => {
       'http/static/routes.ts': 'the built web app and the branding folder',
       'http/static/startup.ts': 'the built web app',
       'store/db.ts': 'the database file',
+      'store/backup.ts': 'copies of the database file, and the file a restore replaces',
+      'store/server-lock.ts': 'the lock file beside the database',
       'config/load.ts': 'the configuration file',
       'cli/serve.ts': 'start-up: database and TLS files',
       'cli/export-files.ts': 'files an administrator names on the command line',

@@ -568,3 +568,54 @@ auther:
     }
   });
 });
+
+describe('where options come from', () => {
+  it('warns about config-file keys that set nothing, naming the nearest option, and still runs', async () => {
+    const file = path.join(dir, '.filebrowser.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        prot: 7001,
+        adress: '10.0.0.1',
+        tokenExpiration: '4h',
+        root: 'files',
+        config: 'x',
+        zzz: 1,
+      }),
+    );
+    expect((await cli(['config', 'init'])).code).toBe(0);
+    const r = await cli(['users', 'ls']);
+    expect(r.code).toBe(0);
+    expect(r.err.trimEnd().split('\n')).toEqual([
+      `warning: unknown key "prot" in ${file} is ignored (did you mean "port"?)`,
+      `warning: unknown key "adress" in ${file} is ignored (did you mean "address"?)`,
+      `warning: unknown key "tokenExpiration" in ${file} is ignored (did you mean "tokenExpirationTime"?)`,
+      `warning: "config" in ${file} is ignored: it is a command-line flag only`,
+      `warning: unknown key "zzz" in ${file} is ignored`,
+    ]);
+    // Known keys, in any case, warn about nothing.
+    fs.writeFileSync(file, JSON.stringify({ PORT: 7001, baseurl: '/x', root: 'files' }));
+    expect((await cli(['users', 'ls'])).err).toBe('');
+  });
+
+  it('--help names the FB_* variable of every option and where config files are looked for', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    const help = r.out.replace(/\s+/g, ' ');
+    for (const name of [
+      'FB_DATABASE',
+      'FB_PORT',
+      'FB_BASE_URL',
+      'FB_TOKEN_EXPIRATION_TIME',
+      'FB_DISABLE_EXEC',
+    ]) {
+      expect(help).toContain(`[${name}]`);
+    }
+    expect(help).toContain(
+      'the first of .filebrowser.json, .filebrowser.yaml, .filebrowser.yml found in the current folder, then $HOME, then /etc/filebrowser',
+    );
+    expect(help).toContain(
+      'Precedence: flag > FB_* variable > config file > value saved in the database > default.',
+    );
+  });
+});

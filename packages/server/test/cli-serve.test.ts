@@ -148,6 +148,108 @@ describe('filebrowser (serving)', () => {
     expect(await second.stop()).toBe(0);
   });
 
+  it('takes back the administrator of a first start that cannot listen, and shows a password that works on the next', async () => {
+    const port = await freePort();
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    const failed = run(['-d', 'db/fb.db', '-r', 'files', '-a', '127.0.0.1', '-p', String(port), '-l', '']);
+    await new Promise((resolve) => blocker.close(resolve));
+    expect(failed.status).toBe(1);
+    expect(failed.stderr).toBe(`error: cannot listen on 127.0.0.1:${port}: the address is already in use\n`);
+    expect(failed.stdout).not.toContain('password');
+    expect(fs.existsSync(path.join(dir, 'db/fb.db'))).toBe(false);
+
+    // A key that is no key: readable, so only listening finds out.
+    fs.writeFileSync(path.join(dir, 'cert.pem'), 'not a certificate');
+    fs.writeFileSync(path.join(dir, 'key.pem'), 'not a key');
+    const badTls = run([
+      '-d',
+      'db/fb.db',
+      '-r',
+      'files',
+      '-p',
+      String(port),
+      '-l',
+      '',
+      '-t',
+      'cert.pem',
+      '-k',
+      'key.pem',
+    ]);
+    expect(badTls.status).toBe(1);
+    expect(badTls.stderr).toMatch(/^error: invalid TLS certificate or key: /);
+    expect(badTls.stdout).not.toContain('password');
+    expect(fs.existsSync(path.join(dir, 'db/fb.db'))).toBe(false);
+
+    const server = await start([
+      '-d',
+      'db/fb.db',
+      '-r',
+      'files',
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-l',
+      '',
+    ]);
+    expect(server.stdout()).toContain(
+      `Database: ${path.join(dir, 'db/fb.db')}\nServing: ${path.join(dir, 'files')}\n`,
+    );
+    const password = /password: (\S+)/.exec(server.stdout())?.[1];
+    expect((await login(server.url, 'admin', password!)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('takes back the administrator it adds to a database without users when it cannot listen', async () => {
+    const port = await freePort();
+    expect(
+      run([
+        'config',
+        'init',
+        '-d',
+        'fb.db',
+        '-r',
+        'files',
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '--log',
+        '',
+      ]).status,
+    ).toBe(0);
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    const failed = run(['-d', 'fb.db']);
+    await new Promise((resolve) => blocker.close(resolve));
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).not.toContain('password');
+    expect(run(['users', 'ls', '-d', 'fb.db']).stdout.trim().split('\n')).toHaveLength(1);
+
+    const server = await start(['-d', 'fb.db']);
+    const password = /password: (\S+)/.exec(server.stdout())?.[1];
+    expect((await login(server.url, 'admin', password!)).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  });
+
+  it('refuses a restore from another process while it serves', async () => {
+    const server = await start(['-d', 'fb.db', '-r', 'files', '-p', String(await freePort()), '-l', '']);
+    expect(run(['backup', 'copy.db', '-d', 'fb.db']).status).toBe(0);
+    const refused = run(['restore', 'copy.db', '-d', 'fb.db']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toBe(
+      `error: a File Browser server is running on ${path.join(dir, 'fb.db')}: stop it before restoring\n`,
+    );
+    const second = run(['-d', 'fb.db', '-p', String(await freePort())]);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/^error: the database .* is in use by another File Browser server/);
+    // The lock goes with the process, however it ends.
+    server.child.kill('SIGKILL');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    expect(run(['restore', 'copy.db', '-d', 'fb.db']).status).toBe(0);
+  });
+
   it('uses --username and a --password hash for the first administrator', async () => {
     const hash = run(['hash', 'chosen-admin-password']).stdout.trim();
     const server = await start([

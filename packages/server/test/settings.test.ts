@@ -138,6 +138,10 @@ describe('/api/settings', () => {
       [{ unsafeCommands: ['find -exec'] }, 'unsafeCommands entry "find -exec" must be one command name'],
       [{ unsafeCommands: [''] }, 'an entry of unsafeCommands is empty'],
       [{ unsafeCommands: [3] }, 'unsafeCommands'],
+      [{ minimumPasswordLength: 73 }, 'minimumPasswordLength'],
+      [{ minimumPasswordLength: -1 }, 'minimumPasswordLength'],
+      [{ branding: { ...current.branding, color: 'red;}body{x:y' } }, 'branding color must be'],
+      [{ branding: { ...current.branding, color: '#12345' } }, 'branding color must be'],
       [{ trash: { retentionDays: -1 } }, 'retentionDays'],
       [{ trash: { enabled: 'yes' } }, 'enabled'],
     ];
@@ -173,6 +177,35 @@ describe('/api/settings', () => {
 
     expect((await put({ unsafeCommands: null })).statusCode).toBe(200);
     expect(t.ctx.store.settings.get().unsafeCommands).toEqual([]);
+  });
+
+  it('saves the fields every settings screen shows: minimum password length, login button, colour', async () => {
+    const put = (payload: object) =>
+      t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload });
+    const branding = t.ctx.store.settings.get().branding;
+    for (const color of ['#0a7', '#00aa77', '#00aa77cc', 'teal', '']) {
+      const res = await put({
+        minimumPasswordLength: 20,
+        hideLoginButton: true,
+        branding: { ...branding, color },
+      });
+      expect(res.statusCode, color).toBe(200);
+      expect(t.ctx.store.settings.get().branding.color).toBe(color);
+    }
+    expect(t.ctx.store.settings.get()).toMatchObject({ minimumPasswordLength: 20, hideLoginButton: true });
+  });
+
+  it('keeps a colour imported from an old database that this form would refuse, until it is changed', async () => {
+    const stored = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({ ...stored, branding: { ...stored.branding, color: 'rgb(0, 0, 0)' } });
+    const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    const res = await t.request(t.adminToken, {
+      method: 'PUT',
+      url: '/api/settings',
+      payload: { ...current, signup: true },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(t.ctx.store.settings.get()).toMatchObject({ signup: true, branding: { color: 'rgb(0, 0, 0)' } });
   });
 
   it('saves the trash settings, each key kept when left out', async () => {

@@ -15,3 +15,31 @@ export function haveTool(name: string, why: string): boolean {
     return false;
   }
 }
+
+/**
+ * Mounts a size-limited tmpfs on `dir` (which must exist), for tests of a full or read-only disk.
+ * Mounting needs root: elsewhere the test is skipped with a printed reason; in CI (`CI=true`,
+ * where tests run as root) a failure fails the run instead.
+ */
+export function mountTmpfs(dir: string, size: string, why: string): boolean {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'tmpfs', dir], { stdio: 'pipe' });
+    return true;
+  } catch (err) {
+    const detail = ((err as { stderr?: Buffer }).stderr?.toString() || (err as Error).message).trim();
+    const message = `cannot mount a tmpfs on ${dir} (${detail}): ${why}`;
+    if (process.env.CI === 'true') throw new Error(`${message} (CI runs as root; see .ci/run)`);
+    console.warn(`skipped: ${message}`);
+    return false;
+  }
+}
+
+/** Remounts a tmpfs made by `mountTmpfs` read-only (`ro`) or writable again (`rw`). */
+export function remountTmpfs(dir: string, mode: 'ro' | 'rw'): void {
+  execFileSync('mount', ['-o', `remount,${mode}`, dir], { stdio: 'pipe' });
+}
+
+/** Unmounts what `mountTmpfs` mounted (lazily, so a file still open does not keep it). */
+export function unmountTmpfs(dir: string): void {
+  execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+}

@@ -21,7 +21,9 @@ export const LOOPBACK = ['127.0.0.0/8', '::1'];
  * network, since one subscriber is commonly given a whole /64 and could otherwise change address
  * for every guess.
  */
-export function addressKey(address: string): string {
+export function addressKey(address: string | undefined): string {
+  // A client of a unix socket (--socket) has no address: Fastify's request.ip is undefined.
+  if (!address) return 'unix-socket';
   const bare = address.replace(/%.*$/, '');
   if (bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7))) return bare.slice(7);
   if (!net.isIPv6(bare)) return bare;

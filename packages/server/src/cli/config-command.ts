@@ -178,6 +178,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['  Pending uploads per user:', String(server.uploadsPendingLimit)],
     ['  Pending upload bytes per user:', String(server.uploadsPendingBytes)],
     ['  Pending upload expiry:', formatDuration(server.uploadsExpiry)],
+    ['  Shutdown grace:', `${server.shutdownGrace}s`],
     ['', ''],
     ['Defaults:', ''],
     ['  Scope:', d.scope],

@@ -48,10 +48,16 @@ export interface OpenedStore {
   created: boolean;
 }
 
+/** The database a command names (-d, -c, FB_DATABASE, or the default), not opened. */
+export function commandDatabase(cmd: Command, io: CliIO): { explicit: ExplicitOptions; database: string } {
+  const explicit = explicitOptions(storeFlags(cmd), io.env, io.places);
+  for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
+  return { explicit, database: databasePath(explicit, io.places) };
+}
+
 /** Opens the database a command names. Most commands refuse to create one by accident. */
 export function openCommandStore(cmd: Command, io: CliIO, opts: { mayCreate?: boolean } = {}): OpenedStore {
-  const explicit = explicitOptions(storeFlags(cmd), io.env, io.places);
-  const database = databasePath(explicit, io.places);
+  const { explicit, database } = commandDatabase(cmd, io);
   const created = isNewDatabase(database);
   if (created && !opts.mayCreate) {
     throw new CliError(

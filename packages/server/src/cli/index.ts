@@ -4,12 +4,14 @@ import {
   addOptions,
   booleanNames,
   ConfigError,
+  envName,
   flagValues,
   rewriteBooleanFlags,
   SERVE_OPTIONS,
 } from '../config/load.js';
 import { COMMIT, VERSION } from '../config/defaults.js';
 import { AppError } from '../errors.js';
+import { backupCommand, restoreCommand } from './backup-command.js';
 import { cmdsCommand } from './cmds-command.js';
 import { configCommand } from './config-command.js';
 import { CliError, type CliIO } from './io.js';
@@ -39,7 +41,10 @@ export function buildProgram(io: CliIO): Command {
       // One line per error: commander puts its "(Did you mean ...?)" on a second one.
       outputError: (text) => io.err(text.trimEnd().replace(/\s*\n\s*/g, ' ') + '\n'),
     });
-  addOptions(program, SERVE_OPTIONS).action(async (unknown: string | undefined, _opts, cmd: Command) => {
+  addOptions(program, SERVE_OPTIONS);
+  nameVariables(program);
+  program.addHelpText('after', WHERE_OPTIONS_COME_FROM);
+  program.action(async (unknown: string | undefined, _opts, cmd: Command) => {
     if (unknown !== undefined) throw new CliError(`unknown command "${unknown}"`);
     await serve(flagValues(cmd, SERVE_OPTIONS), io);
   });
@@ -48,6 +53,8 @@ export function buildProgram(io: CliIO): Command {
   program.addCommand(usersCommand(io));
   program.addCommand(rulesCommand(io));
   program.addCommand(cmdsCommand(io));
+  program.addCommand(backupCommand(io));
+  program.addCommand(restoreCommand(io));
   program
     .command('hash')
     .argument('<password>')
@@ -69,6 +76,22 @@ export function buildProgram(io: CliIO): Command {
   inherit(program);
   return program;
 }
+
+/** Each serving option's help names its FB_* variable: `--port <value>  ... [FB_PORT]`. */
+function nameVariables(program: Command): void {
+  const layered = new Set(SERVE_OPTIONS.filter((s) => s.layered !== false).map((s) => s.name));
+  for (const option of program.options) {
+    const name = option.attributeName();
+    if (layered.has(name) && !option.negate) option.description += ` [${envName(name)}]`;
+  }
+}
+
+const WHERE_OPTIONS_COME_FROM = `
+Every option in brackets can also come from that environment variable, or from a config file:
+-c FILE, else the first of .filebrowser.json, .filebrowser.yaml, .filebrowser.yml found in the
+current folder, then $HOME, then /etc/filebrowser (keys are the option names: {"port": 8080}).
+Precedence: flag > FB_* variable > config file > value saved in the database > default.
+`;
 
 /** Runs the command line; resolves to the exit code (a served server keeps the process alive). */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -18,21 +19,26 @@ import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
 import { isNewDatabase } from '../store/db.js';
-import { openStore } from '../store/index.js';
+import { openStore, type Store } from '../store/index.js';
+import { lockDatabase } from '../store/server-lock.js';
 import { ALL_PERMISSIONS } from '../store/users.js';
 import type { CliIO } from './io.js';
+import { Connections, shutDown } from './shutdown.js';
 
 export interface RunningServer {
   /** Where the server answers, e.g. http://127.0.0.1:8080 or unix:/run/fb.sock. */
   url: string;
+  /** Stops gracefully (see shutDown): requests in flight get the configured grace period. */
   close(): Promise<void>;
 }
 
 /** `filebrowser [flags]`: quick setup on first start, then serve until SIGINT/SIGTERM. */
 export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServer> {
   const explicit = explicitOptions(flags, io.env, io.places);
+  for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
   const database = databasePath(explicit, io.places);
   const firstStart = isNewDatabase(database);
+  const existedEmpty = firstStart && fs.existsSync(database);
   // Checked before the database file is created, so a typo does not leave an empty database behind.
   if (firstStart) {
     const initial = resolveServerConfig(explicit, {}, io.places);
@@ -40,13 +46,25 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     if (initial.cert) readTlsFiles(initial);
   }
 
-  const store = openStore(database);
+  // Held while serving: a restore must not swap the file this server keeps writing.
+  const lock = lockDatabase(database, 'serve');
+  let store: Store;
+  try {
+    store = openStore(database);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   let app: FastifyInstance | undefined;
+  // What this start created for the first administrator, taken back if the server cannot listen:
+  // its password is shown only once, and only by a start that went on to serve.
+  let undoSetup = firstStart ? () => forgetDatabase(database, existedEmpty) : (): void => {};
   try {
     const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
     checkRootFolder(config.root);
     const built = await buildApp(config, store, { logger: loggerOptions(config.log, io.places.cwd) });
     app = built.app;
+    let announce = (): void => {};
     if (firstStart) {
       const result = await quickSetup(built.ctx, {
         username: (explicit.values.username as string | undefined) || 'admin',
@@ -56,34 +74,57 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
       store.settings.saveServer(
         serverRecordFromConfig(config, pick(explicit.values, ['disableImageResolutionCalc'])),
       );
-      announceAdmin(io, result.username, result.generatedPassword);
+      announce = () => announceAdmin(io, result.username, result.generatedPassword);
     } else if (store.users.count() === 0) {
       // A database made by `config init|import` without users: nobody could sign in.
       const username = (explicit.values.username as string | undefined) || 'admin';
-      const password = await createFirstAdmin(
+      const admin = await createFirstAdmin(
         built.ctx,
         username,
         explicit.values.password as string | undefined,
       );
-      announceAdmin(io, username, password);
+      announce = () => announceAdmin(io, username, admin.generatedPassword);
+      undoSetup = () => void store.users.delete(admin.id);
     }
     const listening = await listen(app, config);
-    io.out(`Listening on ${listening.url}\n`);
+    undoSetup = () => {};
+    io.out(`Database: ${path.resolve(database)}\nServing: ${config.root}\n`);
+    announce();
+    const connections = new Connections(listening.server);
     const running: RunningServer = {
       url: listening.url,
-      close: async () => {
-        await listening.close();
-        await app!.close();
-        store.close();
-      },
+      close: () =>
+        shutDown({
+          connections,
+          closeApp: () => app!.close(),
+          closeStore: () => {
+            store.close();
+            lock.release();
+          },
+          graceSeconds: config.shutdownGrace,
+          say: io.err,
+        }),
     };
+    // Before the line that tells the server is up: a signal sent on seeing it must find the handler.
     if (io.ownsProcess) closeOnSignals(running, io);
+    io.out(`Listening on ${listening.url}\n`);
     return running;
   } catch (err) {
     await app?.close();
+    if (!firstStart) undoSetup();
     store.close();
+    // After closing: the first start's database goes as a whole, -wal folded in and removed.
+    if (firstStart) undoSetup();
+    lock.release();
     throw err;
   }
+}
+
+/** A first start that did not serve leaves the database as it found it: absent, or empty. */
+function forgetDatabase(database: string, existedEmpty: boolean): void {
+  for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(database + suffix, { force: true });
+  if (existedEmpty) fs.truncateSync(database, 0);
+  else fs.rmSync(database, { force: true });
 }
 
 function pick(values: OptionValues, names: string[]): OptionValues {
@@ -104,16 +145,16 @@ async function createFirstAdmin(
   ctx: AppContext,
   username: string,
   passwordHash?: string,
-): Promise<string | undefined> {
+): Promise<{ id: number; generatedPassword?: string }> {
   const generated = passwordHash ? undefined : randomPassword(12);
-  await createAccount(
+  const user = await createAccount(
     ctx,
     { username, perm: { ...ALL_PERMISSIONS }, scope: '.' },
     passwordHash || generated!,
     'setup',
     { passwordIsHash: !!passwordHash, createHome: false },
   );
-  return generated;
+  return { id: user.id, ...(generated === undefined ? {} : { generatedPassword: generated }) };
 }
 
 /**
@@ -157,7 +198,8 @@ function loggerOptions(log: string, cwd: string): FastifyServerOptions['logger']
 
 interface Listening {
   url: string;
-  close(): Promise<void>;
+  /** The server that accepted the connections (Fastify's own, or ours for HTTPS). */
+  server: http.Server | https.Server;
 }
 
 function urlOf(scheme: string, address: AddressInfo | string | null): string {
@@ -180,7 +222,7 @@ async function listen(app: FastifyInstance, config: ServerConfig): Promise<Liste
       if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
     }
   }
-  return { url: urlOf('http', app.server.address()), close: async () => {} };
+  return { url: urlOf('http', app.server.address()), server: app.server };
 }
 
 function isFamilyError(err: unknown): boolean {
@@ -211,7 +253,7 @@ async function listenOnSocket(app: FastifyInstance, config: ServerConfig): Promi
     throw listenError(err, config);
   }
   fs.chmodSync(config.socket, config.socketPerm);
-  return { url: `unix:${config.socket}`, close: async () => {} };
+  return { url: `unix:${config.socket}`, server: app.server };
 }
 
 function readTlsFiles(config: ServerConfig): { cert: Buffer; key: Buffer } {
@@ -257,24 +299,29 @@ async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Li
       if (i === hosts.length - 1 || !isFamilyError(err)) throw listenError(err, config);
     }
   }
-  return {
-    url: urlOf('https', server.address()),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
-  };
+  return { url: urlOf('https', server.address()), server };
 }
+
+/** How long the process may take to end by itself once everything is closed. */
+const EXIT_SETTLE_MS = 2000;
 
 function closeOnSignals(running: RunningServer, io: CliIO): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1); // a second signal: the user insists
+    if (stopping) {
+      // A second signal: the user insists. SQLite's journal keeps the database whole anyway.
+      io.err(`Received ${signal} again, exiting at once.\n`);
+      process.exit(1);
+    }
     stopping = true;
     io.err(`Received ${signal}, shutting down.\n`);
     running.close().then(
-      () => process.exit(0),
+      () => {
+        // Ending by itself lets the clean-up of requests that were cut (their staging files)
+        // finish; something left holding the process does not keep it from ending.
+        process.exitCode = 0;
+        setTimeout(() => process.exit(0), EXIT_SETTLE_MS).unref();
+      },
       (err: unknown) => {
         io.err(`error while shutting down: ${(err as Error).message}\n`);
         process.exit(1);

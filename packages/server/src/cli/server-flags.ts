@@ -26,5 +26,5 @@ export function checkServerRecord(
   places: ConfigPlaces,
 ): ServerConfig {
   const sources = Object.fromEntries(Object.keys(given).map((k) => [k, 'flag' as const]));
-  return resolveServerConfig({ values: given, sources, configFile: undefined }, record, places);
+  return resolveServerConfig({ values: given, sources, configFile: undefined, warnings: [] }, record, places);
 }

@@ -38,6 +38,7 @@ export function defaultConfig(): ServerConfig {
     uploadsPendingLimit: 100,
     uploadsPendingBytes: 200 * 1024 ** 3,
     uploadsExpiry: 24 * 3600,
+    shutdownGrace: 10,
     webDist: '',
     version: VERSION,
   };

@@ -139,6 +139,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     kind: 'duration',
     description: 'time without a byte after which a pending upload is dropped (default "24h")',
   },
+  {
+    name: 'shutdownGrace',
+    kind: 'uint',
+    max: 86_400,
+    description: 'seconds running requests may take to finish on SIGTERM (default 10)',
+  },
   { name: 'webDist', kind: 'path', description: 'folder of the built web app', hidden: true },
 ];
 
@@ -374,10 +380,18 @@ export function readDataFile(file: string): unknown {
 
 /** Config-file values; keys are flag names, matched without regard to case as viper did. */
 export function configFileValues(file: string, specs: OptionSpec[] = SERVE_OPTIONS): OptionValues {
+  return configFileLayer(file, specs).values;
+}
+
+/** A config file's values, and a warning for each key that names no option it can set. */
+export function configFileLayer(
+  file: string,
+  specs: OptionSpec[] = SERVE_OPTIONS,
+): { values: OptionValues; warnings: string[] } {
   if (/\.toml$/i.test(file))
     throw new ConfigError(`config file ${file}: TOML is not supported, use JSON or YAML`);
   const doc = readDataFile(file);
-  if (doc === null || doc === undefined) return {};
+  if (doc === null || doc === undefined) return { values: {}, warnings: [] };
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw new ConfigError(`config file ${file} must hold an object of option names and values`);
   }
@@ -389,7 +403,48 @@ export function configFileValues(file: string, specs: OptionSpec[] = SERVE_OPTIO
     if (raw === undefined || raw === null) continue;
     values[spec.name] = parseValue(spec, raw, `"${spec.name}" in ${file}`);
   }
-  return values;
+  return { values, warnings: unknownKeyWarnings(file, Object.keys(doc), specs) };
+}
+
+/** A key nothing reads would silently change nothing: `prot: 80` leaves the port at 8080. */
+function unknownKeyWarnings(file: string, keys: string[], specs: OptionSpec[]): string[] {
+  const layered = specs.filter((s) => s.layered !== false && !s.hidden).map((s) => s.name);
+  const known = new Set(specs.filter((s) => s.layered !== false).map((s) => s.name.toLowerCase()));
+  const flagOnly = new Set(specs.filter((s) => s.layered === false).map((s) => s.name.toLowerCase()));
+  return keys.flatMap((key) => {
+    const lower = key.toLowerCase();
+    if (known.has(lower)) return [];
+    if (flagOnly.has(lower)) return [`"${key}" in ${file} is ignored: it is a command-line flag only`];
+    const near = nearestName(lower, layered);
+    return [`unknown key "${key}" in ${file} is ignored${near ? ` (did you mean "${near}"?)` : ''}`];
+  });
+}
+
+/** The option name closest to `typed` (case-insensitive edit distance), when close enough to be a typo. */
+function nearestName(typed: string, names: string[]): string | undefined {
+  const limit = typed.length <= 4 ? 1 : Math.floor(typed.length / 3);
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(typed, name.toLowerCase());
+    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+/** Levenshtein distance where swapping two neighbours counts as one edit (`prot` → `port`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
 }
 
 /** The config file a run uses: `--config` when given (it must exist), else the first one found. */
@@ -409,12 +464,15 @@ export interface ExplicitOptions {
   /** Where each value came from, for messages. */
   sources: Record<string, 'flag' | 'env' | 'file'>;
   configFile: string | undefined;
+  /** Keys of the config file that set nothing, for the command to print. */
+  warnings: string[];
 }
 
 export function explicitOptions(flags: OptionValues, env: Env, places: ConfigPlaces): ExplicitOptions {
   const configFile = configFileFor(flags, places);
+  const file = configFile ? configFileLayer(configFile) : { values: {}, warnings: [] };
   const layers: ['flag' | 'env' | 'file', OptionValues][] = [
-    ['file', configFile ? configFileValues(configFile) : {}],
+    ['file', file.values],
     ['env', envValues(env)],
     ['flag', flags],
   ];
@@ -426,7 +484,7 @@ export function explicitOptions(flags: OptionValues, env: Env, places: ConfigPla
       sources[k] = source;
     }
   }
-  return { values, sources, configFile };
+  return { values, sources, configFile, warnings: file.warnings };
 }
 
 /** The database a command works on: flag > FB_DATABASE > config file > ./filebrowser.db. */
@@ -465,6 +523,7 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
+  ['shutdownGrace', 'shutdownGrace', false],
 ];
 
 /** Keys of File Browser's exported `server` object, in its order, then ours. */
@@ -516,6 +575,7 @@ export function serverRecordFromConfig(
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
+      shutdownGrace: config.shutdownGrace,
       ...extra,
     }),
     authHook: '',
@@ -620,6 +680,7 @@ export function resolveServerConfig(
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:
       v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
+    shutdownGrace: (v.shutdownGrace as number | undefined) ?? d.shutdownGrace,
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
   };
   if (config.tokenExpirationTime <= 0) {

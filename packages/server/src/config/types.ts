@@ -41,6 +41,8 @@ export interface ServerConfig {
   uploadsPendingBytes: number;
   /** Seconds without a byte after which a pending resumable upload is dropped. */
   uploadsExpiry: number;
+  /** Seconds requests in flight may take to finish once SIGTERM or SIGINT asked the server to stop. */
+  shutdownGrace: number;
   /** Folder of the built web app (index.html and its assets). */
   webDist: string;
   /** Version string shown to clients. */

@@ -7,6 +7,7 @@ import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
 import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
+import { stagingLedgerOf, type StagingLedger } from './staging.js';
 
 /**
  * A folder a server serves files from. Today every user's scope lies in the one `--root`; team
@@ -52,6 +53,8 @@ interface AccessParts {
   hideDotfiles: boolean;
   /** Real paths no request may reach, whatever the rules say (database, staging, cache, trash). */
   privatePaths: readonly string[];
+  /** Where writes record their staging files (see files/staging.ts). */
+  staging: StagingLedger;
 }
 
 export class FileAccess {
@@ -61,6 +64,7 @@ export class FileAccess {
   readonly perm: Permissions;
   readonly sorting: Sorting;
   readonly hideDotfiles: boolean;
+  readonly staging: StagingLedger;
   private readonly privatePaths: readonly string[];
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
@@ -73,6 +77,7 @@ export class FileAccess {
     this.sorting = parts.sorting;
     this.hideDotfiles = parts.hideDotfiles;
     this.privatePaths = parts.privatePaths;
+    this.staging = parts.staging;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -177,6 +182,7 @@ export class FileAccess {
       sorting,
       hideDotfiles: this.hideDotfiles,
       privatePaths: this.privatePaths,
+      staging: this.staging,
     });
   }
 }
@@ -315,5 +321,6 @@ async function accessFor(
     sorting: subject.sorting,
     hideDotfiles: subject.hideDotfiles,
     privatePaths: serverPaths(ctx.config).private,
+    staging: stagingLedgerOf(ctx.store),
   });
 }

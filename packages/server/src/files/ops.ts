@@ -15,6 +15,7 @@ import {
   openEntryFile,
   openPinnedFile,
   readEntryLink,
+  removeEntryFolder,
   renameEntry,
   statEntry,
   statFileSystem,
@@ -23,14 +24,11 @@ import {
 } from './anchor.js';
 import { extensionOf } from './mime.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
+import { stagingName } from './staging-names.js';
+import type { StagingLedger } from './staging.js';
 import { removeTree, walkTree } from './tree.js';
 
 export { recursiveEntries } from './tree.js';
-
-/** A staging name beside the target: same folder (so rename is atomic), hidden, unguessable. */
-export function stagingName(name: string): string {
-  return `.${name.slice(0, 100)}.fb-${crypto.randomBytes(6).toString('hex')}.tmp`;
-}
 
 async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
   let off = 0;
@@ -52,6 +50,23 @@ export interface Place {
   folder: Pinned;
   name: string;
   release(): Promise<void>;
+  /** Removes the folders made on the way (when what was to go in them failed) and releases. */
+  undo(): Promise<void>;
+}
+
+/** A folder made on the way to a place, with the folder it was made in. */
+interface Made {
+  parent: Pinned;
+  name: string;
+  folder: Pinned;
+}
+
+/** Removes folders made on the way, deepest first; one that is no longer empty stays. */
+async function unmake(made: Made[]): Promise<void> {
+  for (const m of made.reverse()) {
+    await m.folder.close();
+    await removeEntryFolder(m.parent, m.name).catch(() => undefined);
+  }
 }
 
 /**
@@ -61,21 +76,27 @@ export interface Place {
 export async function placeOf(target: Opened, dirMode: number): Promise<Place> {
   if (!target.folder) throw forbidden();
   if (target.blocked) throw conflict('a file stands where a folder would have to be');
-  const made: Pinned[] = [];
+  const made: Made[] = [];
   let folder = target.folder;
   try {
     for (const seg of target.missing.slice(0, -1)) {
       if (seg === '..') throw forbidden();
-      folder = await makeEntryFolder(folder, seg, dirMode).catch((err: NodeJS.ErrnoException) => {
+      const parent = folder;
+      folder = await makeEntryFolder(parent, seg, dirMode).catch((err: NodeJS.ErrnoException) => {
         throw err.code === 'EEXIST' ? conflict(`${seg} exists and is not a folder`) : err;
       });
-      made.push(folder);
+      made.push({ parent, name: seg, folder });
     }
   } catch (err) {
-    await closeAll(made);
+    await unmake(made);
     throw err;
   }
-  return { folder, name: target.leaf, release: () => closeAll(made) };
+  return {
+    folder,
+    name: target.leaf,
+    release: () => closeAll(made.map((m) => m.folder)),
+    undo: () => unmake(made),
+  };
 }
 
 /**
@@ -84,13 +105,22 @@ export async function placeOf(target: Opened, dirMode: number): Promise<Place> {
  * staging file; an existing file stays intact and readable until the rename.
  */
 async function writeInto(
+  ledger: StagingLedger,
   folder: Pinned,
   name: string,
   mode: number,
   fill: (fh: fsp.FileHandle) => Promise<void>,
 ): Promise<void> {
   const staging = stagingName(name);
-  const fh = await createEntryFile(folder, staging, mode);
+  // Recorded first: a process killed from here on leaves a file the next start removes.
+  const forget = ledger.note(folder, staging);
+  let fh: fsp.FileHandle;
+  try {
+    fh = await createEntryFile(folder, staging, mode);
+  } catch (err) {
+    forget();
+    throw err;
+  }
   let renamed = false;
   try {
     await fill(fh);
@@ -104,12 +134,13 @@ async function writeInto(
       await fh.close().catch(() => undefined);
       await unlinkEntry(folder, staging).catch(() => undefined);
     }
+    forget();
   }
 }
 
 /** Writes a request body to an opened path (creating missing folders), replacing a file atomically. */
 export async function writeFileAtomic(
-  _access: FileAccess,
+  access: FileAccess,
   r: Opened,
   body: Readable,
   opts: { fileMode: number; dirMode: number },
@@ -120,8 +151,11 @@ export async function writeFileAtomic(
   try {
     // Keep the mode of a file being replaced, as truncating it in place did.
     const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-    await writeInto(place.folder, place.name, mode, async (fh) => {
+    await writeInto(access.staging, place.folder, place.name, mode, async (fh) => {
       for await (const chunk of body) await writeAll(fh, chunk as Buffer);
+    }).catch(async (err: unknown) => {
+      await place.undo();
+      throw err;
     });
     return await statEntry(place.folder, place.name);
   } finally {
@@ -179,7 +213,7 @@ export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
  * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
- * no rename can. The destination must not exist.
+ * no rename can. The destination must not exist; the caller removes a failed copy.
  */
 export async function copyEntryAsIs(
   access: FileAccess,
@@ -196,14 +230,14 @@ export async function copyEntryAsIs(
     } else if (node.stat.isFile()) {
       const input = await openEntryFile(from, name);
       try {
-        await copyFileInto(input, node.stat.mode, to, toName);
+        await copyFileInto(access, input, node.stat.mode, to, toName);
       } finally {
         await input.close();
       }
     } else if (node.stat.isDirectory()) {
       const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
       try {
-        await copyTree(access, node, '/' + name, top, false);
+        await copyTree(access, node, '/' + name, top, true, false);
       } finally {
         await top.close();
       }
@@ -234,12 +268,13 @@ export async function freeDestination(access: FileAccess, dst: Opened): Promise<
 
 /** Copies a pinned regular file into `name` of a pinned folder through a staging file. */
 async function copyFileInto(
+  access: FileAccess,
   source: fsp.FileHandle,
   mode: number,
   folder: Pinned,
   name: string,
 ): Promise<void> {
-  await writeInto(folder, name, mode & 0o7777, (out) => copyHandle(source, out));
+  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out));
 }
 
 /**
@@ -256,7 +291,12 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     try {
       const place = await placeOf(dst, dirMode);
       try {
-        await copyFileInto(input, src.stat.mode, place.folder, place.name);
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name).catch(
+          async (err: unknown) => {
+            await place.undo();
+            throw err;
+          },
+        );
       } finally {
         await place.release();
       }
@@ -265,48 +305,60 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     }
     return;
   }
-  let top: Pinned;
-  let release = async () => undefined as void;
   if (dst.stat?.isDirectory() && dst.node) {
-    top = dst.node;
-  } else if (dst.linkStat) {
-    throw conflict('a file or link exists at the destination');
-  } else {
-    const place = await placeOf(dst, dirMode);
-    try {
-      top = await makeEntryFolder(place.folder, place.name, src.stat.mode & 0o7777).catch(
-        (err: NodeJS.ErrnoException) => {
-          throw err.code === 'EEXIST' ? conflict('a file or link exists at the destination') : err;
-        },
-      );
-    } finally {
-      await place.release();
-    }
-    const made = top;
-    release = () => made.close();
+    // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
+    await copyTree(access, src.node, src.virtual, dst.node, false, true);
+    return;
   }
+  if (dst.linkStat) throw conflict('a file or link exists at the destination');
+  const place = await placeOf(dst, dirMode);
   try {
-    await copyTree(access, src.node!, src.virtual, top, true);
+    const top = await makeEntryFolder(place.folder, place.name, src.stat.mode & 0o7777).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? conflict('a file or link exists at the destination') : err;
+      },
+    );
+    try {
+      await copyTree(access, src.node, src.virtual, top, true, true);
+    } catch (err) {
+      // Nobody may see half a copy: the folder it made goes, with everything in it.
+      await top.close();
+      await removeTree(place.folder, place.name).catch(() => undefined);
+      await place.undo();
+      throw err;
+    }
+    await top.close();
   } finally {
-    await release();
+    await place.release();
   }
 }
 
 /**
  * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
- * with `follow`, links inside the scope are copied as what they lead to; without, as links.
+ * with `follow`, links inside the scope are copied as what they lead to; without, as links. When
+ * the copy fails and `top` is not its own (a merge), the entries it added are removed again
+ * before the error goes on.
  */
 async function copyTree(
   access: FileAccess,
   src: Pinned,
   srcVirtual: string,
   top: Pinned,
+  topIsNew: boolean,
   follow: boolean,
 ): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
-  const path: Array<{ virtual: string; folder: Pinned }> = [{ virtual: srcVirtual, folder: top }];
+  const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
+    { virtual: srcVirtual, folder: top, isNew: topIsNew },
+  ];
+  // Entries the copy added to folders that existed before it, with those folders kept open.
+  const added: Array<{ folder: Pinned; name: string }> = [];
+  const kept = new Set<Pinned>([top]);
   const leave = async (depth: number) => {
-    while (path.length > depth) await path.pop()!.folder.close();
+    while (path.length > depth) {
+      const left = path.pop()!.folder;
+      if (!kept.has(left)) await left.close();
+    }
   };
   try {
     for await (const e of walkTree(access, src, srcVirtual, { follow })) {
@@ -315,8 +367,14 @@ async function copyTree(
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
       if (depth === 0) throw forbidden();
       await leave(Math.max(depth, 1));
-      const into = path[path.length - 1]!.folder;
+      const { folder: into, isNew: intoIsNew } = path[path.length - 1]!;
       const name = e.virtual.slice(e.virtual.lastIndexOf('/') + 1);
+      const existed = intoIsNew ? false : !!(await statEntry(into, name).catch(() => undefined));
+      const remember = () => {
+        if (intoIsNew || existed) return;
+        added.push({ folder: into, name });
+        kept.add(into);
+      };
       if (e.stat.isDirectory()) {
         const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
           (err: NodeJS.ErrnoException) => {
@@ -325,20 +383,29 @@ async function copyTree(
               : err;
           },
         );
-        path.push({ virtual: e.virtual, folder });
+        remember();
+        path.push({ virtual: e.virtual, folder, isNew: !existed });
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
         try {
-          await copyFileInto(input, e.stat.mode, into, name);
+          await copyFileInto(access, input, e.stat.mode, into, name);
+          remember();
         } finally {
           await input.close();
         }
       } else if (e.stat.isSymbolicLink()) {
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
+        remember();
       }
     }
+  } catch (err) {
+    await leave(1);
+    for (const a of added.reverse()) await removeTree(a.folder, a.name).catch(() => undefined);
+    throw err;
   } finally {
     await leave(1);
+    kept.delete(top);
+    await closeAll(kept);
   }
 }
 
@@ -359,6 +426,10 @@ export async function movePath(access: FileAccess, src: Opened, dst: Opened, dir
       } finally {
         await target.close();
       }
+    } catch (copyErr) {
+      // The copy cleaned up after itself; the folders made for it go too, and the source stays.
+      await place.undo();
+      throw copyErr;
     } finally {
       await followed.close();
     }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Rule } from '@filebrowser/contract';
 import type { ServerConfig } from '../config/types.js';
+import { allDatabaseSideFiles } from '../store/side-files.js';
 import { isInside, type Scope } from './resolver.js';
 
 /** The real path a file or folder has, or would have once created (nearest existing ancestor resolved). */
@@ -77,15 +78,7 @@ export function serverPaths(config: ServerConfig): ServerPaths {
     uploadsDir,
     cacheDir,
     trashDir,
-    private: [
-      database,
-      `${database}-wal`,
-      `${database}-shm`,
-      `${database}-journal`,
-      uploadsDir,
-      cacheDir,
-      trashDir,
-    ],
+    private: [database, ...allDatabaseSideFiles(database), uploadsDir, cacheDir, trashDir],
   };
   known.set(key, paths);
   return paths;

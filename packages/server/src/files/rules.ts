@@ -1,5 +1,6 @@
 import type { Rule } from '@filebrowser/contract';
 import { compileRulePattern } from '../rules/validate.js';
+import { isStagingName } from './staging-names.js';
 
 /**
  * The one form rules and paths are compared in. A name may be stored decomposed (NFD: macOS,
@@ -113,13 +114,20 @@ export class RuleChecker {
    * building the path when no rule needs it.
    */
   checkChild(dirPrefix: string, name: string): boolean {
+    if (isStagingName(name)) return false;
     if (this.hideDotfiles && isDotName(name)) return false;
     return this.rules.length === 0 || this.allowedByRules(dirPrefix + name);
   }
 
-  /** Hidden dotfiles (last segment only, as File Browser does), then rules (File Browser's Check). */
+  /**
+   * Staging files, hidden dotfiles (last segment only, as File Browser does), then rules (File
+   * Browser's Check).
+   */
   check(virtualPath: string): boolean {
-    if (this.hideDotfiles && isDotName(lastSegment(virtualPath))) return false;
+    const name = lastSegment(virtualPath);
+    // The server's staging files are in nobody's view, whatever the rules say.
+    if (isStagingName(name)) return false;
+    if (this.hideDotfiles && isDotName(name)) return false;
     return this.allowedByRules(virtualPath);
   }
 }

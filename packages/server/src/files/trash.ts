@@ -246,6 +246,10 @@ export async function restoreItem(
       let copied: boolean;
       try {
         ({ copied } = await moveInto(access, folder, name, place.folder, place.name));
+      } catch (err) {
+        // The folders made on the way for it go again with the failed restore.
+        await place.undo();
+        throw err;
       } finally {
         await place.release();
       }

@@ -3,6 +3,7 @@ import type { RecursiveEntry } from '@filebrowser/contract';
 import type { FileAccess } from './access.js';
 import { readFolderTypes, removeEntryFolder, statEntry, unlinkEntry, type Pinned } from './anchor.js';
 import { goTime } from './info.js';
+import { isStagingName } from './staging-names.js';
 import { joinVirtual, type Opened } from './resolver.js';
 
 /**
@@ -30,10 +31,10 @@ export interface WalkOptions {
   include?: (e: TreeEntry) => boolean;
 }
 
-/** The names in a pinned folder; an unreadable folder has none. */
+/** The names in a pinned folder (staging files of writes in progress left out); an unreadable folder has none. */
 async function namesOf(folder: Pinned): Promise<string[]> {
   try {
-    return (await readFolderTypes(folder)).map((d) => d.name);
+    return (await readFolderTypes(folder)).map((d) => d.name).filter((name) => !isStagingName(name));
   } catch {
     return [];
   }

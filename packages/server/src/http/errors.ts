@@ -5,11 +5,12 @@ import { sendStatus } from './replies.js';
 /** The one place where errors become HTTP answers. Unknown errors are logged, never described. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
-    if (error instanceof AppError) {
-      for (const [k, v] of Object.entries(error.headers)) void reply.header(k, v);
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return sendStatus(reply, error.status, error.status < 500 ? error.message : '');
-    }
+    const sendAppError = (e: AppError, log = true) => {
+      for (const [k, v] of Object.entries(e.headers)) void reply.header(k, v);
+      if (log && e.status >= 500) request.log.error({ err: e }, e.message);
+      return sendStatus(reply, e.status, e.told ? e.message : '');
+    };
+    if (error instanceof AppError) return sendAppError(error);
     const fe = error as FastifyError;
     if (fe.validation) {
       const detail = fe.validation
@@ -24,7 +25,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendStatus(reply, fe.statusCode, fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? '' : fe.message);
     }
     const mapped = fromSystemError(error);
-    if (mapped) return sendStatus(reply, mapped.status);
+    if (mapped) {
+      // The condition is the user's to act on, but the operator should hear of it too.
+      if (mapped.status >= 500) request.log.warn({ err: error }, mapped.message);
+      return sendAppError(mapped, false);
+    }
     request.log.error({ err: error }, 'request failed');
     return sendStatus(reply, 500);
   });

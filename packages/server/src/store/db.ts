@@ -113,8 +113,17 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
   `,
+  // Staging files of writes in progress, so that a start after a crash removes what it left.
+  `
+  CREATE TABLE IF NOT EXISTS staging_files (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    folder     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
   // The trash (issue 18): one row per deleted item held in the trash folder. No foreign key to
-  // users: a deleted account's items stay until the retention purge removes their bytes too.
+  // users: a deleted account's items are removed by its deletion or by the next purge.
   `
   CREATE TABLE IF NOT EXISTS trash (
     id          TEXT PRIMARY KEY,
@@ -150,21 +159,69 @@ export function isNewDatabase(file: string): boolean {
   }
 }
 
-export function openDatabase(file: string): Db {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-  const db = new Database(file);
-  if (file !== ':memory:') {
-    try {
-      fs.chmodSync(file, 0o640);
-    } catch {
-      // A database on a file system without modes still works.
-    }
+/** The schema version this build writes: databases above it come from a newer File Browser. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** A database migrated past what this build knows: opening it could damage data it cannot read. */
+export class NewerSchemaError extends Error {
+  override name = 'NewerSchemaError';
+  constructor(
+    readonly file: string,
+    readonly version: number,
+  ) {
+    super(
+      `the database ${file} was written by a newer File Browser (schema ${version}, this version knows ${SCHEMA_VERSION}): upgrade, or restore a backup`,
+    );
   }
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  migrate(db);
+}
+
+export function openDatabase(file: string): Db {
+  if (file !== ':memory:') preparePrivateFile(file);
+  const db = new Database(file);
+  try {
+    // Checked before anything is written, not even the journal mode.
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > SCHEMA_VERSION) throw new NewerSchemaError(file, version);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
+}
+
+/**
+ * The database holds password hashes, sessions and the key that signs tokens. A new one is
+ * created 0600 in a folder created 0700; SQLite gives its -wal and -shm the database's mode. An
+ * existing file keeps the mode its operator chose (0600, or 0640 for a backup group), except
+ * that access for every account on the host is taken away: never loosened, never world-readable.
+ */
+function preparePrivateFile(file: string): void {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  try {
+    const was = fs.statSync(file).mode & 0o7777;
+    const mode = was & ~0o007;
+    if (mode !== was) fs.chmodSync(file, mode);
+    for (const side of [`${file}-wal`, `${file}-shm`]) {
+      // Left by an earlier run from before the operator tightened the database.
+      const sideMode = statMode(side);
+      if (sideMode !== undefined && sideMode & ~mode & 0o777) fs.chmodSync(side, sideMode & mode);
+    }
+  } catch {
+    // A database on a file system without modes still works.
+  }
+}
+
+function statMode(file: string): number | undefined {
+  try {
+    return fs.statSync(file).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Schema version before username keys became NFKC (tests build older databases with it). */

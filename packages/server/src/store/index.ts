@@ -2,6 +2,7 @@ import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
+import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
 import { ApiTokensRepo } from './tokens.js';
@@ -16,6 +17,7 @@ export interface Store {
   shares: SharesRepo;
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
+  staging: StagingRepo;
   trash: TrashRepo;
   close(): void;
 }
@@ -30,6 +32,7 @@ export function openStore(file: string): Store {
     shares: new SharesRepo(db),
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
+    staging: new StagingRepo(db),
     trash: new TrashRepo(db),
     close: () => db.close(),
   };

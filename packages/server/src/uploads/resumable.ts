@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
 import {
   createEntryFile,
@@ -15,8 +15,10 @@ import {
   unlinkEntry,
   type Pinned,
 } from '../files/anchor.js';
-import { placeOf, stagingName } from '../files/ops.js';
+import { placeOf } from '../files/ops.js';
 import { serverPaths } from '../files/private.js';
+import { stagingName } from '../files/staging-names.js';
+import { stagingLedgerOf, type StagingLedger } from '../files/staging.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 
@@ -220,7 +222,12 @@ export class ResumableUploads {
       const { size } = await fh.stat();
       if (size !== offset)
         throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
-      return await appendBody(fh, offset, upload.length - offset, body);
+      return await appendBody(fh, offset, upload.length - offset, body).catch(async (err: unknown) => {
+        // The part of this request that fitted is let go: a failed request holds no disk space,
+        // and the upload resumes from the offset its client was last told.
+        if (isDiskFull(err)) await fh.truncate(offset).catch(() => undefined);
+        throw err;
+      });
     } finally {
       await fh.close();
     }
@@ -236,15 +243,16 @@ export class ResumableUploads {
         if ((target.stat || target.isSymlink) && !upload.override)
           throw conflict('a file with this name was created meanwhile');
         const settings = this.ctx.store.settings.get();
+        const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
-          await replaceAtomically(upload.staging, target.linkFolder, target.name);
+          await replaceAtomically(ledger, upload.staging, target.linkFolder, target.name);
           return target.entry;
         }
         const place = await placeOf(target, settings.dirMode);
         try {
-          await replaceAtomically(upload.staging, place.folder, place.name);
+          await replaceAtomically(ledger, upload.staging, place.folder, place.name);
           return joinReal(place.folder.real, place.name);
         } finally {
           await place.release();
@@ -410,7 +418,12 @@ export async function appendBody(
  * Across file systems (EXDEV) the bytes are first copied to a staging file beside the target, so
  * the replacement is still a single rename.
  */
-async function replaceAtomically(from: string, folder: Pinned, name: string): Promise<void> {
+async function replaceAtomically(
+  ledger: StagingLedger,
+  from: string,
+  folder: Pinned,
+  name: string,
+): Promise<void> {
   try {
     await fs.rename(from, folder.child(name));
     return;
@@ -419,7 +432,14 @@ async function replaceAtomically(from: string, folder: Pinned, name: string): Pr
   }
   const temp = stagingName(name);
   const mode = (await fs.stat(from)).mode & 0o7777;
-  const out = await createEntryFile(folder, temp, mode);
+  const forget = ledger.note(folder, temp);
+  let out: fs.FileHandle;
+  try {
+    out = await createEntryFile(folder, temp, mode);
+  } catch (err) {
+    forget();
+    throw err;
+  }
   try {
     const input = await fs.open(from, 'r');
     try {
@@ -437,6 +457,8 @@ async function replaceAtomically(from: string, folder: Pinned, name: string): Pr
     await out.close().catch(() => undefined);
     await unlinkEntry(folder, temp).catch(() => undefined);
     throw err;
+  } finally {
+    forget();
   }
 }
 

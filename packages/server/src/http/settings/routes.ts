@@ -1,4 +1,4 @@
-import { Settings, SettingsInput, THEMES } from '@filebrowser/contract';
+import { BRAND_COLOR_PATTERN, Settings, SettingsInput, THEMES } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
@@ -62,6 +62,11 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
 
   if (!(THEMES as readonly string[]).includes(next.branding.theme)) {
     throw badRequest(`theme must be one of: default (empty), light, dark`);
+  }
+  // A colour imported from an old database is kept as it was until someone changes it.
+  const color = next.branding.color;
+  if (color !== current.branding.color && color !== '' && !BRAND_COLOR_PATTERN.test(color)) {
+    throw badRequest('branding color must be a hex colour such as #2979ff or a CSS colour name');
   }
   if (next.tus.chunkSize <= 0) throw badRequest('tus chunk size must be greater than 0');
   if (next.tus.retryCount < 0) throw badRequest('tus retry count must be 0 or more');

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { StartupSettings } from '@filebrowser/contract';
+import { BRAND_COLOR_PATTERN, DEFAULT_BRAND_COLOR, type StartupSettings } from '@filebrowser/contract';
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -15,10 +15,12 @@ const scriptSafeJson = (value: unknown) =>
  */
 export function renderIndex(template: string, startup: StartupSettings, nonce: string): string {
   const title = escapeHtml(startup.Name || 'File Browser');
-  const color = /^#[0-9a-fA-F]{3,8}$|^[a-zA-Z]+$/.test(startup.Color) ? startup.Color : '#2979ff';
+  const color = BRAND_COLOR_PATTERN.test(startup.Color) ? startup.Color : DEFAULT_BRAND_COLOR;
   // The module preloader reads the nonce from this tag for the preloads it adds later.
   const head =
     `<meta property="csp-nonce" nonce="${nonce}">` +
+    // The manifest sits beside the page, not under /static: its scope is the whole app.
+    `<link rel="manifest" href="${escapeHtml(startup.BaseURL)}/manifest.json">` +
     `<script id="filebrowser-startup" type="application/json">${scriptSafeJson(startup)}</script>` +
     (startup.CSS ? `<link rel="stylesheet" href="${escapeHtml(startup.StaticURL)}/custom.css">` : '');
   return template

@@ -7,6 +7,7 @@ import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { sendStatus } from '../replies.js';
 import type { RouteIndex } from '../route-index.js';
 import { pageCsp, pageNonce, renderIndex } from './index-page.js';
+import { FAVICON, ICONS_DIR, MASKABLE_ICON, webManifest } from './manifest.js';
 import { startupSettings } from './startup.js';
 
 export interface StaticOptions {
@@ -19,7 +20,10 @@ export interface StaticOptions {
 const HASHED_ASSET = /^assets\//;
 const BRANDING_CSS = 'custom.css';
 
-/** /static/* (the built web app and branding files), /health, and the page for every other GET. */
+/**
+ * /static/* (the built web app and branding files), /manifest.json, /favicon.ico, /health, and the
+ * page for every other GET.
+ */
 export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): FastifyPluginAsync {
   const dist = ctx.config.webDist;
   let template: string | undefined;
@@ -38,30 +42,62 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
     // Branding files are whatever the administrator's folder holds, so they are served as user
     // files are (an SVG logo must not run script in this origin). The Content-Type is only known
     // once @fastify/static has set it, hence the hook.
-    const fromBranding = new WeakSet<FastifyRequest>();
+    const fromBranding = new WeakMap<FastifyRequest, string>();
     const onSend: onSendAsyncHookHandler = async (request, reply, payload) => {
-      if (!fromBranding.has(request)) return payload;
+      const rel = fromBranding.get(request);
+      if (rel === undefined) return payload;
       const type = String(reply.getHeader('content-type') ?? 'application/octet-stream');
       // custom.css is the administrator's own stylesheet for the page: it keeps text/css.
-      const rel = (request.params as { '*': string })['*'];
       const served = rel === BRANDING_CSS ? type : inertType(type);
       fileSafetyHeaders(reply.type(served), served);
       return payload;
     };
 
+    /** What the branding folder has at `rel`, if anything (only its img/ files and custom.css are served). */
+    const inBranding = (rel: string): { base: string; stat: fs.Stats } | undefined => {
+      const branding = ctx.store.settings.get().branding.files;
+      if (!branding || !(rel.startsWith('img/') || rel === BRANDING_CSS)) return undefined;
+      const base = path.resolve(branding);
+      const file = path.join(base, rel);
+      const stat = file.startsWith(base + path.sep)
+        ? fs.statSync(file, { throwIfNoEntry: false })
+        : undefined;
+      return stat && { base, stat };
+    };
+
+    const sendStatic = (request: FastifyRequest, reply: FastifyReply, rel: string) => {
+      const branded = inBranding(rel);
+      if (branded?.stat.isFile()) {
+        fromBranding.set(request, rel);
+        return cached(reply, 86400).sendFile(rel, branded.base);
+      }
+      return cached(reply, HASHED_ASSET.test(rel) ? 31536000 : 86400).sendFile(rel);
+    };
+
     app.get('/static/*', { onSend }, async (request, reply) => {
       const rel = (request.params as { '*': string })['*'];
       if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
-      const branding = ctx.store.settings.get().branding.files;
-      if (branding && (rel.startsWith('img/') || rel === BRANDING_CSS)) {
-        const base = path.resolve(branding);
-        const file = path.join(base, rel);
-        if (file.startsWith(base + path.sep) && fs.statSync(file, { throwIfNoEntry: false })?.isFile()) {
-          fromBranding.add(request);
-          return cached(reply, 86400).sendFile(rel, base);
-        }
-      }
-      return cached(reply, HASHED_ASSET.test(rel) ? 31536000 : 86400).sendFile(rel);
+      return sendStatic(request, reply, rel);
+    });
+
+    // Browsers and bookmark tools ask for /favicon.ico whatever the page says.
+    app.get('/favicon.ico', { onSend }, async (request, reply) => sendStatic(request, reply, FAVICON));
+
+    app.get('/manifest.json', async (_request, reply) => {
+      const { branding } = ctx.store.settings.get();
+      // A branding folder with its own icons but no maskable one must not get our logo on Android.
+      const ownIcons = inBranding(ICONS_DIR)?.stat.isDirectory() ?? false;
+      const manifest = webManifest({
+        name: branding.name,
+        color: branding.color,
+        baseURL: ctx.config.baseURL,
+        maskable: !ownIcons || (inBranding(MASKABLE_ICON)?.stat.isFile() ?? false),
+      });
+      return reply
+        .type('application/manifest+json; charset=utf-8')
+        .header('Cache-Control', 'no-cache')
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(JSON.stringify(manifest));
     });
 
     app.setNotFoundHandler(async (request, reply) => {

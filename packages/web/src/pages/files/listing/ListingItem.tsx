@@ -7,7 +7,7 @@ import { useFilesStore } from '../../../stores/files';
 import { formatAbsolute, formatModified } from '../../../utils/format-date';
 import { formatSize } from '../../../utils/format-size';
 import { filesRoute } from '../../../utils/paths';
-import { fileIcon } from '../file-icon';
+import { fileKind, isDotfile, KIND_ICONS } from '../file-icon';
 import type { ViewMode } from './listing-layout';
 import { Thumbnail } from './Thumbnail';
 
@@ -54,8 +54,8 @@ function ItemIcon({
   if (checked) return <Icon name="check_circle" className="item__icon item__icon--checked" />;
   if (checkable) return <Icon name="radio_button_unchecked" className="item__icon" />;
   if (thumbnails && item.type === 'image') return <Thumbnail item={item} />;
-  const kind = item.isDir ? 'dir' : item.type || 'blob';
-  return <Icon name={fileIcon(item)} className={`item__icon item__icon--${kind}`} />;
+  const kind = fileKind(item);
+  return <Icon name={KIND_ICONS[kind]} className={`item__icon item__icon--${kind}`} />;
 }
 
 /** One entry of the listing: a row of the list, or a tile of the mosaic and gallery views. */
@@ -85,6 +85,7 @@ export const ListingItem = memo(function ListingItem({
     isList ? 'item--row' : mode === 'mosaic' ? 'item--tile' : 'item--gallery',
     selected && 'item--selected',
     cut && 'item--cut',
+    isDotfile(item.name) && 'item--dotfile',
     dropping && 'item--drop',
   ]
     .filter(Boolean)

@@ -19,3 +19,8 @@ export function nextSorting(current: Sorting, by: SortField): Sorting {
   if (current.by === by) return { by, asc: !current.asc };
   return { by, asc: false };
 }
+
+/** The stored sorting for a column and a direction, with the server's inversion for names. */
+export function sortingFor(by: string, ascending: boolean): Sorting {
+  return { by, asc: by === 'name' ? !ascending : ascending };
+}

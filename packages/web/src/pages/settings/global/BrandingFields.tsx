@@ -6,9 +6,12 @@ import { TextField } from '../../../components/form/TextField';
 
 export function BrandingFields({
   branding,
+  colorInvalid = false,
   onChange,
 }: {
   branding: Branding;
+  /** The colour is neither empty, a hex colour nor a colour name. */
+  colorInvalid?: boolean;
   onChange: (patch: Partial<Branding>) => void;
 }) {
   const { t } = useTranslation();
@@ -41,6 +44,15 @@ export function BrandingFields({
         value={branding.theme}
         options={themes}
         onChange={(theme) => onChange({ theme })}
+      />
+      <TextField
+        label={t('settings.branding.color')}
+        hint={colorInvalid ? t('settings.branding.colorInvalid') : t('settings.branding.colorHint')}
+        value={branding.color}
+        spellCheck={false}
+        aria-invalid={colorInvalid}
+        inputClassName={colorInvalid ? 'input--invalid' : undefined}
+        onChange={(color) => onChange({ color: color.trim() })}
       />
       <TextField
         label={t('settings.branding.files')}

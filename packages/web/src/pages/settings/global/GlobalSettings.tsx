@@ -1,4 +1,10 @@
-import { TRASH_MAX_RETENTION_DAYS, type Settings } from '@filebrowser/contract';
+import type { Settings } from '@filebrowser/contract';
+import {
+  BRAND_COLOR_PATTERN,
+  DEFAULT_MINIMUM_PASSWORD_LENGTH,
+  MAX_MINIMUM_PASSWORD_LENGTH,
+  TRASH_MAX_RETENTION_DAYS,
+} from '@filebrowser/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { getSettings, updateSettings } from '../../../api/settings';
@@ -15,6 +21,7 @@ import { showError, showSuccess } from '../../../stores/toasts';
 import { ListTextField } from '../shared/ListTextField';
 import { RulesEditor } from '../shared/RulesEditor';
 import { UserSettingsFields } from '../shared/UserSettingsFields';
+import { AuthMethodField } from './AuthMethodField';
 import { BrandingFields } from './BrandingFields';
 import { CommandRunnerFields } from './CommandRunnerFields';
 import { useChunkSizeField } from './use-chunk-size-field';
@@ -35,8 +42,18 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
     patch((current) => ({ tus: { ...current.tus, chunkSize: bytes } })),
   );
 
+  // Checked only when changed: a colour an old database brought along is kept as it is.
+  const colorInvalid =
+    settings.branding.color !== initial.branding.color &&
+    settings.branding.color !== '' &&
+    !BRAND_COLOR_PATTERN.test(settings.branding.color);
+
   const submit = async () => {
     if (busy) return;
+    if (colorInvalid) {
+      showError(new Error(t('settings.branding.colorInvalid')));
+      return;
+    }
     setBusy(true);
     // A chunk size typed just before saving has not settled yet: read it now.
     const next: Settings = { ...settings, tus: { ...settings.tus, chunkSize: chunkSize.commit() } };
@@ -71,6 +88,20 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             onChange={(signup) => patch({ signup })}
           />
           <Checkbox
+            label={t('settings.global.hideLoginButton')}
+            checked={settings.hideLoginButton}
+            onChange={(hideLoginButton) => patch({ hideLoginButton })}
+          />
+          <NumberField
+            label={t('settings.global.minimumPasswordLength')}
+            hint={t('settings.global.minimumPasswordLengthHint', { max: MAX_MINIMUM_PASSWORD_LENGTH })}
+            min={1}
+            max={MAX_MINIMUM_PASSWORD_LENGTH}
+            value={settings.minimumPasswordLength || DEFAULT_MINIMUM_PASSWORD_LENGTH}
+            onChange={(minimumPasswordLength) => patch({ minimumPasswordLength })}
+          />
+          <AuthMethodField method={settings.authMethod} />
+          <Checkbox
             label={t('settings.global.createUserDir')}
             checked={settings.createUserDir}
             onChange={(createUserDir) => patch({ createUserDir })}
@@ -93,6 +124,7 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
           )}
           <BrandingFields
             branding={settings.branding}
+            colorInvalid={colorInvalid}
             onChange={(changes) => patch((current) => ({ branding: { ...current.branding, ...changes } }))}
           />
           <fieldset className="fieldset">

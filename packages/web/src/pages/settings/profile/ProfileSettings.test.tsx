@@ -38,6 +38,7 @@ describe('ProfileSettings', () => {
     fetchMock.mockClear();
     expect(document.title).toBe('Profile settings - File Browser');
     fireEvent.click(field('Hide dotfiles'));
+    fireEvent.click(field('Go to the destination after copying or moving'));
     const limit = field('Concurrent uploads limit');
     expect(limit.value).toBe('3');
     fireEvent.change(limit, { target: { value: '42' } });
@@ -53,12 +54,13 @@ describe('ProfileSettings', () => {
     expect(url).toBe(`/api/users/${alice.id}`);
     expect(JSON.parse(init?.body as string)).toEqual({
       what: 'user',
-      which: ['locale', 'hideDotfiles', 'singleClick', 'dateFormat', 'uploadsLimit'],
+      which: ['locale', 'hideDotfiles', 'singleClick', 'redirectAfterCopyMove', 'dateFormat', 'uploadsLimit'],
       data: {
         id: alice.id,
         locale: 'fr',
         hideDotfiles: true,
         singleClick: false,
+        redirectAfterCopyMove: true,
         dateFormat: false,
         uploadsLimit: 10,
       },

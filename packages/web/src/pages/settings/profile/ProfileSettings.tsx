@@ -13,7 +13,14 @@ import { ApiTokensCard } from './ApiTokens';
 import { ChangePasswordCard } from './ChangePasswordCard';
 
 /** The fields a user may change about themselves from this screen. */
-const PROFILE_FIELDS = ['locale', 'hideDotfiles', 'singleClick', 'dateFormat', 'uploadsLimit'];
+const PROFILE_FIELDS = [
+  'locale',
+  'hideDotfiles',
+  'singleClick',
+  'redirectAfterCopyMove',
+  'dateFormat',
+  'uploadsLimit',
+];
 
 export function ProfileSettings() {
   const { t } = useTranslation();
@@ -23,6 +30,7 @@ export function ProfileSettings() {
 
   const [hideDotfiles, setHideDotfiles] = useState(user.hideDotfiles);
   const [singleClick, setSingleClick] = useState(user.singleClick);
+  const [redirectAfterCopyMove, setRedirectAfterCopyMove] = useState(user.redirectAfterCopyMove);
   const [dateFormat, setDateFormat] = useState(user.dateFormat);
   const [uploadsLimit, setUploadsLimit] = useState(user.uploadsLimit ?? MIN_UPLOADS_LIMIT);
   const [locale, setLocale] = useState(user.locale);
@@ -33,7 +41,7 @@ export function ProfileSettings() {
     setBusy(true);
     try {
       await updateUser(
-        { id: user.id, locale, hideDotfiles, singleClick, dateFormat, uploadsLimit },
+        { id: user.id, locale, hideDotfiles, singleClick, redirectAfterCopyMove, dateFormat, uploadsLimit },
         PROFILE_FIELDS,
       );
       // The session token carries the user: a fresh one brings the new settings (and language).
@@ -62,6 +70,11 @@ export function ProfileSettings() {
         <div className="card__content">
           <Checkbox label={t('settings.hideDotfiles')} checked={hideDotfiles} onChange={setHideDotfiles} />
           <Checkbox label={t('settings.singleClick')} checked={singleClick} onChange={setSingleClick} />
+          <Checkbox
+            label={t('settings.redirectAfterCopyMove')}
+            checked={redirectAfterCopyMove}
+            onChange={setRedirectAfterCopyMove}
+          />
           <Checkbox label={t('settings.dateFormat')} checked={dateFormat} onChange={setDateFormat} />
           <NumberField
             label={t('settings.uploadsLimit')}

@@ -16,6 +16,7 @@ const value: UserSettingsValue = {
   perm: { ...noPermissions, execute: true },
   commands: ['ls', 'echo'],
   uploadsLimit: 5,
+  sorting: { by: 'name', asc: false },
 };
 
 describe('UserSettingsFields: commands', () => {
@@ -44,5 +45,31 @@ describe('UserSettingsFields: commands', () => {
     startup.EnableExec = false;
     await renderWithApp(<UserSettingsFields value={value} onChange={vi.fn()} />);
     expect(screen.queryByRole('textbox', { name: 'Commands' })).toBeNull();
+  });
+});
+
+describe('UserSettingsFields: sorting', () => {
+  afterEach(cleanup);
+
+  it('shows the direction the listing really runs, undoing the inverted flag for names', async () => {
+    const onChange = vi.fn();
+    await renderWithApp(<UserSettingsFields value={value} onChange={onChange} />);
+    const ascending = screen.getByRole<HTMLInputElement>('checkbox', { name: /^Ascending order/ });
+    // asc=false on names means A→Z.
+    expect(ascending.checked).toBe(true);
+    fireEvent.click(ascending);
+    expect(onChange).toHaveBeenLastCalledWith({ sorting: { by: 'name', asc: true } });
+
+    fireEvent.change(screen.getByRole('combobox', { name: 'Sort by' }), { target: { value: 'modified' } });
+    expect(onChange).toHaveBeenLastCalledWith({ sorting: { by: 'modified', asc: true } });
+  });
+
+  it('keeps the direction when the column changes from a size to a name', async () => {
+    const onChange = vi.fn();
+    const newestFirst = { ...value, sorting: { by: 'modified', asc: false } };
+    await renderWithApp(<UserSettingsFields value={newestFirst} onChange={onChange} />);
+    expect(screen.getByRole<HTMLInputElement>('checkbox', { name: /^Ascending order/ }).checked).toBe(false);
+    fireEvent.change(screen.getByRole('combobox', { name: 'Sort by' }), { target: { value: 'name' } });
+    expect(onChange).toHaveBeenLastCalledWith({ sorting: { by: 'name', asc: true } });
   });
 });

@@ -6,6 +6,7 @@ import { NumberField } from '../../../components/form/NumberField';
 import { SelectField } from '../../../components/form/SelectField';
 import { TextField } from '../../../components/form/TextField';
 import { startup } from '../../../startup';
+import { isAscending, SORT_COLUMNS, sortingFor } from '../../files/listing/sorting';
 import { MAX_UPLOADS_LIMIT, MIN_UPLOADS_LIMIT } from './uploads-limit';
 import { LanguageSelect } from './LanguageSelect';
 import { ListTextField } from './ListTextField';
@@ -24,6 +25,7 @@ export type UserSettingsValue = Pick<
   | 'perm'
   | 'commands'
   | 'uploadsLimit'
+  | 'sorting'
 >;
 
 interface UserSettingsFieldsProps {
@@ -36,6 +38,11 @@ interface UserSettingsFieldsProps {
 export function UserSettingsFields({ value, onChange, scopeDisabled }: UserSettingsFieldsProps) {
   const { t } = useTranslation();
   const viewModes = VIEW_MODES.map((mode) => ({ value: mode, label: t(`settings.viewModes.${mode}`) }));
+  const sortColumns = SORT_COLUMNS.map((column) => ({
+    value: column,
+    label: t(column === 'modified' ? 'files.lastModified' : `files.${column}`),
+  }));
+  const ascending = isAscending(value.sorting);
   return (
     <>
       <TextField
@@ -52,6 +59,17 @@ export function UserSettingsFields({ value, onChange, scopeDisabled }: UserSetti
         value={value.viewMode}
         options={viewModes}
         onChange={(viewMode) => onChange({ viewMode })}
+      />
+      <SelectField
+        label={t('settings.sortBy')}
+        value={value.sorting.by}
+        options={sortColumns}
+        onChange={(by) => onChange({ sorting: sortingFor(by, ascending) })}
+      />
+      <Checkbox
+        label={t('settings.sortAscending')}
+        checked={ascending}
+        onChange={(checked) => onChange({ sorting: sortingFor(value.sorting.by, checked) })}
       />
       <NumberField
         label={t('settings.uploadsLimit')}

@@ -136,6 +136,25 @@ describe('UserForm', () => {
     expect(useToastStore.getState().toasts.map((t) => t.message)).toEqual(['User created!']);
   });
 
+  it("saves a user's redirect after copy or move and sorting with the rest of the user", async () => {
+    fetchMock.mockResolvedValue(new Response('200 OK\n'));
+    await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
+    const redirect = checkbox('Go to the destination after copying or moving');
+    expect(redirect.checked).toBe(true);
+    fireEvent.click(redirect);
+    fireEvent.change(field('Sort by'), { target: { value: 'size' } });
+    fireEvent.change(field('Your current password'), { target: { value: 'admin-password' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    });
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe('/api/users/5');
+    const body = JSON.parse(init?.body as string) as { which: string[]; data: User };
+    expect(body.which).toEqual(['all']);
+    expect(body.data).toMatchObject({ redirectAfterCopyMove: false, sorting: { by: 'size', asc: true } });
+  });
+
   it('tells an admin editing a user that a blank password changes nothing', async () => {
     await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
     const password = field('Password');

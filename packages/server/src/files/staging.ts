@@ -1,0 +1,86 @@
+import type { Logger } from '../context.js';
+import type { Store } from '../store/index.js';
+import type { StagingRepo } from '../store/staging.js';
+import { Pinned, unlinkEntry } from './anchor.js';
+import { isStagingName } from './staging-names.js';
+
+/**
+ * The staging files of writes in progress, recorded in the database until each write is done,
+ * so that one left by a process that died mid-write is removed at the next start.
+ */
+export class StagingLedger {
+  constructor(private readonly repo: StagingRepo) {}
+
+  /**
+   * Records `name` in `folder` before the file is made; the returned function forgets it once
+   * the write renamed or removed it.
+   */
+  note(folder: Pinned, name: string): () => void {
+    const id = this.repo.add(folder.real, name);
+    return () => {
+      try {
+        this.repo.remove(id);
+      } catch {
+        // A record left over is harmless: the next start finds no file by it and forgets it.
+      }
+    };
+  }
+
+  /**
+   * Removes the staging files writes of earlier processes left, and forgets them. Run at start,
+   * before any request: every record then belongs to a write that will never finish. A folder
+   * is reached from `/` one entry at a time without following a link, so a link planted in its
+   * place since leads nowhere.
+   */
+  async sweep(log: Logger): Promise<number> {
+    let removed = 0;
+    for (const record of this.repo.all()) {
+      try {
+        if (await removeStaging(record.folder, record.name)) removed++;
+      } catch (err) {
+        log.warn(
+          { err, folder: record.folder },
+          'a staging file left by an earlier process could not be removed',
+        );
+      }
+      this.repo.remove(record.id);
+    }
+    if (removed > 0)
+      log.info(`removed ${removed} staging file${removed === 1 ? '' : 's'} left by an earlier process`);
+    return removed;
+  }
+}
+
+async function removeStaging(folderReal: string, name: string): Promise<boolean> {
+  if (!isStagingName(name)) return false;
+  const pins: Pinned[] = [await Pinned.folder('/')];
+  try {
+    for (const segment of folderReal.split('/').filter((s) => s !== '')) {
+      const next = await pins[pins.length - 1]!.lookup(segment);
+      if (!next) return false;
+      pins.push(next);
+      if (!next.stat.isDirectory()) return false;
+    }
+    const folder = pins[pins.length - 1]!;
+    const entry = await folder.lookup(name);
+    if (!entry) return false;
+    await entry.close();
+    if (!entry.stat.isFile()) return false;
+    await unlinkEntry(folder, name);
+    return true;
+  } finally {
+    for (const pin of pins.reverse()) await pin.close();
+  }
+}
+
+const ledgers = new WeakMap<Store, StagingLedger>();
+
+/** The ledger of a store's database (one per store). */
+export function stagingLedgerOf(store: Store): StagingLedger {
+  let ledger = ledgers.get(store);
+  if (!ledger) {
+    ledger = new StagingLedger(store.staging);
+    ledgers.set(store, ledger);
+  }
+  return ledger;
+}
