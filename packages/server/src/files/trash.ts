@@ -88,8 +88,9 @@ async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise
 }
 
 /**
- * Moves an entry into its own folder of a trash: a rename, or copy-then-remove when the
- * rename answers EXDEV. `copied` says which.
+ * Moves an entry to `toName` in another pinned folder by a rename; when the rename answers EXDEV,
+ * copies it instead (`copied`), and the caller removes the source once the copy is recorded, so
+ * that a failure at any point leaves one whole copy somewhere.
  */
 async function moveInto(
   access: FileAccess,
@@ -111,7 +112,6 @@ async function moveInto(
     await removeTree(to, toName).catch(() => undefined);
     throw err;
   }
-  await removeTree(from, name);
   return { copied: true };
 }
 
@@ -165,6 +165,8 @@ export async function moveToTrash(
         location: `${user.id}/${id}`,
       };
       ctx.store.trash.add(item);
+      // Only now, with the copy in the trash and on record, does the original go.
+      if (moved.copied) await removeTree(r.folder!, name);
       return { item, copied: moved.copied };
     } finally {
       await folder.close();
