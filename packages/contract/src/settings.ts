@@ -65,6 +65,14 @@ export const TrashSettings = Type.Object({
 });
 export type TrashSettings = Static<typeof TrashSettings>;
 
+/**
+ * Who may use WebDAV at `/dav/` (an addition of ours): nobody, every user, or the users whose
+ * `webdav` flag an administrator set.
+ */
+export const WEBDAV_MODES = ['off', 'on', 'per-user'] as const;
+export type WebDavMode = (typeof WEBDAV_MODES)[number];
+export const WebDavModeSchema = Type.Union(WEBDAV_MODES.map((m) => Type.Literal(m)));
+
 /** GET/PUT /api/settings, in File Browser's field order. */
 export const Settings = Type.Object({
   signup: Type.Boolean(),
@@ -85,6 +93,8 @@ export const Settings = Type.Object({
    */
   unsafeCommands: Type.Array(Type.String()),
   trash: TrashSettings,
+  /** WebDAV at `/dav/` (issue 17): `on` by default. Optional so older clients' bodies still validate. */
+  webdav: Type.Optional(WebDavModeSchema),
 });
 export type Settings = Static<typeof Settings>;
 

@@ -60,6 +60,8 @@ export const User = Type.Object({
   dateFormat: Type.Boolean(),
   aceEditorTheme: Type.String(),
   uploadsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+  /** May use WebDAV when the global `webdav` setting is `per-user` (an addition of ours; admins set it). */
+  webdav: Type.Optional(Type.Boolean()),
 });
 export type User = Static<typeof User>;
 

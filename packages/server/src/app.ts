@@ -7,6 +7,7 @@ import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
+import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
@@ -125,6 +126,8 @@ export async function buildApp(
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(trashRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
+  addDavMethods(app);
+  await app.register(davRoutes(ctx, fileEvents));
   await app.register(staticRoutes(ctx, { routes, archiveFormats: availableArchiveFormats }));
   return { app, ctx, routes };
 }

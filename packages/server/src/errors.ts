@@ -9,12 +9,15 @@ export type ErrorKind =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'precondition_failed'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'locked'
   | 'too_many_requests'
   | 'not_implemented'
   | 'service_unavailable'
   | 'insufficient_storage'
+  | 'bad_gateway'
   | 'internal';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -24,12 +27,15 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  precondition_failed: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  locked: 423,
   too_many_requests: 429,
   not_implemented: 501,
   service_unavailable: 503,
   insufficient_storage: 507,
+  bad_gateway: 502,
   internal: 500,
 };
 

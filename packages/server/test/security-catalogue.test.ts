@@ -199,6 +199,70 @@ describe('path escapes through every endpoint that takes a path', () => {
       routes: [],
       request: (p) => ({ method: 'DELETE', url: `/api/tus/${p}`, headers: { 'tus-resumable': '1.0.0' } }),
     },
+    // WebDAV (issue 17) over the same escapes, as the URL and as the Destination of COPY and MOVE.
+    'webdav PROPFIND': {
+      routes: [],
+      request: (p) => ({ method: 'PROPFIND', url: `/dav/${p}`, headers: { ...dav, depth: '1' } }),
+    },
+    'webdav GET': { routes: [], request: (p) => ({ method: 'GET', url: `/dav/${p}`, headers: dav }) },
+    'webdav PUT': {
+      routes: [],
+      request: (p) => ({ method: 'PUT', url: `/dav/${p}`, headers: dav, payload: 'x' }),
+    },
+    'webdav MKCOL': { routes: [], request: (p) => ({ method: 'MKCOL', url: `/dav/${p}`, headers: dav }) },
+    'webdav DELETE': { routes: [], request: (p) => ({ method: 'DELETE', url: `/dav/${p}`, headers: dav }) },
+    'webdav PROPPATCH': {
+      routes: [],
+      request: (p) => ({
+        method: 'PROPPATCH',
+        url: `/dav/${p}`,
+        headers: dav,
+        payload:
+          '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><x xmlns="urn:x">1</x></D:prop></D:set></D:propertyupdate>',
+      }),
+    },
+    'webdav LOCK': {
+      routes: [],
+      request: (p) => ({
+        method: 'LOCK',
+        url: `/dav/${p}`,
+        headers: dav,
+        payload:
+          '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>',
+      }),
+    },
+    'webdav COPY from': {
+      routes: [],
+      request: (p) => ({
+        method: 'COPY',
+        url: `/dav/${p}`,
+        headers: { ...dav, destination: '/dav/stolen.txt' },
+      }),
+    },
+    'webdav MOVE from': {
+      routes: [],
+      request: (p) => ({
+        method: 'MOVE',
+        url: `/dav/${p}`,
+        headers: { ...dav, destination: '/dav/stolen.txt' },
+      }),
+    },
+    'webdav COPY to': {
+      routes: [],
+      request: (p) => ({
+        method: 'COPY',
+        url: '/dav/pub/mine.txt',
+        headers: { ...dav, destination: `/dav/${p}` },
+      }),
+    },
+    'webdav MOVE to': {
+      routes: [],
+      request: (p) => ({
+        method: 'MOVE',
+        url: '/dav/pub/mine.txt',
+        headers: { ...dav, destination: `/dav/${p}` },
+      }),
+    },
     'public listing': {
       routes: ['/api/public/share/*'],
       request: (p) => ({ method: 'GET', url: `/api/public/share/${shareHash}/${p}` }),
@@ -212,6 +276,9 @@ describe('path escapes through every endpoint that takes a path', () => {
       request: (p) => ({ method: 'GET', url: `/api/public/dl/${shareHash}/${p}?algo=tar` }),
     },
   };
+
+  /** WebDAV signs in with Basic auth (the X-Auth token is not read there). */
+  const dav = { authorization: 'Basic ' + Buffer.from(`eve:${PASSWORD}`).toString('base64') };
 
   async function resetHome(): Promise<void> {
     await fs.rm(home, { recursive: true, force: true });

@@ -31,8 +31,10 @@ describe('/api/settings', () => {
       'commands',
       'unsafeCommands',
       'trash',
+      'webdav',
     ]);
     expect(body.unsafeCommands).toEqual([]);
+    expect(body.webdav).toBe('on');
     expect(body.trash).toEqual({ enabled: true, retentionDays: 30 });
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);

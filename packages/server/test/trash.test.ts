@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/private.js';
 import { purgeExpired } from '../src/files/trash.js';
 import type { StoredUser } from '../src/store/users.js';
-import { ALL, deny, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * The trash (issue 18). The database sits in the served folder here (File Browser's defaults), so
@@ -100,6 +100,27 @@ describe('a delete with the trash on', () => {
     expect(item.path).toBe('/mine.txt');
     expect(t.ctx.store.trash.get(item.id)!.rootPath).toBe('/bob/mine.txt');
     expect(await list(alice)).toEqual([]);
+  });
+
+  it('is the same through WebDAV: DELETE moves the entry into the trash', async () => {
+    const before = await fs.stat(path.join(t.root, 'docs', 'sub'));
+    const auth = 'Basic ' + Buffer.from(`alice:${PASSWORD}`).toString('base64');
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: '/dav/docs/sub/',
+      headers: { authorization: auth },
+    });
+    expect(res.statusCode, res.body).toBe(204);
+    expect(await exists(path.join(t.root, 'docs', 'sub'))).toBe(false);
+    const [item] = await list(alice);
+    expect(item).toMatchObject({ path: '/docs/sub', isDir: true, size: 6 });
+    expect((await fs.stat(path.join(itemDir(item!), 'sub'))).ino).toBe(before.ino);
+    const listing = await t.app.inject({
+      method: 'PROPFIND',
+      url: '/dav/',
+      headers: { authorization: auth, depth: '1' },
+    });
+    expect(listing.body).not.toContain(path.basename(trashDir));
   });
 
   it('still refuses what a delete refuses: the scope itself, a missing path, a denied descendant', async () => {

@@ -65,6 +65,7 @@ export async function createAccount(
     dateFormat: data.dateFormat ?? d.dateFormat,
     aceEditorTheme: data.aceEditorTheme ?? d.aceEditorTheme ?? '',
     uploadsLimit: data.uploadsLimit ?? d.uploadsLimit ?? 5,
+    webdav: data.webdav ?? false,
   };
 
   // Accounts nobody vetted never start with power over the server or other users.
@@ -73,6 +74,7 @@ export async function createAccount(
     user.commands = [];
     user.lockPassword = origin === 'proxy';
     user.scope = d.scope;
+    user.webdav = false;
   }
   if (user.perm.admin) {
     user.perm = { ...ALL_PERMISSIONS };
@@ -116,9 +118,19 @@ const ADMIN_FIELDS = new Set([
   'perm',
   'commands',
   'rules',
+  'webdav',
 ]);
 /** Changing any of these needs the caller's current password under json auth. */
-export const SENSITIVE_FIELDS = ['all', 'username', 'password', 'scope', 'commands', 'perm', 'lockpassword'];
+export const SENSITIVE_FIELDS = [
+  'all',
+  'username',
+  'password',
+  'scope',
+  'commands',
+  'perm',
+  'lockpassword',
+  'webdav',
+];
 
 export interface UpdateResult {
   user: StoredUser;

@@ -68,11 +68,8 @@ export class AuthService {
   async login(input: LoginInput): Promise<string> {
     const settings = this.ctx.store.settings.get();
     switch (settings.authMethod) {
-      case 'noauth': {
-        const user = this.ctx.store.users.get(1) ?? this.ctx.store.users.list().find((u) => u.perm.admin);
-        if (!user) throw new AppError('internal', 'no user to sign in as');
-        return this.issue(user);
-      }
+      case 'noauth':
+        return this.issue(this.noauthUser());
       case 'proxy':
         return this.issue(await this.proxyUser(input));
       case 'json':
@@ -80,6 +77,13 @@ export class AuthService {
       default:
         throw new AppError('internal', `auth method ${settings.authMethod} is not supported`);
     }
+  }
+
+  /** The account everyone is signed in as when the server has no authentication. */
+  noauthUser(): StoredUser {
+    const user = this.ctx.store.users.get(1) ?? this.ctx.store.users.list().find((u) => u.perm.admin);
+    if (!user) throw new AppError('internal', 'no user to sign in as');
+    return user;
   }
 
   private async passwordLogin(input: LoginInput): Promise<string> {
@@ -92,6 +96,24 @@ export class AuthService {
     if (recaptcha?.key && recaptcha.secret) {
       if (!(await verifyRecaptcha(recaptcha, input.recaptcha ?? ''))) throw forbidden();
     }
+    const user = await this.userWithPassword(username, password);
+    attempt.succeeded();
+    return this.issue(user);
+  }
+
+  /**
+   * The user a username and password name, or 403; every try is counted by the same throttle as
+   * logins (429 past it), so WebDAV's Basic auth is no side door for guessing passwords.
+   */
+  async passwordUser(username: string, password: string, ip: string): Promise<StoredUser> {
+    const name = username.normalize('NFC');
+    const attempt = this.throttle.reserve(ip, usernameKey(name));
+    const user = await this.userWithPassword(name, password);
+    attempt.succeeded();
+    return user;
+  }
+
+  private async userWithPassword(username: string, password: string): Promise<StoredUser> {
     if (!username || !password || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
       await spendPasswordCheckTime(password);
       throw forbidden();
@@ -102,8 +124,7 @@ export class AuthService {
       throw forbidden();
     }
     if (!(await checkPassword(password, user.passwordHash))) throw forbidden();
-    attempt.succeeded();
-    return this.issue(user);
+    return user;
   }
 
   private async proxyUser(input: LoginInput): Promise<StoredUser> {

@@ -141,6 +141,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['reCAPTCHA:', s.auther.recaptcha ? `${s.auther.recaptcha.host} (key and secret set)` : 'off'],
     ['Shell:', s.shell.join(' ')],
     ['Unsafe commands:', s.unsafeCommands.join(' ')],
+    ['WebDAV:', s.webdav],
     ['File mode:', '0' + s.fileMode.toString(8)],
     ['Dir mode:', '0' + s.dirMode.toString(8)],
     ['', ''],

@@ -1,4 +1,10 @@
-import { PERMISSION_NAMES, type Permissions, type Rule, type UserDefaults } from '@filebrowser/contract';
+import {
+  PERMISSION_NAMES,
+  type Permissions,
+  type Rule,
+  type UserDefaults,
+  type WebDavMode,
+} from '@filebrowser/contract';
 import { normaliseScope } from '../auth/homes.js';
 import { looksLikeBcryptHash } from '../auth/passwords.js';
 import { optionsFromServerRecord, serverRecordFromOptions, SERVER_RECORD_KEYS } from '../config/load.js';
@@ -103,6 +109,8 @@ export function settingsToExport(s: StoredSettings): Doc {
     shell: [...s.shell],
     // Ours only: File Browser has no such setting and ignores the key.
     unsafeCommands: [...s.unsafeCommands],
+    // Ours only, as unsafeCommands.
+    webdav: s.webdav,
     trash: { ...s.trash },
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
@@ -190,6 +198,9 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     shell: strings(s, 'shell'),
     commands,
     unsafeCommands: cleanUnsafeCommands(strings(s, 'unsafeCommands'), (message) => new CliError(message)),
+    // File Browser's exports have no such key: WebDAV stays on unless the file says off.
+    webdav:
+      str(s, 'webdav') === 'off' || str(s, 'webdav') === 'per-user' ? (str(s, 'webdav') as WebDavMode) : 'on',
     // Ours only: File Browser's exports have no trash, which then stays as the base has it.
     trash: isDoc(field(s, 'trash'))
       ? {
@@ -260,6 +271,8 @@ export function userToExport(u: StoredUser): Doc {
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme,
     uploadsLimit: u.uploadsLimit,
+    // Ours only: File Browser has no such field and ignores the key.
+    webdav: u.webdav ?? false,
   };
 }
 
@@ -315,6 +328,7 @@ export function userFromExport(doc: unknown, position: number): ImportedUser {
       dateFormat: bool(doc, 'dateFormat'),
       aceEditorTheme: str(doc, 'aceEditorTheme'),
       uploadsLimit: uploadsLimitFrom(doc, 5),
+      webdav: bool(doc, 'webdav'),
     },
   };
 }

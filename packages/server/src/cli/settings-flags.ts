@@ -1,4 +1,4 @@
-import { THEMES } from '@filebrowser/contract';
+import { THEMES, WEBDAV_MODES, type WebDavMode } from '@filebrowser/contract';
 import type { OptionSpec, OptionValues } from '../config/load.js';
 import type { StoredSettings } from '../store/settings.js';
 import { cleanUnsafeCommands } from '../runner/options.js';
@@ -30,6 +30,12 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     kind: 'list',
     description:
       'deny-listed commands (shells, env, xargs, find -exec…) users may run anyway; DANGEROUS: they can run anything (comma-separated, "" for none)',
+  },
+  {
+    name: 'webdav',
+    kind: 'string',
+    choices: WEBDAV_MODES,
+    description: 'WebDAV at /dav/: on (default), off, or per-user (only users an administrator allowed)',
   },
   { name: 'fileMode', kind: 'mode', description: 'mode of created files (default 0640)' },
   { name: 'dirMode', kind: 'mode', description: 'mode of created folders (default 0750)' },
@@ -88,6 +94,7 @@ export function applySettingsFlags(current: StoredSettings, values: OptionValues
       (message) => new CliError(message),
     );
   }
+  s.webdav = (str('webdav') as WebDavMode | undefined) ?? s.webdav;
   s.fileMode = num('fileMode') ?? s.fileMode;
   s.dirMode = num('dirMode') ?? s.dirMode;
   s.logoutPage = str('auth.logoutPage') ?? s.logoutPage;

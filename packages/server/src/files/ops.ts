@@ -183,7 +183,7 @@ export async function makeDirectory(_access: FileAccess, r: Opened, dirMode: num
 }
 
 /** Every descendant (and its mirror under `mirror`, when given) must pass the rules (contract 1.7). */
-async function checkDescendants(
+export async function checkDescendants(
   access: FileAccess,
   src: Opened,
   follow: boolean,

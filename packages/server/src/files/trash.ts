@@ -8,7 +8,7 @@ import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
 import type { FileAccess } from './access.js';
 import { makeEntryFolder, Pinned, renameEntry } from './anchor.js';
-import { assertDeletable, copyEntryAsIs, freeDestination, placeOf } from './ops.js';
+import { assertDeletable, copyEntryAsIs, deletePath, freeDestination, placeOf } from './ops.js';
 import { serverPaths } from './private.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
@@ -172,6 +172,21 @@ export async function moveToTrash(
       await folder.close();
     }
   });
+}
+
+/**
+ * A delete as the settings want it, for every way in (web API, WebDAV): into the user's trash
+ * while the trash is on (answering the item), permanent otherwise (answering undefined).
+ */
+export async function deleteOrTrash(
+  ctx: AppContext,
+  access: FileAccess,
+  user: StoredUser,
+  r: Opened,
+): Promise<Trashed | undefined> {
+  if (trashEnabled(ctx)) return moveToTrash(ctx, access, user, r);
+  await deletePath(access, r);
+  return undefined;
 }
 
 /** A user's own item; anyone else's is "not found" (its existence is not theirs to learn). */

@@ -122,6 +122,30 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     created_at INTEGER NOT NULL
   );
   `,
+  // WebDAV (issue 17): dead properties and locks, per place below a root. Locks belong to a user
+  // (their tokens are only honoured for them) and go with the account.
+  `
+  CREATE TABLE IF NOT EXISTS dav_props (
+    root_id TEXT NOT NULL,
+    path    TEXT NOT NULL,
+    ns      TEXT NOT NULL,
+    name    TEXT NOT NULL,
+    xml     TEXT NOT NULL,
+    PRIMARY KEY (root_id, path, ns, name)
+  );
+  CREATE TABLE IF NOT EXISTS dav_locks (
+    token      TEXT PRIMARY KEY,
+    root_id    TEXT NOT NULL,
+    path       TEXT NOT NULL,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    scope      TEXT NOT NULL,
+    depth      TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    timeout    INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS dav_locks_place ON dav_locks(root_id, path);
+  `,
   // The trash (issue 18): one row per deleted item held in the trash folder. No foreign key to
   // users: a deleted account's items are removed by its deletion or by the next purge.
   `

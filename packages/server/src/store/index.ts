@@ -1,3 +1,4 @@
+import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
@@ -18,6 +19,8 @@ export interface Store {
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
   staging: StagingRepo;
+  davProps: DavPropsRepo;
+  davLocks: DavLocksRepo;
   trash: TrashRepo;
   close(): void;
 }
@@ -33,6 +36,8 @@ export function openStore(file: string): Store {
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
     staging: new StagingRepo(db),
+    davProps: new DavPropsRepo(db),
+    davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
     close: () => db.close(),
   };

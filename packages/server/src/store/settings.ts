@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { HOOK_TRIGGERS, type Settings, type UserDefaults } from '@filebrowser/contract';
+import { HOOK_TRIGGERS, type Settings, type UserDefaults, type WebDavMode } from '@filebrowser/contract';
 import type { Db } from './db.js';
 
 /** Auth-method details that the settings API never exposes. */
@@ -19,6 +19,7 @@ export interface StoredSettings extends Settings {
   fileMode: number;
   dirMode: number;
   auther: AutherConfig;
+  webdav: WebDavMode;
 }
 
 export const DEFAULT_USER_DEFAULTS: UserDefaults = {
@@ -78,6 +79,7 @@ export function defaultSettings(): StoredSettings {
     fileMode: 0o640,
     dirMode: 0o750,
     auther: { recaptcha: null, header: '', command: '' },
+    webdav: 'on',
   };
 }
 
@@ -107,6 +109,8 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
     fileMode: s.fileMode || d.fileMode,
     dirMode: s.dirMode || d.dirMode,
     auther: { ...d.auther, ...s.auther },
+    // Anything else (older records have nothing) leaves WebDAV on.
+    webdav: s.webdav === 'off' || s.webdav === 'per-user' ? s.webdav : 'on',
   };
 }
 

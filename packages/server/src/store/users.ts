@@ -63,6 +63,7 @@ function toProfile(u: NewUser | StoredUser): Profile {
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme ?? '',
     uploadsLimit: u.uploadsLimit,
+    webdav: u.webdav ?? false,
   };
 }
 
@@ -87,6 +88,7 @@ function fromRow(row: Row): StoredUser {
     dateFormat: p.dateFormat ?? false,
     aceEditorTheme: p.aceEditorTheme ?? '',
     uploadsLimit: p.uploadsLimit ?? 5,
+    webdav: p.webdav ?? false,
   };
 }
 

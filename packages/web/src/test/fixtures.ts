@@ -73,6 +73,7 @@ export function settingsFixture(overrides: Partial<Settings> = {}): Settings {
     shell: [],
     commands: { before_save: [], after_save: [] },
     unsafeCommands: [],
+    webdav: 'on',
     trash: { enabled: true, retentionDays: 30 },
     ...overrides,
   };

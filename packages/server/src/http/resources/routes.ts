@@ -14,17 +14,11 @@ import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { FileEvents } from '../../files/events.js';
 import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
-import {
-  checksum,
-  copyOrMove,
-  deletePath,
-  makeDirectory,
-  recursiveEntries,
-  writeFileAtomic,
-} from '../../files/ops.js';
+import { checksum, copyOrMove, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
-import { moveToTrash, trashEnabled } from '../../files/trash.js';
+import { deleteOrTrash } from '../../files/trash.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { davFollowDelete, davFollowMove } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -209,16 +203,16 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
           if (!r.linkStat) throw notFound();
           const user = currentUser(request);
           // With the trash on, a delete is a move into the user's trash (files/trash.ts).
-          const toTrash = trashEnabled(ctx);
-          const trashed = await withHooks(ctx, user, reply, 'delete', { file: r.entry }, async () =>
-            toTrash ? moveToTrash(ctx, access, user, r) : deletePath(access, r).then(() => undefined),
+          const trashed = await withHooks(ctx, user, reply, 'delete', { file: r.entry }, () =>
+            deleteOrTrash(ctx, access, user, r),
           );
-          void reply.header(DELETE_OUTCOME_HEADER, toTrash ? 'trash' : 'permanent');
+          void reply.header(DELETE_OUTCOME_HEADER, trashed ? 'trash' : 'permanent');
           if (trashed?.copied) void reply.header(TRASH_COPIED_HEADER, 'true');
         } finally {
           await r.close();
         }
         await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, r.entry));
+        await notify(ctx, 'delete', () => davFollowDelete(ctx, access, r.entry));
         await notify(ctx, 'delete', () => events.deleted?.(r.entry));
         return sendStatus(reply, 204);
       },
@@ -272,6 +266,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             );
             if (action === 'rename') {
               await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
+              await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
               await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
             } else {
               await notify(ctx, 'copy', () => events.changed?.(moved.real));

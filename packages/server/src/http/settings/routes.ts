@@ -24,6 +24,7 @@ function present(s: StoredSettings): Settings {
     commands: s.commands,
     unsafeCommands: s.unsafeCommands,
     trash: s.trash,
+    webdav: s.webdav,
   };
 }
 
@@ -45,6 +46,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     tus: { ...current.tus, ...input.tus },
     trash: { ...current.trash, ...input.trash },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
+    webdav: input.webdav ?? current.webdav,
     unsafeCommands:
       input.unsafeCommands === undefined
         ? current.unsafeCommands

@@ -21,5 +21,6 @@ export function presentUser(u: StoredUser, forAdmin: boolean): User {
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme,
     uploadsLimit: u.uploadsLimit,
+    webdav: u.webdav ?? false,
   };
 }

@@ -62,3 +62,32 @@ describe('GlobalSettings: the command runner', () => {
     expect(screen.queryByRole('textbox', { name: 'Commands' })).toBeNull();
   });
 });
+
+describe('GlobalSettings: WebDAV', () => {
+  const fetchMock = vi.fn<typeof fetch>();
+
+  beforeEach(() => {
+    vi.stubGlobal('fetch', fetchMock);
+    fetchMock.mockImplementation(async (_url, init) =>
+      init?.method === 'PUT' ? new Response('200 OK') : new Response(JSON.stringify(settings)),
+    );
+    useAuthStore.setState({ user: tokenUser({ admin: true }), jwt: 'a.b.c' });
+  });
+  afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+    fetchMock.mockReset();
+  });
+
+  it('shows WebDAV as on and saves it set per user', async () => {
+    await renderWithApp(<GlobalSettings />);
+    const select = await screen.findByRole<HTMLSelectElement>('combobox', { name: /WebDAV at \/dav\// });
+    expect(select.value).toBe('on');
+    expect(Array.from(select.options).map((o) => o.value)).toEqual(['off', 'on', 'per-user']);
+    fireEvent.change(select, { target: { value: 'per-user' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
+    const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
+    expect((JSON.parse(String(put[1]?.body)) as Settings).webdav).toBe('per-user');
+  });
+});

@@ -1,9 +1,11 @@
-import type { Settings } from '@filebrowser/contract';
 import {
   BRAND_COLOR_PATTERN,
   DEFAULT_MINIMUM_PASSWORD_LENGTH,
   MAX_MINIMUM_PASSWORD_LENGTH,
   TRASH_MAX_RETENTION_DAYS,
+  WEBDAV_MODES,
+  type Settings,
+  type WebDavMode,
 } from '@filebrowser/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +13,7 @@ import { getSettings, updateSettings } from '../../../api/settings';
 import { ErrorScreen } from '../../../components/ErrorScreen';
 import { Checkbox } from '../../../components/form/Checkbox';
 import { NumberField } from '../../../components/form/NumberField';
+import { SelectField } from '../../../components/form/SelectField';
 import { TextField } from '../../../components/form/TextField';
 import { Spinner } from '../../../components/Spinner';
 import { useLoad } from '../../../hooks/use-load';
@@ -105,6 +108,15 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             label={t('settings.global.createUserDir')}
             checked={settings.createUserDir}
             onChange={(createUserDir) => patch({ createUserDir })}
+          />
+          <SelectField
+            label={t('settings.global.webdav')}
+            value={settings.webdav ?? 'on'}
+            options={WEBDAV_MODES.map((mode) => ({
+              value: mode,
+              label: t(`settings.global.webdavModes.${mode}`),
+            }))}
+            onChange={(webdav) => patch({ webdav: webdav as WebDavMode })}
           />
           <TextField
             label={t('settings.global.userHomeBasePath')}

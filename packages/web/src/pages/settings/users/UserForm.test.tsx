@@ -155,6 +155,22 @@ describe('UserForm', () => {
     expect(body.data).toMatchObject({ redirectAfterCopyMove: false, sorting: { by: 'size', asc: true } });
   });
 
+  it('saves the WebDAV flag of a user', async () => {
+    fetchMock.mockResolvedValue(new Response('200 OK\n'));
+    await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
+    const webdav = checkbox('May use WebDAV (when WebDAV is set per user)');
+    expect(webdav.checked).toBe(false);
+    fireEvent.click(webdav);
+    fireEvent.change(field('Your current password'), { target: { value: 'admin-password' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    });
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe('/api/users/5');
+    expect((JSON.parse(init?.body as string) as { data: User }).data.webdav).toBe(true);
+  });
+
   it('tells an admin editing a user that a blank password changes nothing', async () => {
     await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
     const password = field('Password');

@@ -142,6 +142,11 @@ export function UserForm({ initial, isNew, offerHomeDir }: UserFormProps) {
           disabled={user.perm.admin}
           onChange={(lockPassword) => patch({ lockPassword })}
         />
+        <Checkbox
+          label={t('settings.users.webdav')}
+          checked={user.webdav ?? false}
+          onChange={(webdav) => patch({ webdav })}
+        />
         <RulesEditor rules={user.rules} onChange={(rules) => patch({ rules })} />
         {needsCurrent && (
           <TextField

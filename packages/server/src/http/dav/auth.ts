@@ -1,0 +1,113 @@
+import crypto from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { isTrustedAddress } from '../../auth/ip.js';
+import type { StoredUser } from '../../store/users.js';
+
+const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", charset="UTF-8"' };
+
+/** 401 with the Basic challenge, so clients ask for (or send) credentials. */
+export const challenge = (message = '') => new AppError('unauthorized', message, CHALLENGE);
+
+/** How long a checked username and secret are trusted without checking them again. */
+const REMEMBER_MS = 60_000;
+const REMEMBER_MAX = 1000;
+
+interface Remembered {
+  userId: number;
+  /** The user's `updatedAt` when checked: a changed password or account forgets the entry. */
+  updatedAt: number;
+  until: number;
+}
+
+/**
+ * Credentials that passed recently, by a keyed hash of username and secret: clients send Basic
+ * auth on every request, and a bcrypt check each time would make every PROPFIND cost tens of
+ * milliseconds. The key is per process, so the hashes are of no use outside it; each app (each
+ * database) has its own entries.
+ */
+const rememberedBy = new WeakMap<AppContext, Map<string, Remembered>>();
+const HASH_KEY = crypto.randomBytes(32);
+
+function credentialKey(username: string, secret: string): string {
+  return crypto.createHmac('sha256', HASH_KEY).update(username).update('\0').update(secret).digest('base64');
+}
+
+/**
+ * The user a WebDAV client's Basic credentials name. The secret is the account password today;
+ * personal API tokens are to be checked here first (issue 17, item 1) and fall back to the
+ * password where the administrator allows it. Throws 401 for wrong credentials, 429 past the
+ * login throttle.
+ */
+export async function davCredentials(
+  ctx: AppContext,
+  username: string,
+  secret: string,
+  ip: string,
+): Promise<StoredUser> {
+  let remembered = rememberedBy.get(ctx);
+  if (!remembered) {
+    remembered = new Map();
+    rememberedBy.set(ctx, remembered);
+  }
+  const key = credentialKey(username, secret);
+  const now = Date.now();
+  const known = remembered.get(key);
+  if (known && known.until > now) {
+    const user = ctx.store.users.get(known.userId);
+    if (user && user.updatedAt === known.updatedAt) return user;
+  }
+  remembered.delete(key);
+  let user: StoredUser;
+  try {
+    user = await ctx.auth.passwordUser(username, secret, ip);
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'forbidden') throw challenge('wrong username or password');
+    throw err;
+  }
+  if (remembered.size >= REMEMBER_MAX) {
+    for (const [k, v] of remembered)
+      if (v.until <= now || remembered.size >= REMEMBER_MAX) remembered.delete(k);
+  }
+  remembered.set(key, { userId: user.id, updatedAt: user.updatedAt, until: now + REMEMBER_MS });
+  return user;
+}
+
+function basicCredentials(request: FastifyRequest): { username: string; secret: string } | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { username: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
+}
+
+/** The user of a WebDAV request, by the server's authentication method. */
+export async function davUser(ctx: AppContext, request: FastifyRequest): Promise<StoredUser> {
+  const settings = ctx.store.settings.get();
+  switch (settings.authMethod) {
+    case 'noauth':
+      return ctx.auth.noauthUser();
+    case 'proxy': {
+      const header = settings.auther.header.toLowerCase();
+      if (!header || !isTrustedAddress(request.socket.remoteAddress ?? '', ctx.config.trustedProxies)) {
+        throw challenge();
+      }
+      const raw = request.headers[header];
+      const name = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
+      const user = name ? ctx.store.users.getByUsername(name) : undefined;
+      if (!user) throw challenge();
+      return user;
+    }
+    case 'json': {
+      const basic = basicCredentials(request);
+      if (!basic) throw challenge();
+      return davCredentials(ctx, basic.username, basic.secret, request.ip);
+    }
+    default:
+      throw challenge(`WebDAV does not support the ${settings.authMethod} authentication method`);
+  }
+}

@@ -1,0 +1,323 @@
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
+import { XMLSerializer } from '@xmldom/xmldom';
+import { assertMay } from '../../auth/policy.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { etagOf } from '../../files/info.js';
+import { writeFileAtomic } from '../../files/ops.js';
+import type { Opened } from '../../files/resolver.js';
+import type { DavLock } from '../../store/dav.js';
+import { withHooks } from '../file-hooks.js';
+import { hrefOf, virtualOfUrl } from './paths.js';
+import { header, notify, type DavRequest } from './request.js';
+import { DavError, davChild, escapeXml, isDav, parseXml, readBody, childElements } from './xml.js';
+
+/** Longest lock a client gets (an `Infinite` request gets this): abandoned locks must end. */
+const MAX_TIMEOUT = 24 * 3600;
+const DEFAULT_TIMEOUT = 3600;
+
+interface IfCondition {
+  not: boolean;
+  token?: string;
+  etag?: string;
+}
+
+interface IfList {
+  /** The tagged resource (a URL or absolute path); untagged lists apply to the request URL. */
+  resource?: string;
+  conditions: IfCondition[];
+}
+
+/** Parses an `If` header (RFC 4918 10.4); 400 when it is not one. */
+export function parseIf(text: string): IfList[] {
+  const lists: IfList[] = [];
+  let i = 0;
+  let tag: string | undefined;
+  const bad = () => badRequest('the If header is malformed');
+  const skip = () => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const until = (end: string) => {
+    const j = text.indexOf(end, i + 1);
+    if (j < 0) throw bad();
+    const value = text.slice(i + 1, j);
+    i = j + 1;
+    return value;
+  };
+  skip();
+  while (i < text.length) {
+    if (text[i] === '<') {
+      tag = until('>');
+    } else if (text[i] === '(') {
+      i++;
+      const conditions: IfCondition[] = [];
+      for (;;) {
+        skip();
+        let not = false;
+        if (text.slice(i, i + 3).toLowerCase() === 'not') {
+          not = true;
+          i += 3;
+          skip();
+        }
+        if (text[i] === '<') conditions.push({ not, token: until('>') });
+        else if (text[i] === '[') conditions.push({ not, etag: until(']') });
+        else if (text[i] === ')' && !not && conditions.length > 0) {
+          i++;
+          break;
+        } else throw bad();
+      }
+      lists.push({ ...(tag !== undefined && { resource: tag }), conditions });
+    } else {
+      throw bad();
+    }
+    skip();
+  }
+  if (lists.length === 0) throw bad();
+  return lists;
+}
+
+/** The place of an opened path below its root, the key of its locks and dead properties. */
+export function davPlace(dav: DavRequest, o: Pick<Opened, 'entry'>): string {
+  const p = dav.access.rootPathOf(o.entry);
+  if (p === undefined) throw forbidden();
+  return p;
+}
+
+const isAncestor = (a: string, b: string) => a !== b && (a === '/' || b.startsWith(a + '/'));
+const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+
+/** The locks that cover `place`: on it, or on an ancestor with depth infinity. */
+function covering(locks: DavLock[], place: string): DavLock[] {
+  return locks.filter((l) => l.path === place || (l.depth === 'infinity' && isAncestor(l.path, place)));
+}
+
+export function locksOn(dav: DavRequest, place: string): DavLock[] {
+  return covering(dav.ctx.store.davLocks.related(dav.access.root.id, place), place);
+}
+
+async function stateOf(dav: DavRequest, virtual: string): Promise<{ place?: string; etag?: string }> {
+  let o: Opened;
+  try {
+    o = await dav.access.open(virtual);
+  } catch {
+    return {};
+  }
+  try {
+    const place = dav.access.rootPathOf(o.entry);
+    const etag = o.node && o.stat?.isFile() ? etagOf(await o.node.statNs()) : undefined;
+    return { ...(place !== undefined && { place }), ...(etag && { etag }) };
+  } finally {
+    await o.close();
+  }
+}
+
+const bareEtag = (t: string) => t.trim().replace(/^W\//, '');
+
+/**
+ * Evaluates the request's `If` header: records the lock tokens it submits, and whether it
+ * holds (one list true). Lists name lock tokens (true when that lock covers the resource) and
+ * entity tags; `Not` inverts a condition.
+ */
+export async function evaluateIf(dav: DavRequest): Promise<void> {
+  const text = header(dav, 'if');
+  if (!text) return;
+  const lists = parseIf(text);
+  for (const list of lists) {
+    for (const c of list.conditions) if (c.token && !c.not) dav.submitted.add(c.token);
+  }
+  const states = new Map<string, { place?: string; etag?: string }>();
+  for (const list of lists) {
+    const virtual =
+      list.resource === undefined ? dav.virtual : virtualOfUrl(dav.ctx, dav.request, list.resource);
+    if (virtual === undefined) continue;
+    let state = states.get(virtual);
+    if (!state) {
+      state = await stateOf(dav, virtual);
+      states.set(virtual, state);
+    }
+    const locks = state.place === undefined ? [] : locksOn(dav, state.place);
+    const holds = list.conditions.every((c) => {
+      const match = c.token
+        ? locks.some((l) => l.token === c.token)
+        : state.etag !== undefined && bareEtag(c.etag!) === bareEtag(state.etag);
+      return c.not ? !match : match;
+    });
+    if (holds) return;
+  }
+  dav.ifFailed = true;
+}
+
+export interface GuardOptions {
+  /** The operation replaces or removes everything below the place too (DELETE, MOVE, COPY onto). */
+  deep?: boolean;
+  /** The operation adds or removes the place as a member of its folder (the folder's own lock counts). */
+  member?: boolean;
+}
+
+/**
+ * Before a write: every lock on what the write touches must have one of its tokens submitted by
+ * the user who holds it (423 naming the lock otherwise).
+ */
+export function guardWrite(dav: DavRequest, place: string, opts: GuardOptions = {}): void {
+  const related = dav.ctx.store.davLocks.related(dav.access.root.id, place);
+  const relevant = related.filter(
+    (l) =>
+      l.path === place ||
+      (l.depth === 'infinity' && isAncestor(l.path, place)) ||
+      (opts.deep && isAncestor(place, l.path)) ||
+      (opts.member && l.path === parentOf(place)),
+  );
+  const byRoot = new Map<string, DavLock[]>();
+  for (const l of relevant) byRoot.set(l.path, [...(byRoot.get(l.path) ?? []), l]);
+  const unmet = [...byRoot.entries()]
+    .filter(([, locks]) => !locks.some((l) => l.userId === dav.user.id && dav.submitted.has(l.token)))
+    .map(([p]) => p);
+  if (unmet.length > 0) {
+    const hrefs = unmet
+      .map((p) => dav.access.virtualOfRootPath(p))
+      .filter((v): v is string => v !== undefined)
+      .map((v) => `<D:href>${escapeXml(hrefOf(dav.prefix, v, false))}</D:href>`)
+      .join('');
+    throw new DavError('locked', `<D:lock-token-submitted>${hrefs}</D:lock-token-submitted>`, 'locked');
+  }
+}
+
+/** Whether a new lock conflicts with an existing one. */
+function conflicts(existing: DavLock[], place: string, scope: DavLock['scope'], depth: DavLock['depth']) {
+  return existing.filter(
+    (l) =>
+      (l.scope === 'exclusive' || scope === 'exclusive') &&
+      (l.path === place ||
+        (l.depth === 'infinity' && isAncestor(l.path, place)) ||
+        (depth === 'infinity' && isAncestor(place, l.path))),
+  );
+}
+
+/** `Timeout: Second-600, Infinite`: the first the server understands, capped. */
+function timeoutOf(dav: DavRequest): number {
+  for (const part of (header(dav, 'timeout') ?? '').split(',')) {
+    const t = part.trim();
+    if (/^infinite$/i.test(t)) return MAX_TIMEOUT;
+    const m = /^Second-(\d+)$/i.exec(t);
+    if (m) return Math.max(1, Math.min(Number(m[1]), MAX_TIMEOUT));
+  }
+  return DEFAULT_TIMEOUT;
+}
+
+/** One lock as a DAV:activelock element. */
+export function activeLock(dav: DavRequest, l: DavLock, now = Date.now()): string {
+  const root = dav.access.virtualOfRootPath(l.path);
+  const left = Math.max(0, Math.ceil((l.expiresAt - now) / 1000));
+  return (
+    `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:${l.scope}/></D:lockscope>` +
+    `<D:depth>${l.depth}</D:depth>${l.owner}<D:timeout>Second-${left}</D:timeout>` +
+    `<D:locktoken><D:href>${escapeXml(l.token)}</D:href></D:locktoken>` +
+    (root === undefined
+      ? ''
+      : `<D:lockroot><D:href>${escapeXml(hrefOf(dav.prefix, root, false))}</D:href></D:lockroot>`) +
+    `</D:activelock>`
+  );
+}
+
+export const SUPPORTED_LOCK =
+  '<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>' +
+  '<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>';
+
+function sendLockDiscovery(dav: DavRequest, locks: DavLock[], status: number) {
+  const body =
+    `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>` +
+    locks.map((l) => activeLock(dav, l)).join('') +
+    `</D:lockdiscovery></D:prop>`;
+  return dav.reply.code(status).type('application/xml; charset=utf-8').send(body);
+}
+
+/** LOCK: a new lock (creating an empty file at an unmapped URL), or a refresh when there is no body. */
+export async function handleLock(dav: DavRequest) {
+  const doc = parseXml(await readBody(dav.request));
+  const r = await dav.access.open(dav.virtual);
+  try {
+    if (!doc) return await refresh(dav, r);
+    const info = doc.documentElement!;
+    if (!isDav(info, 'lockinfo')) throw badRequest('a LOCK body must be a DAV:lockinfo');
+    const scopeEl = davChild(info, 'lockscope');
+    const scopeName = scopeEl && childElements(scopeEl)[0];
+    const scope =
+      scopeName && isDav(scopeName, 'shared')
+        ? 'shared'
+        : scopeName && isDav(scopeName, 'exclusive')
+          ? 'exclusive'
+          : undefined;
+    const typeEl = davChild(info, 'locktype');
+    if (!scope || !typeEl || !childElements(typeEl).some((c) => isDav(c, 'write'))) {
+      throw badRequest('a lock must be a write lock, exclusive or shared');
+    }
+    const ownerEl = davChild(info, 'owner');
+    const owner = ownerEl ? new XMLSerializer().serializeToString(ownerEl) : '';
+    const depthHeader = (header(dav, 'depth') ?? 'infinity').toLowerCase();
+    if (depthHeader !== '0' && depthHeader !== 'infinity') throw badRequest('Depth must be 0 or infinity');
+    const depth = depthHeader === '0' ? '0' : 'infinity';
+
+    const exists = !!r.linkStat;
+    assertMay(dav.access.perm, exists ? 'modify' : 'create');
+    if (!exists && (r.missing.length > 1 || r.blocked)) throw conflict('the parent folder does not exist');
+    const place = davPlace(dav, r);
+    const store = dav.ctx.store.davLocks;
+    if (conflicts(store.related(dav.access.root.id, place), place, scope, depth).length > 0) {
+      throw new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
+    }
+    if (!exists) {
+      guardWrite(dav, place, { member: true });
+      const { fileMode, dirMode } = dav.ctx.store.settings.get();
+      await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
+        writeFileAtomic(dav.access, r, Readable.from([]), { fileMode, dirMode }),
+      );
+      await notify(dav, 'upload', () => dav.events.changed?.(r.real));
+    }
+    const timeout = timeoutOf(dav);
+    const lock: DavLock = {
+      token: `opaquelocktoken:${crypto.randomUUID()}`,
+      rootId: dav.access.root.id,
+      path: place,
+      userId: dav.user.id,
+      scope,
+      depth,
+      owner,
+      timeout,
+      expiresAt: Date.now() + timeout * 1000,
+    };
+    store.create(lock);
+    void dav.reply.header('Lock-Token', `<${lock.token}>`);
+    return sendLockDiscovery(dav, [lock], exists ? 200 : 201);
+  } finally {
+    await r.close();
+  }
+}
+
+/** A LOCK without a body refreshes the user's lock named in the If header. */
+async function refresh(dav: DavRequest, r: Opened) {
+  if (!r.linkStat) throw notFound();
+  const place = davPlace(dav, r);
+  const lock = locksOn(dav, place).find((l) => dav.submitted.has(l.token));
+  if (!lock) throw new AppError('precondition_failed', 'no lock of this resource was named in the If header');
+  if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
+  const timeout = timeoutOf(dav);
+  const expiresAt = Date.now() + timeout * 1000;
+  dav.ctx.store.davLocks.refresh(lock.token, timeout, expiresAt);
+  return sendLockDiscovery(dav, [{ ...lock, timeout, expiresAt }], 200);
+}
+
+/** UNLOCK: removes the user's lock named by Lock-Token, which must cover the request URL. */
+export async function handleUnlock(dav: DavRequest) {
+  const raw = header(dav, 'lock-token')?.trim() ?? '';
+  const token = raw.startsWith('<') && raw.endsWith('>') ? raw.slice(1, -1) : '';
+  if (!token) throw badRequest('a Lock-Token header is required');
+  const r = await dav.access.resolve(dav.virtual, { followFinal: true });
+  const place = dav.access.rootPathOf(r.entry);
+  const lock = dav.ctx.store.davLocks.get(token);
+  if (!lock || place === undefined || !covering([lock], place).length) {
+    throw new DavError('conflict', '<D:lock-token-matches-request-uri/>', 'no such lock on this resource');
+  }
+  if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
+  dav.ctx.store.davLocks.delete(token);
+  return dav.reply.code(204).send();
+}

@@ -1,0 +1,107 @@
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import { fileAccessFor } from '../../files/access.js';
+import type { FileEvents } from '../../files/events.js';
+import { davUser } from './auth.js';
+import { evaluateIf, handleLock, handleUnlock } from './locks.js';
+import { DAV_MOUNT, davPrefix, requestVirtual } from './paths.js';
+import { handlePropfind, handleProppatch } from './props.js';
+import { handleGet } from './read.js';
+import type { DavRequest } from './request.js';
+import { handleCopyMove, handleDelete, handleMkcol, handlePut } from './write.js';
+import { DavError } from './xml.js';
+
+/** Methods of RFC 4918 that HTTP does not have: the router must be told about them. */
+const EXTENSION_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
+
+const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', ...EXTENSION_METHODS];
+
+/** Registers the WebDAV methods with Fastify; must run on the root instance before routes are added. */
+export function addDavMethods(app: FastifyInstance): void {
+  const known = new Set(app.supportedMethods);
+  for (const m of EXTENSION_METHODS) if (!known.has(m)) app.addHttpMethod(m, { hasBody: true });
+}
+
+async function dispatch(dav: DavRequest) {
+  switch (dav.request.method) {
+    case 'GET':
+    case 'HEAD':
+      return handleGet(dav);
+    case 'PROPFIND':
+      return handlePropfind(dav);
+    case 'PROPPATCH':
+      return handleProppatch(dav);
+    case 'PUT':
+      return handlePut(dav);
+    case 'MKCOL':
+      return handleMkcol(dav);
+    case 'DELETE':
+      return handleDelete(dav);
+    case 'COPY':
+      return handleCopyMove(dav, false);
+    case 'MOVE':
+      return handleCopyMove(dav, true);
+    case 'LOCK':
+      return handleLock(dav);
+    case 'UNLOCK':
+      return handleUnlock(dav);
+    default:
+      throw new AppError('method_not_allowed');
+  }
+}
+
+/**
+ * WebDAV (RFC 4918 class 1 and 2) at `{baseURL}/dav/`: the signed-in user's scope, through the
+ * same file access, permission policy, rules, hooks and share bookkeeping as the web API.
+ */
+export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsync {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (ctx.store.settings.get().webdav === 'off') throw new AppError('not_found', 'WebDAV is turned off');
+    if (request.method === 'OPTIONS') {
+      return reply
+        .code(200)
+        .header('DAV', '1, 2')
+        .header('MS-Author-Via', 'DAV')
+        .header('Allow', METHODS.join(', '))
+        .header('Content-Length', '0')
+        .send();
+    }
+    const user = await davUser(ctx, request);
+    if (ctx.store.settings.get().webdav === 'per-user' && !user.webdav) {
+      throw new AppError('forbidden', 'WebDAV is not enabled for this account');
+    }
+    const dav: DavRequest = {
+      ctx,
+      events,
+      request,
+      reply,
+      user,
+      access: await fileAccessFor(ctx, user),
+      prefix: davPrefix(ctx),
+      virtual: requestVirtual(request),
+      submitted: new Set(),
+      ifFailed: false,
+    };
+    try {
+      await evaluateIf(dav);
+      // A false If header fails the request before anything else (RFC 4918 10.4.1), locks included.
+      if (dav.ifFailed) {
+        throw new AppError('precondition_failed', 'the If header does not hold');
+      }
+      return await dispatch(dav);
+    } catch (err) {
+      if (!(err instanceof DavError) || reply.sent) throw err;
+      return reply.code(err.status).type('application/xml; charset=utf-8').send(err.body());
+    }
+  };
+
+  return async (app) => {
+    // Bodies are file contents or small XML documents, both read from the raw request by the handlers.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    for (const url of [DAV_MOUNT, `${DAV_MOUNT}/*`]) {
+      app.route({ method: METHODS, url, exposeHeadRoute: false, handler });
+    }
+  };
+}

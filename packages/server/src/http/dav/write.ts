@@ -1,0 +1,186 @@
+import { assertMay, type Operation } from '../../auth/policy.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import { etagOf } from '../../files/info.js';
+import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../files/ops.js';
+import { deleteOrTrash } from '../../files/trash.js';
+import type { Opened } from '../../files/resolver.js';
+import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { withHooks } from '../file-hooks.js';
+import { davFollowDelete, davFollowMove } from './follow.js';
+import { guardWrite, davPlace } from './locks.js';
+import { destinationVirtual } from './paths.js';
+import { header, notify, type DavRequest } from './request.js';
+import { hasBody } from './xml.js';
+
+/** A missing folder on the way is a conflict in WebDAV (409), never created on the fly. */
+function assertParentExists(r: Opened): void {
+  if (r.missing.length > 1 || r.blocked) throw conflict('the parent folder does not exist');
+}
+
+/** PUT: streams the body to a staging file beside the target and renames it into place. */
+export async function handlePut(dav: DavRequest) {
+  if (header(dav, 'content-range')) throw badRequest('PUT with Content-Range is not supported');
+  const r = await dav.access.open(dav.virtual);
+  try {
+    if (r.stat?.isDirectory()) throw new AppError('method_not_allowed', 'a folder exists at this path');
+    if (r.trailingSlash) throw conflict('a file name cannot end with /');
+    const exists = !!r.linkStat;
+    assertMay(dav.access.perm, exists ? 'modify' : 'create');
+    if (!exists) assertParentExists(r);
+    guardWrite(dav, davPlace(dav, r), { member: !exists });
+    const { fileMode, dirMode } = dav.ctx.store.settings.get();
+    const st = await withHooks(
+      dav.ctx,
+      dav.user,
+      dav.reply,
+      exists ? 'save' : 'upload',
+      { file: r.real },
+      () => writeFileAtomic(dav.access, r, dav.request.raw, { fileMode, dirMode }),
+    );
+    await notify(dav, 'upload', () => dav.events.changed?.(r.real));
+    void dav.reply.header('ETag', etagOf(st));
+    return dav.reply.code(exists ? 204 : 201).send();
+  } finally {
+    await r.close();
+  }
+}
+
+/** MKCOL: one new folder; its parent must exist (409), the name must be free (405), no body (415). */
+export async function handleMkcol(dav: DavRequest) {
+  if (hasBody(dav.request))
+    throw new AppError('unsupported_media_type', 'MKCOL with a body is not supported');
+  const r = await dav.access.open(dav.virtual, { followFinal: false });
+  try {
+    if (r.linkStat) throw new AppError('method_not_allowed', 'something exists at this path');
+    assertMay(dav.access.perm, 'create');
+    assertParentExists(r);
+    guardWrite(dav, davPlace(dav, r), { member: true });
+    const { dirMode } = dav.ctx.store.settings.get();
+    await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
+      makeDirectory(dav.access, r, dirMode),
+    );
+    return dav.reply.code(201).send();
+  } finally {
+    await r.close();
+  }
+}
+
+/** Removes what an opened path names (a link itself), with its dead properties, locks and shares. */
+async function remove(dav: DavRequest, r: Opened): Promise<void> {
+  // Into the user's trash while the trash is on, as a delete through the web API.
+  await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () =>
+    deleteOrTrash(dav.ctx, dav.access, dav.user, r),
+  );
+  davFollowDelete(dav.ctx, dav.access, r.entry);
+  await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, r.entry));
+  await notify(dav, 'delete', () => dav.events.deleted?.(r.entry));
+}
+
+/** DELETE: the whole tree (Depth infinity is the only depth a DELETE has). */
+export async function handleDelete(dav: DavRequest) {
+  const r = await dav.access.open(dav.virtual, { followFinal: false });
+  try {
+    if (r.virtual === '/') throw forbidden('the root folder cannot be deleted');
+    if (!r.linkStat) throw notFound();
+    assertMay(dav.access.perm, 'delete');
+    guardWrite(dav, davPlace(dav, r), { deep: true, member: true });
+    await remove(dav, r);
+    return dav.reply.code(204).send();
+  } finally {
+    await r.close();
+  }
+}
+
+/**
+ * COPY and MOVE. The Destination must be on this server below /dav/ (502 otherwise); an
+ * existing destination is replaced only with `Overwrite: T` (412 otherwise), and is removed
+ * first, as RFC 4918 asks, rather than merged: inside the operation, so that a refusing
+ * before-hook or a rule on the source's contents leaves it in place.
+ */
+export async function handleCopyMove(dav: DavRequest, move: boolean) {
+  const dstVirtual = destinationVirtual(dav.ctx, dav.request);
+  const overwrite = (header(dav, 'overwrite') ?? 'T').trim().toUpperCase();
+  if (overwrite !== 'T' && overwrite !== 'F') throw badRequest('Overwrite must be T or F');
+  const depth = (header(dav, 'depth') ?? 'infinity').toLowerCase();
+  if (depth !== 'infinity' && (move || depth !== '0')) {
+    throw badRequest(move ? 'a MOVE has Depth infinity' : 'a COPY has Depth 0 or infinity');
+  }
+  const follow = !move;
+  const { access } = dav;
+  const src = await access.open(dav.virtual, { followFinal: follow });
+  try {
+    if (!src.linkStat) throw notFound();
+    if (src.virtual === '/') throw forbidden('the root folder cannot be copied or moved');
+    let dst = await access.open(dstVirtual, { followFinal: follow });
+    try {
+      if (dst.virtual === src.virtual) throw forbidden('the source and the destination are the same');
+      if (dst.virtual === '/') throw forbidden('the root folder cannot be replaced');
+      if (dst.virtual.startsWith(src.virtual + '/')) throw forbidden('a folder cannot go inside itself');
+      const existed = !!dst.linkStat;
+      if (existed && overwrite === 'F') {
+        throw new AppError('precondition_failed', 'the destination exists and Overwrite is F');
+      }
+      const ops: Operation[] = [move ? 'rename' : 'copy'];
+      if (existed) ops.push('modify');
+      assertMay(access.perm, ops);
+      assertParentExists(dst);
+      const srcPlace = davPlace(dav, src);
+      const dstPlace = davPlace(dav, dst);
+      if (move) guardWrite(dav, srcPlace, { deep: true, member: true });
+      guardWrite(dav, dstPlace, { deep: true, member: true });
+
+      const rootId = access.root.id;
+      const { dirMode } = dav.ctx.store.settings.get();
+      const shallow = !move && depth === '0' && !!src.stat?.isDirectory();
+      const action = move ? 'rename' : 'copy';
+      const file = move ? src.entry : src.real;
+      const done = await withHooks(
+        dav.ctx,
+        dav.user,
+        dav.reply,
+        action,
+        { file, destination: dst.entry },
+        async () => {
+          if (existed) {
+            if (!shallow) await checkDescendants(access, src, follow, dst.virtual);
+            await replaceDestination(dav, dstVirtual);
+            await dst.close();
+            dst = await access.open(dstVirtual, { followFinal: follow });
+          }
+          if (shallow) {
+            await makeDirectory(access, dst, dirMode);
+            return { entry: dst.entry, real: dst.real };
+          }
+          return copyOrMove(access, src, dst, { action, override: false, rename: false }, dirMode);
+        },
+        (result) => ({ file, destination: result.entry }),
+      );
+      if (move) {
+        davFollowMove(dav.ctx, access, src.entry, done.entry);
+        await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, access, src.entry, done.entry));
+        await notify(dav, 'rename', () => dav.events.moved?.(src.entry, done.entry));
+      } else {
+        dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow);
+        await notify(dav, 'copy', () => dav.events.changed?.(done.real));
+      }
+      return dav.reply.code(existed ? 204 : 201).send();
+    } finally {
+      await dst.close();
+    }
+  } finally {
+    await src.close();
+  }
+}
+
+/** Removes what an overwriting COPY or MOVE replaces (the entry itself, not a link's target). */
+async function replaceDestination(dav: DavRequest, virtual: string): Promise<void> {
+  const old = await dav.access.open(virtual, { followFinal: false });
+  try {
+    await deletePath(dav.access, old);
+  } finally {
+    await old.close();
+  }
+  davFollowDelete(dav.ctx, dav.access, old.entry);
+  await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, old.entry));
+  await notify(dav, 'delete', () => dav.events.deleted?.(old.entry));
+}
