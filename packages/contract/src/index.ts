@@ -4,3 +4,4 @@ export * from './files.js';
 export * from './shares.js';
 export * from './http.js';
 export * from './tokens.js';
+export * from './trash.js';

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { TRASH_MAX_RETENTION_DAYS } from './trash.js';
 import { Permissions, Rule, Sorting } from './users.js';
 
 export const THEMES = ['', 'light', 'dark'] as const;
@@ -55,6 +56,16 @@ export const TusSettings = Type.Object({
 export type TusSettings = Static<typeof TusSettings>;
 
 /**
+ * The trash (an addition of ours): deletes move items into their owner's trash, kept for
+ * `retentionDays` (0: until emptied by hand). Off, a delete is permanent.
+ */
+export const TrashSettings = Type.Object({
+  enabled: Type.Boolean(),
+  retentionDays: Type.Integer({ minimum: 0, maximum: TRASH_MAX_RETENTION_DAYS }),
+});
+export type TrashSettings = Static<typeof TrashSettings>;
+
+/**
  * Who may use WebDAV at `/dav/` (an addition of ours): nobody, every user, or the users whose
  * `webdav` flag an administrator set.
  */
@@ -81,6 +92,7 @@ export const Settings = Type.Object({
    * administrator allows anyway. Bare command names; empty by default.
    */
   unsafeCommands: Type.Array(Type.String()),
+  trash: TrashSettings,
   /** WebDAV at `/dav/` (issue 17): `on` by default. Optional so older clients' bodies still validate. */
   webdav: Type.Optional(WebDavModeSchema),
 });
@@ -93,6 +105,7 @@ export const SettingsInput = Type.Partial(
     defaults: Type.Partial(UserDefaults),
     branding: Type.Partial(Branding),
     tus: Type.Partial(TusSettings),
+    trash: Type.Partial(TrashSettings),
     rules: Type.Union([Type.Array(Rule), Type.Null()]),
     shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
     unsafeCommands: Type.Union([Type.Array(Type.String()), Type.Null()]),

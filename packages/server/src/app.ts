@@ -24,6 +24,7 @@ import { shareRoutes } from './http/shares/routes.js';
 import { staticRoutes } from './http/static/routes.js';
 import { subtitleRoutes } from './http/subtitle/routes.js';
 import { tokenRoutes } from './http/tokens/routes.js';
+import { trashRoutes } from './http/trash/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
 import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
@@ -123,6 +124,7 @@ export async function buildApp(
   await app.register(shareRoutes(ctx));
   await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
+  await app.register(trashRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));

@@ -30,10 +30,12 @@ describe('/api/settings', () => {
       'shell',
       'commands',
       'unsafeCommands',
+      'trash',
       'webdav',
     ]);
     expect(body.unsafeCommands).toEqual([]);
     expect(body.webdav).toBe('on');
+    expect(body.trash).toEqual({ enabled: true, retentionDays: 30 });
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);
@@ -142,6 +144,8 @@ describe('/api/settings', () => {
       [{ minimumPasswordLength: -1 }, 'minimumPasswordLength'],
       [{ branding: { ...current.branding, color: 'red;}body{x:y' } }, 'branding color must be'],
       [{ branding: { ...current.branding, color: '#12345' } }, 'branding color must be'],
+      [{ trash: { retentionDays: -1 } }, 'retentionDays'],
+      [{ trash: { enabled: 'yes' } }, 'enabled'],
     ];
     for (const [patch, message] of cases) {
       const res = await t.request(t.adminToken, {
@@ -204,5 +208,15 @@ describe('/api/settings', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(t.ctx.store.settings.get()).toMatchObject({ signup: true, branding: { color: 'rgb(0, 0, 0)' } });
+  });
+
+  it('saves the trash settings, each key kept when left out', async () => {
+    const put = (payload: object) =>
+      t.request(t.adminToken, { method: 'PUT', url: '/api/settings', payload });
+    expect((await put({ trash: { retentionDays: 7 } })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().trash).toEqual({ enabled: true, retentionDays: 7 });
+    expect((await put({ trash: { enabled: false } })).statusCode).toBe(200);
+    const got = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
+    expect(got.trash).toEqual({ enabled: false, retentionDays: 7 });
   });
 });

@@ -15,6 +15,7 @@ import { useAuthStore } from './stores/auth';
 const LoginPage = lazy(() => import('./pages/login/LoginPage').then((m) => ({ default: m.LoginPage })));
 const FilesPage = lazy(() => import('./pages/files/FilesPage').then((m) => ({ default: m.FilesPage })));
 const SharePage = lazy(() => import('./pages/share/SharePage').then((m) => ({ default: m.SharePage })));
+const TrashPage = lazy(() => import('./pages/trash/TrashPage').then((m) => ({ default: m.TrashPage })));
 const ErrorPage = lazy(() => import('./pages/errors/ErrorPage').then((m) => ({ default: m.ErrorPage })));
 const SettingsLayout = lazy(() =>
   import('./pages/settings/SettingsLayout').then((m) => ({ default: m.SettingsLayout })),
@@ -65,6 +66,7 @@ function AppRoutes() {
         <Route element={<AppLayout />}>
           <Route element={<Guard access="user" />}>
             <Route path="/files/*" element={<FilesPage />} />
+            <Route path="/trash" element={<TrashPage />} />
             <Route path="/settings" element={<SettingsLayout />}>
               <Route index element={<Navigate to="profile" replace />} />
               <Route path="profile" element={<ProfileSettings />} />

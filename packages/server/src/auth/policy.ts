@@ -19,6 +19,8 @@ export const OPERATIONS = {
   modify: ['modify'],
   rename: ['rename'],
   delete: ['delete'],
+  /** An item put back from the trash is a new entry where it goes (replacing one needs modify too). */
+  restore: ['create'],
   /**
    * A copy reads the source and writes a new file: unlike File Browser, it needs download too,
    * or a user without it could copy a file into a publicly shared folder and fetch it from there.

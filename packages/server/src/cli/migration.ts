@@ -111,6 +111,7 @@ export function settingsToExport(s: StoredSettings): Doc {
     unsafeCommands: [...s.unsafeCommands],
     // Ours only, as unsafeCommands.
     webdav: s.webdav,
+    trash: { ...s.trash },
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -200,6 +201,19 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     // File Browser's exports have no such key: WebDAV stays on unless the file says off.
     webdav:
       str(s, 'webdav') === 'off' || str(s, 'webdav') === 'per-user' ? (str(s, 'webdav') as WebDavMode) : 'on',
+    // Ours only: File Browser's exports have no trash, which then stays as the base has it.
+    trash: isDoc(field(s, 'trash'))
+      ? {
+          enabled:
+            typeof field(docField(s, 'trash'), 'enabled') === 'boolean'
+              ? bool(docField(s, 'trash'), 'enabled')
+              : base.trash.enabled,
+          retentionDays: Math.max(
+            0,
+            Math.trunc(num(docField(s, 'trash'), 'retentionDays', base.trash.retentionDays)),
+          ),
+        }
+      : base.trash,
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

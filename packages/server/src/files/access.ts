@@ -51,7 +51,7 @@ interface AccessParts {
   perm: Permissions;
   sorting: Sorting;
   hideDotfiles: boolean;
-  /** Real paths no request may reach, whatever the rules say (database, staging, cache). */
+  /** Real paths no request may reach, whatever the rules say (database, staging, cache, trash). */
   privatePaths: readonly string[];
   /** Where writes record their staging files (see files/staging.ts). */
   staging: StagingLedger;
@@ -112,7 +112,7 @@ export class FileAccess {
     return (dir === '/' ? lexical : lexical.slice(dir.length)) || '/';
   }
 
-  /** A real path the server keeps for itself (the database and its side files, staging, cache). */
+  /** A real path the server keeps for itself (the database and its side files, staging, cache, trash). */
   isPrivate(real: string): boolean {
     return this.privatePaths.some((p) => isInside(p, real));
   }

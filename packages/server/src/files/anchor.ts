@@ -298,6 +298,11 @@ export function removeEntryFolder(folder: Pinned, name: string): Promise<void> {
   return fsp.rmdir(folder.child(name));
 }
 
+/** Creates the symbolic link `name` in a pinned folder (its target is stored, never followed here). */
+export function makeEntryLink(folder: Pinned, name: string, target: string): Promise<void> {
+  return fsp.symlink(target, folder.child(name));
+}
+
 /** Reads the target of the link `name` in a pinned folder. */
 export function readEntryLink(folder: Pinned, name: string): Promise<string> {
   return fsp.readlink(folder.child(name));

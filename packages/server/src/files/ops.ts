@@ -11,8 +11,10 @@ import {
   createEntryFile,
   isSpecial,
   makeEntryFolder,
+  makeEntryLink,
   openEntryFile,
   openPinnedFile,
+  readEntryLink,
   removeEntryFolder,
   renameEntry,
   statEntry,
@@ -195,12 +197,54 @@ export async function checkDescendants(
   }
 }
 
-/** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
-export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
+/** What a delete may remove (the scope itself never; every descendant must pass the rules). */
+export async function assertDeletable(access: FileAccess, r: Opened): Promise<void> {
   if (r.virtual === '/' || !r.folder) throw forbidden();
   if (!r.linkStat) throw notFound();
   await checkDescendants(access, r, false);
-  await removeTree(r.folder, r.leaf);
+}
+
+/** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
+export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
+  await assertDeletable(access, r);
+  await removeTree(r.folder!, r.leaf);
+}
+
+/**
+ * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
+ * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
+ * no rename can. The destination must not exist; the caller removes a failed copy.
+ */
+export async function copyEntryAsIs(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+): Promise<void> {
+  const node = await from.lookup(name);
+  if (!node) throw notFound();
+  try {
+    if (node.stat.isSymbolicLink()) {
+      await makeEntryLink(to, toName, await readEntryLink(from, name));
+    } else if (node.stat.isFile()) {
+      const input = await openEntryFile(from, name);
+      try {
+        await copyFileInto(access, input, node.stat.mode, to, toName);
+      } finally {
+        await input.close();
+      }
+    } else if (node.stat.isDirectory()) {
+      const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
+      try {
+        await copyTree(access, node, '/' + name, top, true, false);
+      } finally {
+        await top.close();
+      }
+    }
+  } finally {
+    await node.close();
+  }
 }
 
 /** `a.txt` → `a(1).txt`, `a.tar.gz` → `a.tar(1).gz`, `.env` → `(1).env`, `dir` → `dir(1)`. */
@@ -263,7 +307,7 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
   }
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
-    await copyTree(access, src, dst.node, false);
+    await copyTree(access, src.node, src.virtual, dst.node, false, true);
     return;
   }
   if (dst.linkStat) throw conflict('a file or link exists at the destination');
@@ -275,7 +319,7 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
       },
     );
     try {
-      await copyTree(access, src, top, true);
+      await copyTree(access, src.node, src.virtual, top, true, true);
     } catch (err) {
       // Nobody may see half a copy: the folder it made goes, with everything in it.
       await top.close();
@@ -290,13 +334,22 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
 }
 
 /**
- * Mirrors the tree below `src` into the pinned folder `top`. When the copy fails and `top` is not
- * its own (a merge), the entries it added are removed again before the error goes on.
+ * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
+ * with `follow`, links inside the scope are copied as what they lead to; without, as links. When
+ * the copy fails and `top` is not its own (a merge), the entries it added are removed again
+ * before the error goes on.
  */
-async function copyTree(access: FileAccess, src: Opened, top: Pinned, topIsNew: boolean): Promise<void> {
+async function copyTree(
+  access: FileAccess,
+  src: Pinned,
+  srcVirtual: string,
+  top: Pinned,
+  topIsNew: boolean,
+  follow: boolean,
+): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
-    { virtual: src.virtual, folder: top, isNew: topIsNew },
+    { virtual: srcVirtual, folder: top, isNew: topIsNew },
   ];
   // Entries the copy added to folders that existed before it, with those folders kept open.
   const added: Array<{ folder: Pinned; name: string }> = [];
@@ -308,7 +361,7 @@ async function copyTree(access: FileAccess, src: Opened, top: Pinned, topIsNew: 
     }
   };
   try {
-    for await (const e of walkTree(access, src.node!, src.virtual, { follow: true })) {
+    for await (const e of walkTree(access, src, srcVirtual, { follow })) {
       const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
       let depth = path.length;
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
@@ -340,6 +393,9 @@ async function copyTree(access: FileAccess, src: Opened, top: Pinned, topIsNew: 
         } finally {
           await input.close();
         }
+      } else if (e.stat.isSymbolicLink()) {
+        await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
+        remember();
       }
     }
   } catch (err) {

@@ -26,8 +26,28 @@ export interface ServerPaths {
   uploadsDir: string;
   /** Folder of the preview cache (`--cacheDir`, or beside the database). */
   cacheDir: string;
-  /** Real paths users must never reach: the database and its side files, staging, the cache. */
+  /**
+   * Folder of the trash (`<userId>/<itemId>/<name>`), on the file system of the served root so
+   * that a delete is a rename: beside the database when that is on the same file system, else
+   * `<root>/.filebrowser-trash`.
+   */
+  trashDir: string;
+  /** Real paths users must never reach: the database and its side files, staging, the cache, the trash. */
   private: string[];
+}
+
+/** The device of a path's nearest existing folder (a folder not made yet will be made on it). */
+function deviceOf(p: string): number | undefined {
+  let cur = path.resolve(p);
+  for (;;) {
+    try {
+      return fs.statSync(cur).dev;
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return undefined;
+      cur = parent;
+    }
+  }
 }
 
 const known = new Map<string, ServerPaths>();
@@ -50,10 +70,15 @@ export function serverPaths(config: ServerConfig): ServerPaths {
   const cacheDir = config.cacheDir
     ? realPathLoose(config.cacheDir)
     : path.join(dbDir, exposed ? '.filebrowser-cache' : 'cache');
+  const trashDir =
+    deviceOf(dbDir) === deviceOf(root)
+      ? path.join(dbDir, exposed ? '.filebrowser-trash' : 'trash')
+      : path.join(root, '.filebrowser-trash');
   const paths: ServerPaths = {
     uploadsDir,
     cacheDir,
-    private: [database, ...allDatabaseSideFiles(database), uploadsDir, cacheDir],
+    trashDir,
+    private: [database, ...allDatabaseSideFiles(database), uploadsDir, cacheDir, trashDir],
   };
   known.set(key, paths);
   return paths;

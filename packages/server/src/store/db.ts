@@ -146,6 +146,24 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS dav_locks_place ON dav_locks(root_id, path);
   `,
+  // The trash (issue 18): one row per deleted item held in the trash folder. No foreign key to
+  // users: a deleted account's items are removed by its deletion or by the next purge.
+  `
+  CREATE TABLE IF NOT EXISTS trash (
+    id          TEXT PRIMARY KEY,
+    user_id     INTEGER NOT NULL,
+    root_id     TEXT NOT NULL DEFAULT 'default',
+    root_path   TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    is_dir      INTEGER NOT NULL,
+    deleted_by  TEXT NOT NULL,
+    deleted_at  INTEGER NOT NULL,
+    location    TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS trash_user ON trash(user_id, deleted_at);
+  CREATE INDEX IF NOT EXISTS trash_deleted_at ON trash(deleted_at);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

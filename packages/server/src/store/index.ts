@@ -4,6 +4,7 @@ import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
+import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
@@ -20,6 +21,7 @@ export interface Store {
   staging: StagingRepo;
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
+  trash: TrashRepo;
   close(): void;
 }
 
@@ -36,6 +38,7 @@ export function openStore(file: string): Store {
     staging: new StagingRepo(db),
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
+    trash: new TrashRepo(db),
     close: () => db.close(),
   };
 }

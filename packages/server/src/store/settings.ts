@@ -73,6 +73,7 @@ export function defaultSettings(): StoredSettings {
     shell: [],
     commands: emptyCommands(),
     unsafeCommands: [],
+    trash: { enabled: true, retentionDays: 30 },
     key: crypto.randomBytes(64).toString('base64'),
     logoutPage: '/login',
     fileMode: 0o640,
@@ -101,6 +102,8 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
     unsafeCommands: Array.isArray(s.unsafeCommands)
       ? s.unsafeCommands.filter((name): name is string => typeof name === 'string')
       : [],
+    // Records written before the trash existed get it on, as new installations do.
+    trash: { ...d.trash, ...s.trash },
     key: s.key || d.key,
     logoutPage: s.logoutPage || '/login',
     fileMode: s.fileMode || d.fileMode,

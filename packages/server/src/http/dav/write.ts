@@ -2,6 +2,7 @@ import { assertMay, type Operation } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { etagOf } from '../../files/info.js';
 import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../files/ops.js';
+import { deleteOrTrash } from '../../files/trash.js';
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { withHooks } from '../file-hooks.js';
@@ -66,7 +67,10 @@ export async function handleMkcol(dav: DavRequest) {
 
 /** Removes what an opened path names (a link itself), with its dead properties, locks and shares. */
 async function remove(dav: DavRequest, r: Opened): Promise<void> {
-  await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () => deletePath(dav.access, r));
+  // Into the user's trash while the trash is on, as a delete through the web API.
+  await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () =>
+    deleteOrTrash(dav.ctx, dav.access, dav.user, r),
+  );
   davFollowDelete(dav.ctx, dav.access, r.entry);
   await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, r.entry));
   await notify(dav, 'delete', () => dav.events.deleted?.(r.entry));

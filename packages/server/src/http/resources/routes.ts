@@ -1,4 +1,10 @@
-import { CHECKSUM_ALGORITHMS, FileInfo, type ChecksumAlgorithm } from '@filebrowser/contract';
+import {
+  CHECKSUM_ALGORITHMS,
+  DELETE_OUTCOME_HEADER,
+  FileInfo,
+  TRASH_COPIED_HEADER,
+  type ChecksumAlgorithm,
+} from '@filebrowser/contract';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { assertMay, may, patchOperations } from '../../auth/policy.js';
@@ -8,15 +14,9 @@ import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { FileEvents } from '../../files/events.js';
 import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
-import {
-  checksum,
-  copyOrMove,
-  deletePath,
-  makeDirectory,
-  recursiveEntries,
-  writeFileAtomic,
-} from '../../files/ops.js';
+import { checksum, copyOrMove, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
+import { deleteOrTrash } from '../../files/trash.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { davFollowDelete, davFollowMove } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
@@ -201,9 +201,13 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         try {
           if (r.virtual === '/') throw new AppError('forbidden');
           if (!r.linkStat) throw notFound();
-          await withHooks(ctx, currentUser(request), reply, 'delete', { file: r.entry }, () =>
-            deletePath(access, r),
+          const user = currentUser(request);
+          // With the trash on, a delete is a move into the user's trash (files/trash.ts).
+          const trashed = await withHooks(ctx, user, reply, 'delete', { file: r.entry }, () =>
+            deleteOrTrash(ctx, access, user, r),
           );
+          void reply.header(DELETE_OUTCOME_HEADER, trashed ? 'trash' : 'permanent');
+          if (trashed?.copied) void reply.header(TRASH_COPIED_HEADER, 'true');
         } finally {
           await r.close();
         }

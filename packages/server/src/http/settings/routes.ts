@@ -23,6 +23,7 @@ function present(s: StoredSettings): Settings {
     shell: s.shell,
     commands: s.commands,
     unsafeCommands: s.unsafeCommands,
+    trash: s.trash,
     webdav: s.webdav,
   };
 }
@@ -43,6 +44,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     rules: input.rules === undefined ? current.rules : (input.rules ?? []),
     branding: { ...current.branding, ...input.branding },
     tus: { ...current.tus, ...input.tus },
+    trash: { ...current.trash, ...input.trash },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
     webdav: input.webdav ?? current.webdav,
     unsafeCommands:

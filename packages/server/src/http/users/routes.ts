@@ -4,6 +4,7 @@ import { User, UserRequest, type UserDeleteRequest } from '@filebrowser/contract
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
 import { checkPassword } from '../../auth/passwords.js';
+import { emptyTrash } from '../../files/trash.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';
@@ -102,6 +103,10 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
         await requireCurrentPassword(caller, body.current_password);
         deleteAccount(ctx, user.id);
+        // Their trash goes with them (the retention purge catches what this misses, or the CLI's).
+        await emptyTrash(ctx, user).catch((err: unknown) =>
+          ctx.log.warn({ err, user: user.id }, 'the trash of a deleted user could not be emptied'),
+        );
         return sendStatus(reply, 200);
       },
     );

@@ -30,10 +30,11 @@ describe('Sidebar', () => {
   const link = (name: string) => screen.queryByRole('link', { name });
   const button = (name: string) => screen.queryByRole('button', { name });
 
-  it('offers files, settings, logout and help to a signed-in user; new entries need create', async () => {
+  it('offers files, trash, settings, logout and help to a signed-in user; new entries need create', async () => {
     signIn({ create: false });
     await renderWithApp(<Sidebar />, { route: '/settings/profile' });
     expect(link('My files')?.getAttribute('href')).toBe('/files/');
+    expect(link('Trash')?.getAttribute('href')).toBe('/trash');
     expect(link('Settings')?.getAttribute('href')).toBe('/settings');
     expect(button('Logout')).toBeTruthy();
     expect(button('Help')).toBeTruthy();

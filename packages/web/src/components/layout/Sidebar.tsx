@@ -80,6 +80,9 @@ export function Sidebar() {
                 </SidebarButton>
               </>
             )}
+            <SidebarLink to="/trash" icon="delete">
+              {t('sidebar.trash')}
+            </SidebarLink>
           </div>
           <div className="sidebar__group">
             <SidebarLink to="/settings" icon="settings_applications">

@@ -102,6 +102,20 @@ describe('GlobalSettings', () => {
     expect(useToastStore.getState().toasts.map((t) => t.message)).toEqual(['Settings updated!']);
   });
 
+  it('sends the trash switch and its retention in days', async () => {
+    await renderWithApp(<GlobalSettings />);
+    await screen.findByRole('heading', { name: 'Global settings' });
+    const enabled = field('Move deleted files to the trash');
+    expect(enabled.checked).toBe(true);
+    const days = field('Days to keep deleted files');
+    expect(days.value).toBe('30');
+    fireEvent.change(days, { target: { value: '7' } });
+    fireEvent.blur(days);
+    fireEvent.click(enabled);
+    await save();
+    expect(saved?.trash).toEqual({ enabled: false, retentionDays: 7 });
+  });
+
   it('applies a new theme as soon as the settings are saved', async () => {
     await renderWithApp(<GlobalSettings />);
     await screen.findByRole('heading', { name: 'Global settings' });

@@ -2,6 +2,7 @@ import {
   BRAND_COLOR_PATTERN,
   DEFAULT_MINIMUM_PASSWORD_LENGTH,
   MAX_MINIMUM_PASSWORD_LENGTH,
+  TRASH_MAX_RETENTION_DAYS,
   WEBDAV_MODES,
   type Settings,
   type WebDavMode,
@@ -154,6 +155,25 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
               max={MAX_RETRY_COUNT}
               value={settings.tus.retryCount}
               onChange={(retryCount) => patch((current) => ({ tus: { ...current.tus, retryCount } }))}
+            />
+          </fieldset>
+          <fieldset className="fieldset">
+            <legend>{t('settings.trash.title')}</legend>
+            <p className="field__hint">{t('settings.trash.description')}</p>
+            <Checkbox
+              label={t('settings.trash.enabled')}
+              checked={settings.trash.enabled}
+              onChange={(enabled) => patch((current) => ({ trash: { ...current.trash, enabled } }))}
+            />
+            <NumberField
+              label={t('settings.trash.retentionDays')}
+              hint={t('settings.trash.retentionDaysHint')}
+              min={0}
+              max={TRASH_MAX_RETENTION_DAYS}
+              value={settings.trash.retentionDays}
+              onChange={(retentionDays) =>
+                patch((current) => ({ trash: { ...current.trash, retentionDays } }))
+              }
             />
           </fieldset>
         </div>

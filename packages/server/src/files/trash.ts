@@ -1,0 +1,361 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { TrashItem, TrashRestoreResult } from '@filebrowser/contract';
+import { assertMay } from '../auth/policy.js';
+import type { AppContext } from '../context.js';
+import { AppError, conflict, forbidden, notFound } from '../errors.js';
+import type { StoredTrashItem } from '../store/trash.js';
+import type { StoredUser } from '../store/users.js';
+import type { FileAccess } from './access.js';
+import { makeEntryFolder, Pinned, renameEntry } from './anchor.js';
+import { assertDeletable, copyEntryAsIs, deletePath, freeDestination, placeOf } from './ops.js';
+import { serverPaths } from './private.js';
+import { joinVirtual, type Opened } from './resolver.js';
+import { removeTree, walkTree } from './tree.js';
+
+/**
+ * The trash (issue 18). A deleted entry is renamed, as it is, into
+ * `<trashDir>/<userId>/<itemId>/<name>`: the trash folder is on the served root's file system
+ * (files/private.ts), so that is one rename and no byte is copied. Only an entry on another file
+ * system (a mount inside the root) is copied then removed, and the answer says so. The trash
+ * folder is one of the server's private paths: no listing, search, archive, share or command
+ * reaches it; only this module does, by the pinned primitives, from the folder configuration names.
+ */
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** Folders of the trash are the server's own: nobody else on the machine needs to read them. */
+const TRASH_DIR_MODE = 0o700;
+
+/** Whether a delete goes to the trash now (the global setting). */
+export function trashEnabled(ctx: AppContext): boolean {
+  return ctx.store.settings.get().trash.enabled;
+}
+
+/** The trash folder, made when missing, pinned; the caller closes it. */
+async function trashFolder(ctx: AppContext): Promise<Pinned> {
+  const dir = serverPaths(ctx.config).trashDir;
+  const parent = await Pinned.folder(path.dirname(dir));
+  try {
+    return await makeEntryFolder(parent, path.basename(dir), TRASH_DIR_MODE);
+  } finally {
+    await parent.close();
+  }
+}
+
+/** Runs `fn` with the pinned folder `<trash>/<segments...>` (made on the way when `make`). */
+async function inTrash<T>(
+  ctx: AppContext,
+  segments: readonly string[],
+  make: boolean,
+  fn: (folder: Pinned) => Promise<T>,
+): Promise<T> {
+  const held: Pinned[] = [await trashFolder(ctx)];
+  try {
+    for (const seg of segments) {
+      const here = held[held.length - 1]!;
+      const next = make ? await makeEntryFolder(here, seg, TRASH_DIR_MODE) : await here.lookup(seg);
+      if (!next?.stat.isDirectory()) {
+        await next?.close();
+        throw notFound('the item is no longer in the trash folder');
+      }
+      held.push(next);
+    }
+    return await fn(held[held.length - 1]!);
+  } finally {
+    for (const p of held.reverse()) await p.close();
+  }
+}
+
+function itemSegments(item: Pick<StoredTrashItem, 'location'>): string[] {
+  return item.location.split('/');
+}
+
+/** Bytes of an entry in a pinned folder: a file's size, a folder's files summed (links not followed). */
+async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise<number> {
+  const node = await folder.lookup(name);
+  if (!node) return 0;
+  try {
+    if (!node.stat.isDirectory()) return node.stat.size;
+    let total = 0;
+    for await (const e of walkTree(access, node, '/' + name, { follow: false })) {
+      if (e.stat.isFile()) total += e.stat.size;
+    }
+    return total;
+  } finally {
+    await node.close();
+  }
+}
+
+/**
+ * Moves an entry to `toName` in another pinned folder by a rename; when the rename answers EXDEV,
+ * copies it instead (`copied`), and the caller removes the source once the copy is recorded, so
+ * that a failure at any point leaves one whole copy somewhere.
+ */
+async function moveInto(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+): Promise<{ copied: boolean }> {
+  try {
+    await renameEntry(from, name, to, toName);
+    return { copied: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  try {
+    await copyEntryAsIs(access, from, name, to, toName);
+  } catch (err) {
+    // Half a copy is worse than none: the original is still whole where it was.
+    await removeTree(to, toName).catch(() => undefined);
+    throw err;
+  }
+  return { copied: true };
+}
+
+export interface Trashed {
+  item: StoredTrashItem;
+  /** Moved across file systems by copying (no rename possible). */
+  copied: boolean;
+}
+
+/**
+ * DELETE with the trash on: the entry (a link itself, never its target) goes into the deleting
+ * user's trash, with the same checks as a permanent delete (descendants must pass the rules).
+ */
+export async function moveToTrash(
+  ctx: AppContext,
+  access: FileAccess,
+  user: StoredUser,
+  r: Opened,
+): Promise<Trashed> {
+  await assertDeletable(access, r);
+  const rootPath = access.rootPathOf(r.entry);
+  if (rootPath === undefined) throw forbidden();
+  const id = crypto.randomBytes(12).toString('hex');
+  const name = r.leaf;
+  return inTrash(ctx, [String(user.id)], true, async (userFolder) => {
+    const folder = await makeEntryFolder(userFolder, id, TRASH_DIR_MODE);
+    try {
+      let moved: { copied: boolean };
+      try {
+        moved = await moveInto(access, r.folder!, name, folder, name);
+      } catch (err) {
+        await removeTree(userFolder, id).catch(() => undefined);
+        throw err;
+      }
+      if (moved.copied) {
+        ctx.log.warn(
+          { path: r.virtual },
+          'the trash is on another file system than this item: it was copied into the trash, then removed',
+        );
+      }
+      const item: StoredTrashItem = {
+        id,
+        userId: user.id,
+        rootId: access.root.id,
+        rootPath,
+        path: r.virtual,
+        size: await sizeOf(access, folder, name),
+        isDir: !!r.linkStat?.isDirectory(),
+        deletedBy: user.username,
+        deletedAt: Date.now(),
+        location: `${user.id}/${id}`,
+      };
+      ctx.store.trash.add(item);
+      // Only now, with the copy in the trash and on record, does the original go.
+      if (moved.copied) await removeTree(r.folder!, name);
+      return { item, copied: moved.copied };
+    } finally {
+      await folder.close();
+    }
+  });
+}
+
+/**
+ * A delete as the settings want it, for every way in (web API, WebDAV): into the user's trash
+ * while the trash is on (answering the item), permanent otherwise (answering undefined).
+ */
+export async function deleteOrTrash(
+  ctx: AppContext,
+  access: FileAccess,
+  user: StoredUser,
+  r: Opened,
+): Promise<Trashed | undefined> {
+  if (trashEnabled(ctx)) return moveToTrash(ctx, access, user, r);
+  await deletePath(access, r);
+  return undefined;
+}
+
+/** A user's own item; anyone else's is "not found" (its existence is not theirs to learn). */
+export function ownItem(ctx: AppContext, user: StoredUser, id: string): StoredTrashItem {
+  const item = ctx.store.trash.get(id);
+  if (!item || item.userId !== user.id) throw notFound();
+  return item;
+}
+
+/** The API shape of an item. */
+export function presentItem(ctx: AppContext, item: StoredTrashItem): TrashItem {
+  const days = ctx.store.settings.get().trash.retentionDays;
+  const folder = item.path.slice(0, item.path.lastIndexOf('/')) || '/';
+  return {
+    id: item.id,
+    userID: item.userId,
+    name: path.posix.basename(item.path),
+    path: item.path,
+    folder,
+    size: item.size,
+    isDir: item.isDir,
+    deletedBy: item.deletedBy,
+    deletedAt: item.deletedAt,
+    expiresAt: days > 0 ? item.deletedAt + days * DAY_MS : 0,
+  };
+}
+
+export interface RestoreOptions {
+  /** Restore beside an existing entry of that name, as `name(1)` (copy's rename=true). */
+  rename: boolean;
+  /** Replace the existing entry (needs modify). */
+  override: boolean;
+}
+
+export interface Restored extends TrashRestoreResult {
+  /** Its real path now (for file events). */
+  real: string;
+}
+
+/**
+ * Puts an item back where it was, through the user's access as it is now: a place now outside
+ * the scope or refused by a rule (the item or anything in it) is 403 and the item stays. A name
+ * taken there is 409 unless `rename` or `override`; folders missing on the way are made again.
+ */
+export async function restoreItem(
+  ctx: AppContext,
+  access: FileAccess,
+  item: StoredTrashItem,
+  opts: RestoreOptions,
+): Promise<Restored> {
+  assertMay(access.perm, 'restore');
+  if (opts.override) assertMay(access.perm, 'modify');
+  if (item.rootId !== access.root.id) throw forbidden('the original place is not in your scope');
+  const virtual = access.virtualOfRootPath(item.rootPath);
+  if (virtual === undefined || virtual === '/') throw forbidden('the original place is not in your scope');
+  const name = path.posix.basename(item.rootPath);
+  const target = await access.open(virtual, { followFinal: false });
+  let dst = target;
+  try {
+    if (target.linkStat && !opts.rename && !opts.override) {
+      const folder = virtual.slice(0, virtual.lastIndexOf('/')) || '/';
+      throw conflict(
+        `${name} already exists in ${folder}: keep both (rename=true) or replace it (override=true)`,
+      );
+    }
+    if (target.linkStat && opts.rename) dst = await freeDestination(access, target);
+    const recreatedFolders = dst.missing.length > 1;
+    return await inTrash(ctx, itemSegments(item), false, async (folder) => {
+      // Every refusal comes before anything changes: the item stays, the existing entry too.
+      await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
+      if (dst.linkStat && opts.override) await replaceExisting(access, dst);
+      const { dirMode } = ctx.store.settings.get();
+      const place = await placeOf(dst, dirMode);
+      let copied: boolean;
+      try {
+        ({ copied } = await moveInto(access, folder, name, place.folder, place.name));
+      } catch (err) {
+        // The folders made on the way for it go again with the failed restore.
+        await place.undo();
+        throw err;
+      } finally {
+        await place.release();
+      }
+      if (copied) {
+        ctx.log.warn(
+          { path: dst.virtual },
+          'restored across file systems: copied out of the trash, then removed',
+        );
+      }
+      await forgetItem(ctx, item);
+      return { path: dst.virtual, recreatedFolders, copied, real: dst.real };
+    });
+  } finally {
+    if (dst !== target) await dst.close();
+    await target.close();
+  }
+}
+
+/** Override: the entry standing where the item goes is removed, as a permanent delete would. */
+async function replaceExisting(access: FileAccess, target: Opened): Promise<void> {
+  await assertDeletable(access, target);
+  await removeTree(target.folder!, target.leaf);
+}
+
+/** Everything in the item must be allowed at its restored place (rules and private paths). */
+async function assertRulesAllow(
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  virtual: string,
+  real: string,
+): Promise<void> {
+  const node = await folder.lookup(name);
+  if (!node) throw notFound('the item is no longer in the trash folder');
+  try {
+    if (!node.stat.isDirectory()) return;
+    const base = '/' + name;
+    for await (const e of walkTree(access, node, base, { follow: false })) {
+      const rel = e.virtual.slice(base.length);
+      if (!access.rulesAllowResolved(joinVirtual(virtual, rel), real + rel)) {
+        throw forbidden('a rule refuses part of this folder at its original place');
+      }
+    }
+  } finally {
+    await node.close();
+  }
+}
+
+/** Removes an item's (now empty or restored) folder and its record. */
+async function forgetItem(ctx: AppContext, item: StoredTrashItem): Promise<void> {
+  const [userDir, id] = itemSegments(item);
+  await inTrash(ctx, [userDir!], false, (folder) => removeTree(folder, id!)).catch((err: unknown) => {
+    ctx.log.warn({ err, id: item.id }, 'a trash folder could not be removed');
+  });
+  ctx.store.trash.delete(item.id);
+}
+
+/** Deletes an item forever: its bytes, then its record. */
+export async function deleteItemForever(ctx: AppContext, item: StoredTrashItem): Promise<void> {
+  const [userDir, id] = itemSegments(item);
+  try {
+    await inTrash(ctx, [userDir!], false, (folder) => removeTree(folder, id!));
+  } catch (err) {
+    // A trash folder already gone leaves only the record to remove.
+    if (!(err instanceof AppError && err.kind === 'not_found')) throw err;
+  }
+  ctx.store.trash.delete(item.id);
+}
+
+/** Empties a user's trash (of a deleted account too); answers how many items went. */
+export async function emptyTrash(ctx: AppContext, user: Pick<StoredUser, 'id'>): Promise<number> {
+  const items = ctx.store.trash.list(user.id);
+  for (const item of items) await deleteItemForever(ctx, item);
+  return items.length;
+}
+
+/**
+ * Deletes forever every item older than the retention (every user's), as of `now` (Unix ms), and
+ * every item of an account that no longer exists. Retention 0 keeps items until they are deleted
+ * by hand. Answers how many items went.
+ */
+export async function purgeExpired(ctx: AppContext, now: number = Date.now()): Promise<number> {
+  let purged = 0;
+  for (const userId of ctx.store.trash.userIds()) {
+    if (!ctx.store.users.get(userId)) purged += await emptyTrash(ctx, { id: userId });
+  }
+  const days = ctx.store.settings.get().trash.retentionDays;
+  if (days <= 0) return purged;
+  const expired = ctx.store.trash.deletedBefore(now - days * DAY_MS);
+  for (const item of expired) await deleteItemForever(ctx, item);
+  return purged + expired.length;
+}
