@@ -31,9 +31,11 @@ describe('/api/settings', () => {
       'commands',
       'unsafeCommands',
       'webdav',
+      'webdavPasswords',
     ]);
     expect(body.unsafeCommands).toEqual([]);
     expect(body.webdav).toBe('on');
+    expect(body.webdavPasswords).toBe(true);
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);

@@ -111,6 +111,7 @@ export function settingsToExport(s: StoredSettings): Doc {
     unsafeCommands: [...s.unsafeCommands],
     // Ours only, as unsafeCommands.
     webdav: s.webdav,
+    webdavPasswords: s.webdavPasswords,
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -200,6 +201,8 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
     // File Browser's exports have no such key: WebDAV stays on unless the file says off.
     webdav:
       str(s, 'webdav') === 'off' || str(s, 'webdav') === 'per-user' ? (str(s, 'webdav') as WebDavMode) : 'on',
+    // Nor this one: account passwords stay accepted unless the file says false.
+    webdavPasswords: bool(s, 'webdavPasswords', true),
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

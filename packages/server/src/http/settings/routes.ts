@@ -24,6 +24,7 @@ function present(s: StoredSettings): Settings {
     commands: s.commands,
     unsafeCommands: s.unsafeCommands,
     webdav: s.webdav,
+    webdavPasswords: s.webdavPasswords,
   };
 }
 
@@ -45,6 +46,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     tus: { ...current.tus, ...input.tus },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
     webdav: input.webdav ?? current.webdav,
+    webdavPasswords: input.webdavPasswords ?? current.webdavPasswords,
     unsafeCommands:
       input.unsafeCommands === undefined
         ? current.unsafeCommands
