@@ -74,6 +74,7 @@ export function settingsFixture(overrides: Partial<Settings> = {}): Settings {
     commands: { before_save: [], after_save: [] },
     unsafeCommands: [],
     webdav: 'on',
+    webdavPasswords: true,
     ...overrides,
   };
 }
