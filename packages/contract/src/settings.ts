@@ -95,6 +95,12 @@ export const Settings = Type.Object({
   trash: TrashSettings,
   /** WebDAV at `/dav/` (issue 17): `on` by default. Optional so older clients' bodies still validate. */
   webdav: Type.Optional(WebDavModeSchema),
+  /**
+   * Whether WebDAV's Basic auth takes the account password as well as personal API tokens
+   * (issue 17): `true` by default, so clients set up before tokens existed keep working.
+   * Optional for the same reason as `webdav`.
+   */
+  webdavPasswords: Type.Optional(Type.Boolean()),
 });
 export type Settings = Static<typeof Settings>;
 

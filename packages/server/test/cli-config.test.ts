@@ -243,6 +243,31 @@ describe('config init, set, cat', () => {
     expect(r.out).toMatch(/Sign up:\s+true/);
   });
 
+  it('turns WebDAV account passwords off and on with --webdavPasswords', async () => {
+    expect((await cli(['config', 'init', '-d', 'fb.db'])).code).toBe(0);
+    expect((await cli(['config', 'cat', '-d', 'fb.db'])).out).toMatch(/WebDAV passwords:\s+true\n/);
+    const off = await cli(['config', 'set', '-d', 'fb.db', '--webdavPasswords=false']);
+    expect(off.err).toBe('');
+    expect(off.code).toBe(0);
+    expect((await cli(['config', 'cat', '-d', 'fb.db'])).out).toMatch(/WebDAV passwords:\s+false\n/);
+    // Another flag leaves it as it is.
+    expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
+    let store = openStore(path.join(dir, 'fb.db'));
+    expect(store.settings.get().webdavPasswords).toBe(false);
+    store.close();
+
+    const bad = await cli(['config', 'set', '-d', 'fb.db', '--webdavPasswords=maybe']);
+    expect(bad.code).toBe(1);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+
+    expect((await cli(['config', 'set', '-d', 'fb.db', '--webdavPasswords'])).out).toMatch(
+      /WebDAV passwords:\s+true\n/,
+    );
+    store = openStore(path.join(dir, 'fb.db'));
+    expect(store.settings.get().webdavPasswords).toBe(true);
+    store.close();
+  });
+
   it('sets and clears unsafeCommands, comma- or space-separated', async () => {
     expect((await cli(['config', 'init', '-d', 'fb.db'])).code).toBe(0);
     const set = await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', 'find, env xargs,find']);
@@ -287,6 +312,7 @@ describe('config export and import', () => {
       'find',
       '--locale',
       'de',
+      '--webdavPasswords=false',
     ]);
     for (const file of ['out.json', 'out.yaml']) {
       const exported = await cli(['config', 'export', '-d', 'a.db', file]);
@@ -308,6 +334,7 @@ describe('config export and import', () => {
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8'));
     expect(Object.keys(json)).toEqual(['settings', 'server', 'auther']);
     expect(json.settings.unsafeCommands).toEqual(['find']);
+    expect(json.settings.webdavPasswords).toBe(false);
     expect(json.auther).toEqual({ header: 'X-User' });
     expect(fs.readFileSync(path.join(dir, 'out.json'), 'utf8')).toContain(
       '\n    "settings": {\n        "key": ',

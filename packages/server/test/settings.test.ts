@@ -32,10 +32,12 @@ describe('/api/settings', () => {
       'unsafeCommands',
       'trash',
       'webdav',
+      'webdavPasswords',
     ]);
     expect(body.unsafeCommands).toEqual([]);
     expect(body.webdav).toBe('on');
     expect(body.trash).toEqual({ enabled: true, retentionDays: 30 });
+    expect(body.webdavPasswords).toBe(true);
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);
     expect(Object.keys(body.commands)).toHaveLength(10);

@@ -170,6 +170,62 @@ describe('WebDAV protocol', () => {
     expect(revoked.headers['www-authenticate']).toMatch(/^Basic realm=/);
   });
 
+  it('takes account passwords only while the webdavPasswords setting allows them; tokens always', async () => {
+    const login = (username: string) =>
+      t.app
+        .inject({ method: 'POST', url: '/api/login', payload: { username, password: PASSWORD } })
+        .then((r) => r.body);
+    const admin = await login('admin');
+    const settings = (payload?: Record<string, unknown>) =>
+      t.req(admin, { method: payload ? 'PUT' : 'GET', url: '/api/settings', ...(payload && { payload }) });
+    const propfind = (password?: string) =>
+      dav('PROPFIND', '/dav/', { user: 'ann', password, headers: { depth: '0' } });
+
+    expect((await settings()).json()).toMatchObject({ webdavPasswords: true });
+    // Checked once while allowed, so that the refusal below is not a cache miss.
+    expect((await propfind()).statusCode).toBe(207);
+    const made = await t.req(await login('ann'), {
+      method: 'POST',
+      url: '/api/tokens',
+      payload: { name: 'dav', expiresInDays: 0, readOnly: false, current_password: PASSWORD },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const { secret } = made.json<{ secret: string }>();
+
+    // A value that is not a boolean is refused and changes nothing.
+    for (const bad of ['false', 0, null]) {
+      expect((await settings({ webdavPasswords: bad })).statusCode).toBe(400);
+    }
+    expect(t.ctx.store.settings.get().webdavPasswords).toBe(true);
+
+    const off = await settings({ webdavPasswords: false });
+    expect(off.statusCode, off.body).toBe(200);
+    expect((await settings()).json()).toMatchObject({ webdavPasswords: false, webdav: 'on' });
+    expect(t.ctx.store.settings.get().webdavPasswords).toBe(false);
+
+    const refused = await propfind();
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['www-authenticate']).toMatch(/^Basic realm=/);
+    expect(refused.body).toContain(
+      'WebDAV takes API tokens only on this server: make one in Settings → Profile → API tokens',
+    );
+    expect((await dav('PUT', '/dav/by-password.txt', { user: 'ann', body: 'x' })).statusCode).toBe(401);
+    expect(await exists('ann', 'by-password.txt')).toBe(false);
+    // A wrong password gets the same answer: nothing tells whether the password was right.
+    expect((await propfind('wrong')).body).toBe(refused.body);
+    expect((await propfind(secret)).statusCode).toBe(207);
+    expect(
+      (await dav('PUT', '/dav/by-token.txt', { user: 'ann', password: secret, body: 't' })).statusCode,
+    ).toBe(201);
+
+    // A body without the key (an older client) keeps the setting as it is.
+    expect((await settings({ signup: false })).statusCode).toBe(200);
+    expect(t.ctx.store.settings.get().webdavPasswords).toBe(false);
+
+    expect((await settings({ webdavPasswords: true })).statusCode).toBe(200);
+    expect((await propfind()).statusCode).toBe(207);
+  });
+
   it('counts wrong Basic passwords in the login throttle (429 past it)', async () => {
     let last = 0;
     for (let i = 0; i < 12; i++) {

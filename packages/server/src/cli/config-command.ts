@@ -142,6 +142,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['Shell:', s.shell.join(' ')],
     ['Unsafe commands:', s.unsafeCommands.join(' ')],
     ['WebDAV:', s.webdav],
+    ['WebDAV passwords:', yes(s.webdavPasswords)],
     ['File mode:', '0' + s.fileMode.toString(8)],
     ['Dir mode:', '0' + s.dirMode.toString(8)],
     ['', ''],

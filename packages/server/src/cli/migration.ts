@@ -112,6 +112,7 @@ export function settingsToExport(s: StoredSettings): Doc {
     // Ours only, as unsafeCommands.
     webdav: s.webdav,
     trash: { ...s.trash },
+    webdavPasswords: s.webdavPasswords,
     rules: rulesTo(s.rules),
     minimumPasswordLength: s.minimumPasswordLength,
     fileMode: s.fileMode,
@@ -214,6 +215,8 @@ export function configFromExport(doc: unknown, base: StoredSettings): ImportedCo
           ),
         }
       : base.trash,
+    // Nor this one: account passwords stay accepted unless the file says false.
+    webdavPasswords: bool(s, 'webdavPasswords', true),
     logoutPage: str(s, 'logoutPage') || '/login',
     fileMode: num(s, 'fileMode', 0) || base.fileMode,
     dirMode: num(s, 'dirMode', 0) || base.dirMode,

@@ -37,6 +37,11 @@ export const SETTINGS_OPTIONS: OptionSpec[] = [
     choices: WEBDAV_MODES,
     description: 'WebDAV at /dav/: on (default), off, or per-user (only users an administrator allowed)',
   },
+  {
+    name: 'webdavPasswords',
+    kind: 'boolean',
+    description: 'WebDAV takes account passwords as well as API tokens (default true; false: tokens only)',
+  },
   { name: 'fileMode', kind: 'mode', description: 'mode of created files (default 0640)' },
   { name: 'dirMode', kind: 'mode', description: 'mode of created folders (default 0750)' },
   {
@@ -95,6 +100,7 @@ export function applySettingsFlags(current: StoredSettings, values: OptionValues
     );
   }
   s.webdav = (str('webdav') as WebDavMode | undefined) ?? s.webdav;
+  s.webdavPasswords = bool('webdavPasswords') ?? s.webdavPasswords;
   s.fileMode = num('fileMode') ?? s.fileMode;
   s.dirMode = num('dirMode') ?? s.dirMode;
   s.logoutPage = str('auth.logoutPage') ?? s.logoutPage;

@@ -20,6 +20,7 @@ export interface StoredSettings extends Settings {
   dirMode: number;
   auther: AutherConfig;
   webdav: WebDavMode;
+  webdavPasswords: boolean;
 }
 
 export const DEFAULT_USER_DEFAULTS: UserDefaults = {
@@ -80,6 +81,7 @@ export function defaultSettings(): StoredSettings {
     dirMode: 0o750,
     auther: { recaptcha: null, header: '', command: '' },
     webdav: 'on',
+    webdavPasswords: true,
   };
 }
 
@@ -111,6 +113,8 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
     auther: { ...d.auther, ...s.auther },
     // Anything else (older records have nothing) leaves WebDAV on.
     webdav: s.webdav === 'off' || s.webdav === 'per-user' ? s.webdav : 'on',
+    // Only an explicit false turns passwords off: older records keep the clients they had working.
+    webdavPasswords: s.webdavPasswords !== false,
   };
 }
 

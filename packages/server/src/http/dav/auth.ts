@@ -13,6 +13,10 @@ const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", char
 /** 401 with the Basic challenge, so clients ask for (or send) credentials. */
 export const challenge = (message = '') => new AppError('unauthorized', message, CHALLENGE);
 
+/** Why a password is refused when the administrator turned WebDAV passwords off: what to use instead. */
+export const TOKENS_ONLY =
+  'WebDAV takes API tokens only on this server: make one in Settings → Profile → API tokens';
+
 /** How long a checked username and secret are trusted without checking them again. */
 const REMEMBER_MS = 60_000;
 const REMEMBER_MAX = 1000;
@@ -41,8 +45,9 @@ function credentialKey(username: string, secret: string): string {
  * The user a WebDAV client's Basic credentials name. A personal API token (`fbt_…`) as the
  * password acts as it does on the API: the user's current permissions less what the token
  * withholds, confined to its folder, checked on every request (cheap, and a revocation takes
- * effect at once). Otherwise the secret is the account password. Throws 401 for wrong
- * credentials, 429 past the login or token throttle.
+ * effect at once). Otherwise the secret is the account password, where the `webdavPasswords`
+ * setting allows it. Throws 401 for wrong or refused credentials, 429 past the login or token
+ * throttle.
  */
 export async function davCredentials(
   ctx: AppContext,
@@ -65,6 +70,8 @@ export async function davCredentials(
     }
     return grant.user;
   }
+  // Checked before the remembered credentials, so that turning passwords off takes effect at once.
+  if (!ctx.store.settings.get().webdavPasswords) throw challenge(TOKENS_ONLY);
   let remembered = rememberedBy.get(ctx);
   if (!remembered) {
     remembered = new Map();

@@ -25,6 +25,7 @@ function present(s: StoredSettings): Settings {
     unsafeCommands: s.unsafeCommands,
     trash: s.trash,
     webdav: s.webdav,
+    webdavPasswords: s.webdavPasswords,
   };
 }
 
@@ -47,6 +48,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     trash: { ...current.trash, ...input.trash },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
     webdav: input.webdav ?? current.webdav,
+    webdavPasswords: input.webdavPasswords ?? current.webdavPasswords,
     unsafeCommands:
       input.unsafeCommands === undefined
         ? current.unsafeCommands

@@ -90,4 +90,20 @@ describe('GlobalSettings: WebDAV', () => {
     const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
     expect((JSON.parse(String(put[1]?.body)) as Settings).webdav).toBe('per-user');
   });
+
+  it('shows account passwords as accepted and saves WebDAV as tokens only', async () => {
+    await renderWithApp(<GlobalSettings />);
+    const box = await screen.findByRole<HTMLInputElement>('checkbox', {
+      name: 'Accept account passwords (otherwise API tokens only)',
+    });
+    expect(box.checked).toBe(true);
+    fireEvent.click(box);
+    expect(box.checked).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(fetchMock.mock.calls.some(([, init]) => init?.method === 'PUT')).toBe(true));
+    const put = fetchMock.mock.calls.find(([, init]) => init?.method === 'PUT')!;
+    const body = JSON.parse(String(put[1]?.body)) as Settings;
+    expect(body.webdavPasswords).toBe(false);
+    expect(body.webdav).toBe('on');
+  });
 });

@@ -118,6 +118,11 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
             }))}
             onChange={(webdav) => patch({ webdav: webdav as WebDavMode })}
           />
+          <Checkbox
+            label={t('settings.global.webdavPasswords')}
+            checked={settings.webdavPasswords ?? true}
+            onChange={(webdavPasswords) => patch({ webdavPasswords })}
+          />
           <TextField
             label={t('settings.global.userHomeBasePath')}
             value={settings.userHomeBasePath}
