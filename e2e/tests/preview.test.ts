@@ -104,4 +104,60 @@ describe('image preview', () => {
     await page.waitForURL(/\/files\/pics\/$/);
     await page.getByRole('link', { name: /d-blue\.png/ }).waitFor();
   });
+
+  it('shows the original at full size with F and fits it again', async () => {
+    await page.goto(`${server.url}/files/pics/a-red.png`);
+    await shownImage('a-red.png');
+    const toggle = page.getByRole('button', { name: 'Full size' });
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+
+    await page.keyboard.press('f');
+    await page.waitForFunction(() => document.querySelector('.image-viewer__scale')?.textContent !== '100%');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('.image-viewer__image')?.getAttribute('src') ===
+        '/api/raw/pics/a-red.png?inline=true',
+    );
+    // One pixel of the 1600 px original per screen pixel, once the zoom's transition has run.
+    await page.waitForFunction(
+      () =>
+        Math.round(document.querySelector('.image-viewer__image')?.getBoundingClientRect().width ?? 0) ===
+        1600,
+    );
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+
+    await toggle.click();
+    await page.waitForFunction(() => document.querySelector('.image-viewer__scale')?.textContent === '100%');
+  });
+
+  it('renames the file from the preview and stays on it', async () => {
+    await page.goto(`${server.url}/files/pics/c-green.png`);
+    await shownImage('c-green.png');
+    await page.keyboard.press('F2');
+    const dialog = page.getByRole('dialog', { name: 'Rename' });
+    await dialog.getByRole('textbox').fill('c-renamed.png');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(/\/files\/pics\/c-renamed\.png$/);
+    await shownImage('c-renamed.png');
+    expect((await fs.readdir(path.join(server.root, 'pics'))).sort()).toEqual([
+      'a-red.png',
+      'b-notes.txt',
+      'c-renamed.png',
+      'd-blue.png',
+    ]);
+  });
+
+  it('deletes the file from the preview and goes on to the previous one at the end', async () => {
+    await page.goto(`${server.url}/files/pics/d-blue.png`);
+    await shownImage('d-blue.png');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.waitForURL(/\/files\/pics\/c-renamed\.png$/);
+    await shownImage('c-renamed.png');
+    expect((await fs.readdir(path.join(server.root, 'pics'))).sort()).toEqual([
+      'a-red.png',
+      'b-notes.txt',
+      'c-renamed.png',
+    ]);
+  });
 });

@@ -16,16 +16,19 @@ export interface PromptPayloads {
   newFile: { base: string };
   /** The overflow menu of the header actions on narrow screens (drawn by the header). */
   more: Record<string, never>;
-  /** Renames one entry of the listing on screen. */
-  rename: { item: FileItem };
-  /** Deletes entries of the listing on screen. */
-  delete: { items: FileItem[] };
+  /**
+   * Renames one entry; `onRenamed` gets its new path (the preview follows the file to it,
+   * the listing keeps it selected).
+   */
+  rename: { item: FileItem; onRenamed?: (path: string) => void };
+  /** Deletes entries; `onDeleted` runs once they are gone (the preview moves on from them). */
+  delete: { items: FileItem[]; onDeleted?: () => void };
   /** Moves entries of the folder `from` to a folder chosen in the prompt. */
   move: { items: FileItem[]; from: string };
   /** Copies entries of the folder `from` to a folder chosen in the prompt. */
   copy: { items: FileItem[]; from: string };
   /** Facts about the selected entries, or about `folder` itself when none is selected. */
-  info: { items: FileItem[]; folder: FileInfo };
+  info: { items: FileItem[]; folder?: FileInfo };
   /** Asks for an archive format, then downloads. */
   download: { onChoose: (format: ArchiveFormat) => void };
   /** Names clash at the destination: overwrite, rename (keep both) or cancel. */

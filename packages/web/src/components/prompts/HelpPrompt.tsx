@@ -15,6 +15,8 @@ export function HelpPrompt({ close }: PromptProps<'help'>) {
     ['Ctrl + V', t('help.ctrlV')],
     ['Ctrl + A', t('help.ctrlA')],
     ['Ctrl + S', t('help.ctrlS')],
+    ['I', t('help.i')],
+    ['F', t('help.f')],
     ['Ctrl + Click', t('help.ctrlClick')],
     [t('help.clickKey'), t('help.click')],
     [t('help.doubleClickKey'), t('help.doubleClick')],

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState, type PointerEvent as ReactPoi
 import { useTranslation } from 'react-i18next';
 import { Icon } from '../../../components/Icon';
 import {
+  actualSizeView,
   clampView,
   fitSize,
   FITTED,
@@ -31,6 +32,10 @@ interface ImageViewerProps {
   original: string;
   alt: string;
   onSwipe?: (direction: 'previous' | 'next') => void;
+  /** Shows the original at its own pixel size rather than fitted (the preview bar's toggle). */
+  fullSize?: boolean;
+  /** Told when the user leaves full size another way (back to fitting with 0 or the scale). */
+  onFullSizeChange?: (fullSize: boolean) => void;
 }
 
 interface Gesture {
@@ -53,7 +58,14 @@ const midpoint = (a: Point, b: Point): Point => ({ x: (a.x + b.x) / 2, y: (a.y +
  * An image fitted to the screen that zooms (wheel, pinch, double click or tap, buttons, + - 0 keys)
  * and pans (drag) while zoomed.
  */
-export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
+export function ImageViewer({
+  src,
+  original,
+  alt,
+  onSwipe,
+  fullSize = false,
+  onFullSizeChange,
+}: ImageViewerProps) {
   const { t } = useTranslation();
   const frame = useRef<HTMLDivElement>(null);
   const [current, setCurrent] = useState(src);
@@ -66,6 +78,8 @@ export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
   const gesture = useRef<Gesture | null>(null);
   const lastTap = useRef<{ at: Point; time: number } | null>(null);
   const lastTouchToggle = useRef(0);
+  // The original's own pixel size, known once it has been loaded.
+  const [originalSize, setOriginalSize] = useState<Size | null>(null);
 
   const box = natural ? fitSize(natural, viewport) : null;
   const boxRef = useRef<Size | null>(box);
@@ -120,6 +134,43 @@ export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
     return () => element.removeEventListener('wheel', onWheel);
   }, [zoomBy, fromCentre]);
 
+  const fit = useCallback(() => {
+    setView(FITTED);
+    onFullSizeChange?.(false);
+  }, [onFullSizeChange]);
+
+  // Full size needs the original's pixel size: the original replaces the rendition (decoded
+  // first where the browser can, so the image never blanks) and its load tells the size.
+  useEffect(() => {
+    if (!fullSize || current === original || status !== 'ready') return;
+    let active = true;
+    const image = new Image();
+    image.src = original;
+    if (typeof image.decode !== 'function') {
+      setCurrent(original);
+      return;
+    }
+    image.decode().then(
+      () => {
+        if (!active) return;
+        setOriginalSize({ width: image.naturalWidth, height: image.naturalHeight });
+        setCurrent(original);
+      },
+      () => undefined,
+    );
+    return () => {
+      active = false;
+    };
+  }, [fullSize, current, original, status]);
+
+  const wasFullSize = useRef(fullSize);
+  useEffect(() => {
+    const size = boxRef.current;
+    if (fullSize && originalSize && size) setView(actualSizeView(originalSize, size, viewportRef.current));
+    else if (!fullSize && wasFullSize.current) setView(FITTED);
+    wasFullSize.current = fullSize;
+  }, [fullSize, originalSize, box?.width, box?.height]);
+
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -131,13 +182,13 @@ export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
       }
       if (event.key === '+' || event.key === '=') zoomBy(STEP_FACTOR);
       else if (event.key === '-') zoomBy(1 / STEP_FACTOR);
-      else if (event.key === '0') setView(FITTED);
+      else if (event.key === '0') fit();
       else return;
       event.preventDefault();
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [zoomBy]);
+  }, [zoomBy, fit]);
 
   // Zoomed in, the screen-sized rendition runs out of pixels: fetch the original and swap it in
   // once it is decoded, so the image never blanks.
@@ -276,6 +327,9 @@ export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
           onLoad={(event) => {
             const image = event.currentTarget;
             setNatural((known) => known ?? { width: image.naturalWidth, height: image.naturalHeight });
+            if (current === original) {
+              setOriginalSize({ width: image.naturalWidth, height: image.naturalHeight });
+            }
             setStatus('ready');
           }}
           onError={() => {
@@ -315,7 +369,7 @@ export function ImageViewer({ src, original, alt, onSwipe }: ImageViewerProps) {
             className="image-viewer__scale"
             aria-label={t('preview.resetZoom')}
             title={t('preview.resetZoom')}
-            onClick={() => setView(FITTED)}
+            onClick={fit}
           >
             {scaleText}
           </button>

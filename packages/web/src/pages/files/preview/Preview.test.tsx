@@ -3,9 +3,10 @@
  * @vitest-environment-options {"settings": {"navigation": {"disableChildFrameNavigation": true}}}
  */
 import type { FileInfo, Permissions } from '@filebrowser/contract';
-import { cleanup, fireEvent, screen } from '@testing-library/react';
+import { cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { Route, Routes, useLocation } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PromptHost } from '../../../components/prompts/PromptHost';
 import { useAuthStore } from '../../../stores/auth';
 import { useLayoutStore } from '../../../stores/layout';
 import { tokenUser } from '../../../test/fixtures';
@@ -64,7 +65,7 @@ describe('Preview', () => {
     fetchMock.mockReset();
   });
 
-  async function show(shown: FileInfo, perm: Partial<Permissions> = { download: true }) {
+  async function show(shown: FileInfo, perm: Partial<Permissions> = { download: true }, withPrompts = false) {
     useAuthStore.setState({ user: tokenUser(perm), jwt: 'a.b.c' });
     await renderWithApp(
       <>
@@ -72,6 +73,7 @@ describe('Preview', () => {
           <Route path="/files/*" element={<Preview file={shown} />} />
         </Routes>
         <Where />
+        {withPrompts && <PromptHost />}
       </>,
       { route: `/files${shown.path}` },
     );
@@ -191,5 +193,121 @@ describe('Preview', () => {
     cleanup();
     await show(file('/pics/b.png', 'image'), { share: true });
     expect(screen.queryByRole('button', { name: 'Share' })).toBeNull();
+  });
+
+  describe('bar', () => {
+    const ALL = { download: true, rename: true, delete: true };
+    const prompts = () => useLayoutStore.getState().prompts.map((prompt) => prompt.name);
+    const closePrompts = () => useLayoutStore.setState({ prompts: [] });
+
+    it('opens the info, rename and delete prompts of the listing for the file', async () => {
+      const shown = file('/pics/b.png', 'image');
+      await show(shown, ALL, true);
+      fireEvent.click(screen.getByRole('button', { name: 'Info' }));
+      expect(useLayoutStore.getState().prompts[0]?.props).toEqual({ items: [shown] });
+      expect(await screen.findByRole('dialog', { name: 'File information' })).toBeTruthy();
+      closePrompts();
+      fireEvent.click(screen.getByRole('button', { name: 'Rename' }));
+      expect(prompts()).toEqual(['rename']);
+      expect(await screen.findByRole('textbox')).toHaveProperty('value', 'b.png');
+      closePrompts();
+      fireEvent.click(screen.getByRole('button', { name: 'Delete' }));
+      expect(prompts()).toEqual(['delete']);
+    });
+
+    it('opens the same prompts with F2, Delete and I', async () => {
+      await show(file('/pics/b.png', 'image'), ALL, true);
+      fireEvent.keyDown(window, { key: 'F2' });
+      expect(prompts()).toEqual(['rename']);
+      closePrompts();
+      fireEvent.keyDown(window, { key: 'Delete' });
+      expect(prompts()).toEqual(['delete']);
+      closePrompts();
+      fireEvent.keyDown(window, { key: 'i' });
+      expect(prompts()).toEqual(['info']);
+    });
+
+    it('offers no rename or delete, by button or key, without those permissions', async () => {
+      await show(file('/pics/b.png', 'image'), { download: true });
+      expect(screen.queryByRole('button', { name: 'Rename' })).toBeNull();
+      expect(screen.queryByRole('button', { name: 'Delete' })).toBeNull();
+      expect(screen.getByRole('button', { name: 'Info' })).toBeTruthy();
+      fireEvent.keyDown(window, { key: 'F2' });
+      fireEvent.keyDown(window, { key: 'Delete' });
+      expect(prompts()).toEqual([]);
+    });
+
+    it('offers no download and no full size without the download permission', async () => {
+      await show(file('/pics/b.png', 'image'), { rename: true, delete: true });
+      expect(screen.queryByRole('link', { name: 'Download' })).toBeNull();
+      expect(screen.queryByRole('button', { name: 'Full size' })).toBeNull();
+      fireEvent.keyDown(window, { key: 'f' });
+      expect(screen.queryByAltText('b.png')).toBeNull();
+    });
+
+    it('switches an image between fitted and full size with the button and F, showing the original', async () => {
+      await show(file('/pics/b.png', 'image'), ALL, true);
+      const toggle = screen.getByRole('button', { name: 'Full size' });
+      expect(toggle.getAttribute('aria-pressed')).toBe('false');
+      fireEvent.load(screen.getByAltText('b.png'));
+      fireEvent.click(toggle);
+      expect(toggle.getAttribute('aria-pressed')).toBe('true');
+      await waitFor(() =>
+        expect(screen.getByAltText('b.png').getAttribute('src')).toBe('/api/raw/pics/b.png?inline=true'),
+      );
+      fireEvent.keyDown(window, { key: 'f' });
+      expect(toggle.getAttribute('aria-pressed')).toBe('false');
+      fireEvent.keyDown(window, { key: 'F' });
+      expect(toggle.getAttribute('aria-pressed')).toBe('true');
+      // Back to fitting by the viewer's own key leaves full size too.
+      fireEvent.keyDown(window, { key: '0' });
+      expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    });
+
+    it('has no full size toggle for what is not an image', async () => {
+      await show(file('/pics/c.mp4', 'video'), ALL, true);
+      expect(screen.queryByRole('button', { name: 'Full size' })).toBeNull();
+    });
+
+    it('follows the file to its new name after a rename', async () => {
+      await show(file('/pics/b.png', 'image'), ALL, true);
+      fireEvent.keyDown(window, { key: 'F2' });
+      fireEvent.change(await screen.findByRole('textbox'), { target: { value: 'renamed.png' } });
+      fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Rename' }));
+      await waitFor(() => expect(where()).toBe('/files/pics/renamed.png'));
+      const rename = fetchMock.mock.calls.find(([, init]) => init?.method === 'PATCH');
+      expect(rename?.[0]).toBe(
+        '/api/resources/pics/b.png?action=rename&destination=%2Fpics%2Frenamed.png&override=false&rename=false',
+      );
+    });
+
+    it('goes on to the next file after a delete', async () => {
+      await show(file('/pics/b.png', 'image'), ALL, true);
+      await screen.findByRole('button', { name: 'Next' });
+      fireEvent.keyDown(window, { key: 'Delete' });
+      fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
+      await waitFor(() => expect(where()).toBe('/files/pics/c.mp4'));
+      const removal = fetchMock.mock.calls.find(([, init]) => init?.method === 'DELETE');
+      expect(removal?.[0]).toBe('/api/resources/pics/b.png');
+    });
+
+    it('goes to the previous file after deleting the last one', async () => {
+      await show(file('/pics/c.mp4', 'video'), ALL, true);
+      await screen.findByRole('button', { name: 'Previous' });
+      fireEvent.keyDown(window, { key: 'Delete' });
+      fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
+      await waitFor(() => expect(where()).toBe('/files/pics/b.png'));
+    });
+
+    it('goes back to the folder after deleting its only file', async () => {
+      fetchMock.mockImplementation(() =>
+        Promise.resolve(new Response(JSON.stringify({ ...folder, items: [file('/pics/b.png', 'image')] }))),
+      );
+      await show(file('/pics/b.png', 'image'), ALL, true);
+      await waitFor(() => expect(fetchMock).toHaveBeenCalled());
+      fireEvent.keyDown(window, { key: 'Delete' });
+      fireEvent.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Delete' }));
+      await waitFor(() => expect(where()).toBe('/files/pics/'));
+    });
   });
 });

@@ -57,7 +57,14 @@ function MediaFailed() {
   );
 }
 
-function Media({ file, onStep }: { file: FileInfo; onStep: (direction: 'previous' | 'next') => void }) {
+interface MediaProps {
+  file: FileInfo;
+  onStep: (direction: 'previous' | 'next') => void;
+  fullSize: boolean;
+  onFullSizeChange: (fullSize: boolean) => void;
+}
+
+function Media({ file, onStep, fullSize, onFullSizeChange }: MediaProps) {
   const { t } = useTranslation();
   const [failed, setFailed] = useState(false);
   const src = inlineURL(file.path);
@@ -65,7 +72,16 @@ function Media({ file, onStep }: { file: FileInfo; onStep: (direction: 'previous
 
   switch (file.type) {
     case 'image':
-      return <ImageViewer src={bigPreviewURL(file)} original={src} alt={file.name} onSwipe={onStep} />;
+      return (
+        <ImageViewer
+          src={bigPreviewURL(file)}
+          original={src}
+          alt={file.name}
+          onSwipe={onStep}
+          fullSize={fullSize}
+          onFullSizeChange={onFullSizeChange}
+        />
+      );
     case 'video':
       return (
         <video
@@ -105,10 +121,37 @@ function Media({ file, onStep }: { file: FileInfo; onStep: (direction: 'previous
   }
 }
 
+/** A bar button that opens a prompt or toggles something. */
+function BarButton({
+  icon,
+  label,
+  onClick,
+  pressed,
+}: {
+  icon: string;
+  label: string;
+  onClick: () => void;
+  pressed?: boolean;
+}) {
+  return (
+    <button
+      type="button"
+      className="icon-button preview__button"
+      aria-label={label}
+      title={label}
+      aria-pressed={pressed}
+      onClick={onClick}
+    >
+      <Icon name={icon} />
+    </button>
+  );
+}
+
 /**
- * A file that is not text, full screen: images (zoom and pan), video with its subtitles, audio,
- * PDF; anything else gets its icon and a download button. Left/right step through the folder,
- * Escape goes back to it.
+ * A file that is not text, full screen: images (zoom and pan, full size or fitted), video with
+ * its subtitles, audio, PDF; anything else gets its icon and a download button. The bar renames,
+ * deletes, shows the info of, shares and downloads the file, as far as the user may. Left/right
+ * step through the folder, Escape goes back to it, F2, Delete, I and F work as the bar's buttons.
  */
 export function Preview({ file }: { file: FileInfo }) {
   const { t } = useTranslation();
@@ -120,6 +163,12 @@ export function Preview({ file }: { file: FileInfo }) {
   const root = useRef<HTMLDivElement>(null);
   const canDownload = user.perm.download;
   const previewable = canDownload && ['image', 'video', 'audio', 'pdf'].includes(file.type);
+  const sizable = previewable && file.type === 'image';
+  const { rename: canRename, delete: canDelete } = user.perm;
+  // Kept by path: the next file opens fitted.
+  const [fullSizePath, setFullSizePath] = useState<string | null>(null);
+  const fullSize = sizable && fullSizePath === file.path;
+  const setFullSize = useCallback((on: boolean) => setFullSizePath(on ? file.path : null), [file.path]);
 
   const close = useCallback(() => void navigate(filesRoute(folder, true)), [navigate, folder]);
   // Steps replace the history entry: Back leaves the preview rather than replaying every step.
@@ -134,6 +183,22 @@ export function Preview({ file }: { file: FileInfo }) {
     [open, previous, next],
   );
 
+  // The listing's own prompts, given the file; what follows them is the preview's.
+  const rename = useCallback(() => {
+    useLayoutStore.getState().openPrompt('rename', {
+      item: file,
+      onRenamed: (path) => void navigate(filesRoute(path, false), { replace: true }),
+    });
+  }, [file, navigate]);
+  const remove = useCallback(() => {
+    const after = next ?? previous;
+    useLayoutStore.getState().openPrompt('delete', {
+      items: [file],
+      onDeleted: () => (after ? open(after) : close()),
+    });
+  }, [file, next, previous, open, close]);
+  const info = useCallback(() => useLayoutStore.getState().openPrompt('info', { items: [file] }), [file]);
+
   useEffect(() => {
     root.current?.focus({ preventScroll: true });
   }, []);
@@ -143,14 +208,19 @@ export function Preview({ file }: { file: FileInfo }) {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
       if (useLayoutStore.getState().prompts.length > 0) return;
       if (event.key === 'Escape') close();
-      else if (event.key === 'ArrowLeft' && !ownsArrowKeys(event.target)) step('previous');
-      else if (event.key === 'ArrowRight' && !ownsArrowKeys(event.target)) step('next');
+      else if (ownsArrowKeys(event.target)) return;
+      else if (event.key === 'ArrowLeft') step('previous');
+      else if (event.key === 'ArrowRight') step('next');
+      else if (event.key === 'F2' && canRename) rename();
+      else if (event.key === 'Delete' && canDelete) remove();
+      else if (event.key === 'i' || event.key === 'I') info();
+      else if ((event.key === 'f' || event.key === 'F') && sizable) setFullSize(!fullSize);
       else return;
       event.preventDefault();
     };
     window.addEventListener('keydown', onKeyDown);
     return () => window.removeEventListener('keydown', onKeyDown);
-  }, [close, step]);
+  }, [close, step, rename, remove, info, canRename, canDelete, sizable, fullSize, setFullSize]);
 
   // The next image is fetched ahead, so that stepping shows it at once.
   useEffect(() => {
@@ -174,6 +244,14 @@ export function Preview({ file }: { file: FileInfo }) {
         <h2 className="preview__title" title={file.name}>
           {file.name}
         </h2>
+        {sizable && (
+          <BarButton
+            icon={fullSize ? 'fullscreen_exit' : 'fullscreen'}
+            label={t('preview.fullSize')}
+            pressed={fullSize}
+            onClick={() => setFullSize(!fullSize)}
+          />
+        )}
         {previewable && (
           <a
             className="icon-button preview__button"
@@ -186,7 +264,10 @@ export function Preview({ file }: { file: FileInfo }) {
             <Icon name="open_in_new" />
           </a>
         )}
+        <BarButton icon="info" label={t('buttons.info')} onClick={info} />
         <ShareButton path={file.path} className="icon-button preview__button" />
+        {canRename && <BarButton icon="mode_edit" label={t('buttons.rename')} onClick={rename} />}
+        {canDelete && <BarButton icon="delete" label={t('buttons.delete')} onClick={remove} />}
         {canDownload && (
           <a
             className="icon-button preview__button"
@@ -202,7 +283,13 @@ export function Preview({ file }: { file: FileInfo }) {
 
       <div className="preview__stage">
         {previewable ? (
-          <Media key={file.path} file={file} onStep={step} />
+          <Media
+            key={file.path}
+            file={file}
+            onStep={step}
+            fullSize={fullSize}
+            onFullSizeChange={setFullSize}
+          />
         ) : (
           <NoPreview file={file} canDownload={canDownload} />
         )}

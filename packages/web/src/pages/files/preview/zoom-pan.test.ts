@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  actualSizeView,
   clampScale,
   clampView,
   FITTED,
@@ -115,5 +116,23 @@ describe('fitSize', () => {
 
   it('gives nothing for an image without size', () => {
     expect(fitSize({ width: 0, height: 0 }, viewport)).toEqual({ width: 0, height: 0 });
+  });
+});
+
+describe('actualSizeView', () => {
+  it("shows the original's pixels one to one, centred", () => {
+    expect(actualSizeView({ width: 3000, height: 1800 }, image, viewport)).toEqual({ scale: 3, x: 0, y: 0 });
+  });
+
+  it('stays within the zoom limits', () => {
+    expect(actualSizeView({ width: 20000, height: 12000 }, image, viewport).scale).toBe(MAX_SCALE);
+    // An image no bigger than the screen is already at full size when fitted.
+    expect(actualSizeView({ width: 500, height: 300 }, { width: 500, height: 300 }, viewport)).toEqual(
+      FITTED,
+    );
+  });
+
+  it('is fitted while sizes are unknown', () => {
+    expect(actualSizeView({ width: 0, height: 0 }, image, viewport)).toEqual(FITTED);
   });
 });

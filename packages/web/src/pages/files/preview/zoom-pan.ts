@@ -90,3 +90,12 @@ export function fitSize(natural: Size, viewport: Size): Size {
   const ratio = Math.min(1, viewport.width / natural.width, viewport.height / natural.height);
   return { width: natural.width * ratio, height: natural.height * ratio };
 }
+
+/**
+ * "Full size": the original's pixels one to one on screen (as far as the zoom limits allow),
+ * centred. `image` is the fitted size the image is drawn at.
+ */
+export function actualSizeView(original: Size, image: Size, viewport: Size): View {
+  if (original.width <= 0 || image.width <= 0) return FITTED;
+  return clampView({ scale: original.width / image.width, x: 0, y: 0 }, image, viewport);
+}

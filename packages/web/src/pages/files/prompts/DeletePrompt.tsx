@@ -10,7 +10,7 @@ import { deleteEntries, reloadListing } from '../operations';
 
 /** How long the button shows that the deletion is done before the prompt goes. */
 const DONE_DELAY_MS = 500;
-export function DeletePrompt({ props: { items }, close }: PromptProps<'delete'>) {
+export function DeletePrompt({ props: { items, onDeleted }, close }: PromptProps<'delete'>) {
   const { t } = useTranslation();
   const [phase, setPhase] = useState<'ask' | 'busy' | 'done'>('ask');
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -23,6 +23,8 @@ export function DeletePrompt({ props: { items }, close }: PromptProps<'delete'>)
       await deleteEntries(items);
       setPhase('done');
       useFilesStore.getState().clearSelection();
+      // Before the reload: a preview must not ask for the file that is gone.
+      onDeleted?.();
       reloadListing();
       timer.current = setTimeout(close, DONE_DELAY_MS);
     } catch (error) {

@@ -15,7 +15,7 @@ function selectBaseName(input: HTMLInputElement | null, isDir: boolean): void {
   input.setSelectionRange(0, !isDir && dot > 0 ? dot : input.value.length);
 }
 
-export function RenamePrompt({ props: { item }, close }: PromptProps<'rename'>) {
+export function RenamePrompt({ props: { item, onRenamed }, close }: PromptProps<'rename'>) {
   const { t } = useTranslation();
   const [name, setName] = useState(item.name);
   const [busy, setBusy] = useState(false);
@@ -37,6 +37,8 @@ export function RenamePrompt({ props: { item }, close }: PromptProps<'rename'>) 
       close();
       // The renamed entry stays selected under its new name.
       useFilesStore.getState().setSelection({ paths: new Set([destination]), anchor: destination });
+      // Before the reload: a preview must not ask for the old path, which is gone.
+      onRenamed?.(destination);
       reloadListing();
     } catch (error) {
       showError(error);
