@@ -2,7 +2,7 @@ import type { FileInfo } from '@filebrowser/contract';
 import type { Text } from '@codemirror/state';
 import { EditorView, type ViewUpdate } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { saveFileContent } from '../../../api/file-view';
@@ -13,6 +13,10 @@ import { useUser } from '../../../hooks/use-user';
 import { useLayoutStore } from '../../../stores/layout';
 import { showError, showSuccess } from '../../../stores/toasts';
 import { filesRoute, parentPath } from '../../../utils/paths';
+import { CsvTable } from '../viewers/CsvTable';
+import { MarkdownView } from '../viewers/MarkdownView';
+import { showsSource, viewModesFor, type ViewMode } from '../viewers/view-modes';
+import { ViewModeSwitch } from '../viewers/ViewModeSwitch';
 import { editorTheme } from './editor-theme';
 import { useLeaveGuard } from './leave-guard';
 import { useLanguage } from './use-language';
@@ -41,7 +45,9 @@ export function isReadOnly(file: Pick<FileInfo, 'type' | 'content' | 'size'>, ca
 
 /**
  * A text file in CodeMirror with highlighting by its name. Saving (button or Ctrl/Cmd+S) writes
- * it back; leaving with unsaved changes asks first.
+ * it back; leaving with unsaved changes asks first. A CSV/TSV file opens as a table and a
+ * Markdown file rendered beside its source; the editor stays mounted behind the other views, so
+ * switching keeps the undo history and unsaved changes, and the views show the text as typed.
  */
 export function Editor({ file }: { file: FileInfo }) {
   const { t } = useTranslation();
@@ -59,6 +65,16 @@ export function Editor({ file }: { file: FileInfo }) {
   const savedDoc = useRef<Text | null>(null);
   const saving = useRef(false);
   const [dirty, setDirty] = useState(false);
+  const modes = useMemo(() => viewModesFor(file.name, readOnly), [file.name, readOnly]);
+  const [mode, setMode] = useState<ViewMode>(modes[0] ?? 'source');
+  // The document itself (immutable, cheap to keep): turned into a string only for a view that
+  // shows it, and deferred so typing stays ahead of re-rendering a big table or page.
+  const [doc, setDoc] = useState<Text | null>(null);
+  const shownDoc = useDeferredValue(doc);
+  const viewText = useMemo(
+    () => (mode === 'source' ? '' : (shownDoc?.toString() ?? initial)),
+    [mode, shownDoc, initial],
+  );
   const [busy, setBusy] = useState(false);
   const folderRoute = filesRoute(parentPath(file.path), true);
 
@@ -111,6 +127,7 @@ export function Editor({ file }: { file: FileInfo }) {
 
   const onUpdate = useCallback((update: ViewUpdate) => {
     if (!update.docChanged) return;
+    setDoc(update.state.doc);
     const saved = savedDoc.current;
     setDirty(saved === null || !update.state.doc.eq(saved));
   }, []);
@@ -136,6 +153,7 @@ export function Editor({ file }: { file: FileInfo }) {
             {t('editor.unsaved')}
           </span>
         )}
+        <ViewModeSwitch modes={modes} mode={mode} onChange={setMode} />
         <ShareButton path={file.path} />
         {readOnly ? (
           <span className="editor__badge">
@@ -155,21 +173,27 @@ export function Editor({ file }: { file: FileInfo }) {
           </button>
         )}
       </div>
-      <div className="editor__body">
-        <CodeMirror
-          value={initial}
-          theme={theme}
-          extensions={extensions}
-          basicSetup={BASIC_SETUP}
-          readOnly={readOnly}
-          height="100%"
-          autoFocus={!readOnly}
-          onCreateEditor={(editor) => {
-            view.current = editor;
-            savedDoc.current = editor.state.doc;
-          }}
-          onUpdate={onUpdate}
-        />
+      <div className={`editor__body editor__body--${mode}`}>
+        {mode === 'table' && <CsvTable text={viewText} name={file.name} />}
+        <div className="editor__source" hidden={!showsSource(mode)}>
+          <CodeMirror
+            value={initial}
+            theme={theme}
+            extensions={extensions}
+            basicSetup={BASIC_SETUP}
+            readOnly={readOnly}
+            height="100%"
+            autoFocus={!readOnly && showsSource(modes[0] ?? 'source')}
+            onCreateEditor={(editor) => {
+              view.current = editor;
+              savedDoc.current = editor.state.doc;
+            }}
+            onUpdate={onUpdate}
+          />
+        </div>
+        {(mode === 'rendered' || mode === 'split') && (
+          <MarkdownView text={viewText} path={file.path} name={file.name} />
+        )}
       </div>
     </section>
   );
