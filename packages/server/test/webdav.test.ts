@@ -252,8 +252,9 @@ describe('WebDAV protocol', () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as AddressInfo).port;
     const staging = async () => (await fs.readdir(file('ann', 'docs'))).filter((n) => n.includes('.fb-'));
-    // Not a multiple of the write batch: the last, partial batch must land too.
-    const bytes = crypto.randomBytes(5 * 1024 * 1024 + 12345);
+    // Past the first background flush (64 MiB), and not a multiple of the write batch: the
+    // last, partial batch must land too.
+    const bytes = crypto.randomBytes(67 * 1024 * 1024 + 12345);
     const whole = await fetch(`http://127.0.0.1:${port}/dav/docs/big.bin`, {
       method: 'PUT',
       headers: { authorization: basic('ann') },
