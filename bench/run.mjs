@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startApache } from './lib/apache.mjs';
 import { cleanupAll, installCleanupHandlers, setKeepDirs, trackDir, wasInterrupted } from './lib/cleanup.mjs';
 import { createDataset, diskNeed, sizesFor } from './lib/dataset.mjs';
 import { startNginx } from './lib/nginx.mjs';
@@ -11,6 +12,7 @@ import { evaluate, formatTable, writeJson } from './lib/report.mjs';
 import { startServer } from './lib/server.mjs';
 import { fmtSize } from './lib/units.mjs';
 import { archiveRow } from './rows/archive.mjs';
+import { davRow } from './rows/dav.mjs';
 import { downloadRow } from './rows/download.mjs';
 import { listRow } from './rows/list.mjs';
 import { searchRow } from './rows/search.mjs';
@@ -19,7 +21,7 @@ import { uploadRow } from './rows/upload.mjs';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 /** @type {import('./lib/context.mjs').Row[]} */
-const ROWS = [listRow, downloadRow, uploadRow, archiveRow, searchRow, thumbsRow];
+const ROWS = [listRow, downloadRow, uploadRow, archiveRow, searchRow, thumbsRow, davRow];
 
 /** @param {string} msg */
 const log = (msg) => console.error(`bench: ${msg}`);
@@ -87,8 +89,8 @@ async function main() {
 
   const dataRoot = path.join(workDir, 'data');
   const data = createDataset(dataRoot, sizes, log);
-  /** @type {{ server: import('./lib/server.mjs').Server | null, nginx: import('./lib/nginx.mjs').Nginx | null }} */
-  const running = { server: null, nginx: null };
+  /** @type {{ server: import('./lib/server.mjs').Server | null, nginx: import('./lib/nginx.mjs').Nginx | null, apache: import('./lib/apache.mjs').Apache | null }} */
+  const running = { server: null, nginx: null, apache: null };
   /** @type {import('./lib/context.mjs').Context} */
   const ctx = {
     opts,
@@ -99,6 +101,11 @@ async function main() {
     nginx: lazy(
       async () => (running.nginx = await startNginx({ workDir, dataRoot, workers: opts.nginxWorkers, log })),
     ),
+    apache: lazy(async () => {
+      // The folder PUT writes into must exist before httpd starts (it is handed to httpd's user).
+      const writable = [(await data.uploads()).abs];
+      return (running.apache = await startApache({ workDir, dataRoot, writable, log }));
+    }),
   };
 
   /** @type {import('./lib/report.mjs').RowResult[]} */
@@ -155,6 +162,7 @@ async function main() {
   } finally {
     await running.server?.stop();
     await running.nginx?.stop();
+    await running.apache?.stop();
     await cleanupAll();
   }
   if (wasInterrupted()) return 130;

@@ -7,6 +7,7 @@
  * @property {string} workDir scratch folder of this run (outside the served root)
  * @property {() => Promise<import('./server.mjs').Server>} server started on first use
  * @property {() => Promise<import('./nginx.mjs').Nginx | null>} nginx started on first use; null when not installed
+ * @property {() => Promise<import('./apache.mjs').Apache | null>} apache httpd with mod_dav, started on first use; null when not installed
  * @property {(msg: string) => void} log progress on stderr
  */
 

@@ -121,7 +121,8 @@ export function request(url, options = {}) {
  * as the previous answer is fully read. Stops by itself at the deadline (or after maxRequests).
  * @param {string} url
  * @param {{ headers?: Record<string, string>, connections: number, durationMs: number,
- *   warmupMs?: number, maxRequests?: number, okStatus?: number }} options
+ *   warmupMs?: number, maxRequests?: number, okStatus?: number, method?: string,
+ *   body?: string | Buffer }} options
  * @returns {Promise<LoadResult>}
  */
 export async function loadTest(url, options) {
@@ -132,6 +133,8 @@ export async function loadTest(url, options) {
     warmupMs = 0,
     maxRequests = 10_000_000,
     okStatus = 200,
+    method = 'GET',
+    body,
   } = options;
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
   try {
@@ -153,7 +156,7 @@ export async function loadTest(url, options) {
     const worker = async () => {
       while (performance.now() < deadline && requests + errors < maxRequests) {
         try {
-          const r = await request(url, { headers, agent, timeoutMs: Math.max(5000, ms * 2) });
+          const r = await request(url, { method, headers, body, agent, timeoutMs: Math.max(5000, ms * 2) });
           if (r.status === okStatus) {
             requests++;
             bytes += r.bytes;

@@ -1,12 +1,29 @@
 // Command line and environment options of `npm run bench`.
 import os from 'node:os';
 
-/** Row ids in run order; "archive" is an alias for zip + targz. */
-export const ROW_IDS = ['list', 'download', 'upload', 'zip', 'targz', 'search', 'thumbs', 'memory'];
+/** Row ids in run order; "archive" is an alias for zip + targz, "dav" for the three WebDAV rows. */
+export const ROW_IDS = [
+  'list',
+  'download',
+  'upload',
+  'zip',
+  'targz',
+  'search',
+  'thumbs',
+  'dav-propfind',
+  'dav-put',
+  'dav-get',
+  'memory',
+];
+const ALIASES = /** @type {Record<string, string[]>} */ ({
+  archive: ['zip', 'targz'],
+  dav: ['dav-propfind', 'dav-put', 'dav-get'],
+});
 
 export const USAGE = `usage: npm run bench -- [options]
 
-  --only <ids>          comma-separated rows: ${ROW_IDS.join(', ')} (archive = zip,targz)
+  --only <ids>          comma-separated rows: ${ROW_IDS.join(', ')}
+                        (archive = zip,targz; dav = dav-propfind,dav-put,dav-get)
   --scale <n>           data-set scale, default $BENCH_SCALE or 1 (0.05 = quick smoke run)
   --duration <s>        seconds per side for the listing load, default $BENCH_DURATION or 10 x scale (2..10)
   --connections <n>     keep-alive connections for the listing load, default $BENCH_CONNECTIONS or 8
@@ -104,13 +121,13 @@ export function parseOptions(argv, env) {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean)) {
-      if (id === 'archive') {
-        rows.add('zip');
-        rows.add('targz');
+      const alias = ALIASES[id];
+      if (alias) {
+        for (const a of alias) rows.add(a);
       } else if (ROW_IDS.includes(id)) {
         rows.add(id);
       } else {
-        throw new Error(`unknown row "${id}" (known: ${ROW_IDS.join(', ')}, archive)`);
+        throw new Error(`unknown row "${id}" (known: ${[...ROW_IDS, ...Object.keys(ALIASES)].join(', ')})`);
       }
     }
     rows.add('memory'); // free: it reads the server's peak RSS after the selected rows

@@ -1,5 +1,6 @@
 // Starts the built server on 127.0.0.1 with a fresh database, logs in, and watches its memory.
 import { hash } from '@node-rs/bcrypt';
+import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { freePort } from './proc.mjs';
  * @property {number} pid
  * @property {string} cacheDir the preview cache folder (cleared by the thumbnail row)
  * @property {() => Record<string, string>} auth headers with the token
+ * @property {() => Record<string, string>} basic headers with Basic credentials (WebDAV)
  * @property {() => { peakKiB: number | null, sampledMaxKiB: number | null }} memory
  * @property {() => Promise<void>} stop
  */
@@ -122,6 +124,7 @@ export async function startServer({ entry, workDir, dataRoot, log }) {
     pid,
     cacheDir,
     auth: () => ({ 'X-Auth': token }),
+    basic: () => ({ Authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` }),
     memory: () => ({ peakKiB: procStatusKiB(pid, 'VmHWM'), sampledMaxKiB }),
     stop: async () => {
       clearInterval(sampler);

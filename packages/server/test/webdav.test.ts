@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -300,6 +302,48 @@ describe('WebDAV protocol', () => {
     } as RequestInit);
     expect(res.status).toBe(201);
     expect(await read('ann', 'docs', 'chunked.txt')).toBe('chunk one, chunk two');
+  });
+
+  it('writes a PUT of several batches byte for byte, and leaves nothing of one cut off midway', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as AddressInfo).port;
+    const staging = async () => (await fs.readdir(file('ann', 'docs'))).filter((n) => n.includes('.fb-'));
+    // Past the first background flush (64 MiB), and not a multiple of the write batch: the
+    // last, partial batch must land too.
+    const bytes = crypto.randomBytes(67 * 1024 * 1024 + 12345);
+    const whole = await fetch(`http://127.0.0.1:${port}/dav/docs/big.bin`, {
+      method: 'PUT',
+      headers: { authorization: basic('ann') },
+      body: bytes,
+    });
+    expect(whole.status).toBe(201);
+    expect((await fs.readFile(file('ann', 'docs', 'big.bin'))).equals(bytes)).toBe(true);
+
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/dav/docs/cut.bin',
+      headers: { authorization: basic('ann'), 'content-length': String(bytes.length) },
+    });
+    const closed = new Promise<void>((resolve) => req.on('close', () => resolve()));
+    req.on('error', () => undefined);
+    req.write(bytes.subarray(0, 3 * 1024 * 1024));
+    const until = async (done: () => Promise<boolean>) => {
+      for (let i = 0; i < 500 && !(await done()); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    // Cut once more than a batch is on disk, so that the server stops with writes under way.
+    const onDisk = async () => {
+      const [name] = await staging();
+      return !!name && (await fs.stat(file('ann', 'docs', name))).size >= 2 * 1024 * 1024;
+    };
+    await until(onDisk);
+    expect(await onDisk()).toBe(true);
+    req.destroy();
+    await closed;
+    await until(async () => (await staging()).length === 0);
+    expect(await staging()).toEqual([]);
+    expect(await exists('ann', 'docs', 'cut.bin')).toBe(false);
   });
 
   it('answers 409 for a missing parent, and MKCOL 405 on an existing name and 415 with a body', async () => {

@@ -472,6 +472,8 @@ interface Listing {
 /** Whether a listing's text depends on nothing but its key and its snapshot (see `ListingCache`). */
 interface Computed extends Listing {
   cacheable: boolean;
+  /** The listed entries with their metadata as numbers. */
+  entries: readonly Sortable[];
 }
 
 /** The listing of a snapshot: rules, types, links, subtitles, sorting. */
@@ -586,7 +588,7 @@ async function computeListing(
   sortListing(listed, opts.sorting);
   const items = new Array<FileItem>(listed.length);
   for (let i = 0; i < listed.length; i++) items[i] = listed[i]!.item;
-  return { items, numDirs, numFiles: listed.length - numDirs, cacheable };
+  return { items, entries: listed, numDirs, numFiles: listed.length - numDirs, cacheable };
 }
 
 /**
@@ -602,19 +604,35 @@ export async function listDirectory(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<Listing> {
+  const { items, numDirs, numFiles } = await computeFresh(access, dir, dirVirtual, opts, deps);
+  return { items, numDirs, numFiles };
+}
+
+/**
+ * `listDirectory`'s entries with their size and time as numbers, for a caller that renders its
+ * own text (WebDAV's PROPFIND would otherwise parse every item's time back from its text).
+ */
+export async function listDirectoryEntries(
+  access: FileAccess,
+  dir: Pinned,
+  dirVirtual: string,
+  opts: ListingOptions,
+  deps: ListingIo = defaultListingIo,
+): Promise<readonly Sortable[]> {
+  return (await computeFresh(access, dir, dirVirtual, opts, deps)).entries;
+}
+
+async function computeFresh(
+  access: FileAccess,
+  dir: Pinned,
+  dirVirtual: string,
+  opts: ListingOptions,
+  deps: ListingIo,
+): Promise<Computed> {
   const dev = opts.dev ?? dir.stat.dev;
   const snapshot = await deps.reader.read(dir.path, dev);
   try {
-    const { items, numDirs, numFiles } = await computeListing(
-      access,
-      dir,
-      dirVirtual,
-      opts,
-      dev,
-      snapshot,
-      deps,
-    );
-    return { items, numDirs, numFiles };
+    return await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps);
   } finally {
     snapshot.release();
   }

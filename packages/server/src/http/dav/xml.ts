@@ -26,8 +26,13 @@ export class DavError extends AppError {
   }
 }
 
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /[&<>"'\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
 /** Escapes text for XML; characters XML 1.0 cannot carry at all (control codes in a file name) become U+FFFD. */
 export function escapeXml(text: string): string {
+  // Most names need nothing: one test instead of two replacing passes (PROPFIND escapes every name).
+  if (!NEEDS_ESCAPE.test(text)) return text;
   return (
     text
       .replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
