@@ -12,6 +12,8 @@ import { rootIsCaseInsensitive } from './files/case.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installErrorHandler } from './http/errors.js';
+import { AppMetrics } from './http/metrics/collectors.js';
+import { metricsRoutes, serveMetricsApart, type MetricsListener } from './http/metrics/routes.js';
 import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
@@ -41,6 +43,8 @@ export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
   routes: RouteIndex;
+  /** The separate metrics listener of --metricsAddress, when there is one. */
+  metricsListener?: MetricsListener;
 }
 
 /** Strips the optional base URL (contract 1.1: the prefix may be present or not). */
@@ -107,6 +111,11 @@ export async function buildApp(
   // Previews (and their disk cache) hear about every write, move and delete of the file routes.
   const previews = await PreviewService.start(ctx, opts.pathEnv ?? process.env.PATH ?? '');
   const fileEvents = previews.fileEvents();
+  // Before any route, so that every route's responses are counted.
+  const metrics = config.metrics ? new AppMetrics(store, previews) : undefined;
+  metrics?.observe(app);
+  const metricsListener =
+    metrics && config.metricsAddress ? serveMetricsApart(app, metrics, config.metricsAddress) : undefined;
   // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
   const routes = new RouteIndex();
   app.addHook('onRoute', (route) => routes.add(route.method, route.url));
@@ -128,8 +137,9 @@ export async function buildApp(
   await app.register(commandRoutes(ctx));
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));
+  await app.register(metricsRoutes(ctx, metrics));
   await app.register(staticRoutes(ctx, { routes, archiveFormats: availableArchiveFormats }));
-  return { app, ctx, routes };
+  return { app, ctx, routes, ...(metricsListener ? { metricsListener } : {}) };
 }
 
 export function defaultWebDist(): string {

@@ -181,6 +181,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['  Pending upload bytes per user:', String(server.uploadsPendingBytes)],
     ['  Pending upload expiry:', formatDuration(server.uploadsExpiry)],
     ['  Shutdown grace:', `${server.shutdownGrace}s`],
+    ['  Metrics:', server.metrics ? server.metricsAddress || '/metrics (admins)' : 'off'],
     ['', ''],
     ['Defaults:', ''],
     ['  Scope:', d.scope],

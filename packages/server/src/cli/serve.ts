@@ -89,6 +89,8 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     const listening = await listen(app, config);
     undoSetup = () => {};
     io.out(`Database: ${path.resolve(database)}\nServing: ${config.root}\n`);
+    const metricsUrl = built.metricsListener?.url();
+    if (metricsUrl) io.out(`Metrics: ${metricsUrl}\n`);
     announce();
     const connections = new Connections(listening.server);
     const running: RunningServer = {

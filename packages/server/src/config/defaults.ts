@@ -39,6 +39,8 @@ export function defaultConfig(): ServerConfig {
     uploadsPendingBytes: 200 * 1024 ** 3,
     uploadsExpiry: 24 * 3600,
     shutdownGrace: 10,
+    metrics: false,
+    metricsAddress: '',
     webDist: '',
     version: VERSION,
   };

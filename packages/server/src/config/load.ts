@@ -145,6 +145,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     max: 86_400,
     description: 'seconds running requests may take to finish on SIGTERM (default 10)',
   },
+  { name: 'metrics', kind: 'boolean', description: 'serve Prometheus metrics at /metrics (admins only)' },
+  {
+    name: 'metricsAddress',
+    kind: 'string',
+    description: 'host:port of a separate listener for /metrics, without sign-in (e.g. 127.0.0.1:9180)',
+  },
   { name: 'webDist', kind: 'path', description: 'folder of the built web app', hidden: true },
 ];
 
@@ -524,6 +530,8 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
   ['shutdownGrace', 'shutdownGrace', false],
+  ['metrics', 'metrics', false],
+  ['metricsAddress', 'metricsAddress', false],
 ];
 
 /** Keys of File Browser's exported `server` object, in its order, then ours. */
@@ -576,6 +584,8 @@ export function serverRecordFromConfig(
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
       shutdownGrace: config.shutdownGrace,
+      metrics: config.metrics,
+      metricsAddress: config.metricsAddress,
       ...extra,
     }),
     authHook: '',
@@ -681,6 +691,8 @@ export function resolveServerConfig(
     uploadsExpiry:
       v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
     shutdownGrace: (v.shutdownGrace as number | undefined) ?? d.shutdownGrace,
+    metrics: (v.metrics as boolean | undefined) ?? d.metrics,
+    metricsAddress: ((v.metricsAddress as string | undefined) ?? d.metricsAddress).trim(),
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
   };
   if (config.tokenExpirationTime <= 0) {
@@ -689,12 +701,25 @@ export function resolveServerConfig(
   if (config.uploadsExpiry <= 0) {
     throw new ConfigError('uploadsExpiry must be longer than zero');
   }
+  if (config.metricsAddress) parseListenAddress(config.metricsAddress, 'metricsAddress');
   if (!!config.cert !== !!config.key) {
     throw new ConfigError(
       config.cert ? '--cert needs --key (the TLS private key)' : '--key needs --cert (the TLS certificate)',
     );
   }
   return config;
+}
+
+/** `host:port` or `[ipv6]:port`, as --metricsAddress takes it; port 0 picks a free one. */
+export function parseListenAddress(raw: string, label: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) {
+    throw new ConfigError(
+      `invalid value "${raw}" for ${label}: expected host:port, like 127.0.0.1:9180 or [::1]:9180`,
+    );
+  }
+  return { host: (m[1] ?? m[2])!, port };
 }
 
 /** "/files/" -> "/files", "files" -> "/files", "/" -> "". */

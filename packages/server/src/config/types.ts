@@ -43,6 +43,13 @@ export interface ServerConfig {
   uploadsExpiry: number;
   /** Seconds requests in flight may take to finish once SIGTERM or SIGINT asked the server to stop. */
   shutdownGrace: number;
+  /** Serve Prometheus metrics (off by default). */
+  metrics: boolean;
+  /**
+   * `host:port` of a separate listener for /metrics, served there without sign-in; "" serves
+   * them at /metrics on the main listener, to administrators only.
+   */
+  metricsAddress: string;
   /** Folder of the built web app (index.html and its assets). */
   webDist: string;
   /** Version string shown to clients. */

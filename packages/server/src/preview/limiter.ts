@@ -5,6 +5,16 @@ export class Semaphore {
 
   constructor(private readonly size: number) {}
 
+  /** Tasks waiting for a free slot. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Tasks running now. */
+  get running(): number {
+    return this.active;
+  }
+
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.active++;

@@ -57,6 +57,11 @@ export class PreviewService {
     this.limiter = new Semaphore(Math.max(1, options.processors));
   }
 
+  /** Previews being made and previews waiting for a free processor (the metrics gauges). */
+  load(): { running: number; queued: number } {
+    return { running: this.limiter.running, queued: this.limiter.queued };
+  }
+
   /**
    * Sets the service up for a server: the cache folder (`--cacheDir`, by default `cache` beside
    * the database) and ffmpeg, looked up once on `pathEnv` (the server's PATH). Both are logged.

@@ -22,6 +22,8 @@ export interface Store {
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
+  /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
+  ping(): void;
   close(): void;
 }
 
@@ -39,6 +41,7 @@ export function openStore(file: string): Store {
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
+    ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };
 }

@@ -43,6 +43,15 @@ export class SessionsRepo {
     this.db.prepare('DELETE FROM sessions WHERE user_id = ? AND id != ?').run(userId, exceptId ?? '');
   }
 
+  /** Sessions not yet expired or revoked (the metrics gauge). */
+  countLive(): number {
+    return (
+      this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE expires_at > ?').get(Date.now()) as {
+        n: number;
+      }
+    ).n;
+  }
+
   purgeExpired(): void {
     this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(Date.now());
   }

@@ -96,6 +96,11 @@ export class UploadsRepo {
     return (this.db.prepare('SELECT * FROM uploads WHERE updated_at < ?').all(before) as Row[]).map(fromRow);
   }
 
+  /** Resumable uploads pending across all users (the metrics gauge). */
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n;
+  }
+
   all(): PendingUpload[] {
     return (this.db.prepare('SELECT * FROM uploads').all() as Row[]).map(fromRow);
   }

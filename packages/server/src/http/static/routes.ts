@@ -35,9 +35,18 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
   return async (app) => {
     await app.register(fastifyStatic, { root: dist, serve: false, preCompressed: true, cacheControl: false });
 
-    app.all('/health', async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').send('{"status":"OK"}'),
-    );
+    // Probes (the container's HEALTHCHECK, load balancers) ask whether requests can be served,
+    // and nearly every one needs the database.
+    app.all('/health', async (request, reply) => {
+      void reply.type('application/json; charset=utf-8');
+      try {
+        ctx.store.ping();
+      } catch (err) {
+        request.log.error({ err }, 'health check: the database does not answer');
+        return reply.code(503).send('{"status":"unavailable","reason":"the database does not answer"}');
+      }
+      return reply.send('{"status":"OK"}');
+    });
 
     // Branding files are whatever the administrator's folder holds, so they are served as user
     // files are (an SVG logo must not run script in this origin). The Content-Type is only known
