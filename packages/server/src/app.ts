@@ -1,6 +1,6 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
@@ -11,6 +11,7 @@ import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
+import { installAccessLog } from './http/access-log.js';
 import { installErrorHandler } from './http/errors.js';
 import { AppMetrics } from './http/metrics/collectors.js';
 import { metricsRoutes, serveMetricsApart, type MetricsListener } from './http/metrics/routes.js';
@@ -34,7 +35,8 @@ import { PreviewService } from './preview/service.js';
 import type { Store } from './store/index.js';
 
 export interface BuildOptions {
-  logger?: FastifyServerOptions['logger'];
+  /** The process's logger (see logging.ts); none by default, as tests want. */
+  logger?: FastifyBaseLogger;
   /** Folders searched for ffmpeg at start, PATH-style (default: the process's PATH). */
   pathEnv?: string;
 }
@@ -63,7 +65,9 @@ export async function buildApp(
   opts: BuildOptions = {},
 ): Promise<BuiltApp> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // Requests are logged once, at response time, without their query (http/access-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: config.trustedProxies,
     bodyLimit: 64 * 1024 * 1024,
     routerOptions: { ignoreDuplicateSlashes: false, maxParamLength: 4096 },
@@ -75,6 +79,7 @@ export async function buildApp(
   const ctx = { config, store, log: app.log as Logger } as AppContext;
   ctx.auth = new AuthService(ctx);
 
+  installAccessLog(app);
   installErrorHandler(app);
   readBodiesAsJson(app);
   // Staging files of writes a killed process never finished go before the first request.

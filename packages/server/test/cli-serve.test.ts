@@ -106,6 +106,8 @@ describe('filebrowser (serving)', () => {
       [['-k', 'key.pem'], /^error: --key needs --cert/],
       [['-r', 'missing'], /^error: root folder .*missing does not exist/],
       [['serve'], /^error: unknown command "serve"/],
+      [['--logFormat', 'xml'], /^error: invalid value "xml" for --logFormat: expected one of "text", "json"/],
+      [['--logLevel', 'loud'], /^error: invalid value "loud" for --logLevel/],
     ];
     for (const [args, message] of cases) {
       const r = run(args);
@@ -146,6 +148,36 @@ describe('filebrowser (serving)', () => {
     expect(second.stdout()).not.toContain('password');
     expect((await login(second.url, 'admin', password!)).status).toBe(200);
     expect(await second.stop()).toBe(0);
+  });
+
+  it('logs one text line per request to --log FILE and reopens the file on SIGHUP', async () => {
+    const port = await freePort();
+    fs.writeFileSync(path.join(dir, 'files', 'data.bin'), Buffer.alloc(200_000, 1));
+    const server = await start(['-d', 'fb.db', '-r', 'files', '-p', String(port), '-l', 'logs/fb.log']);
+    const password = /password: (\S+)/.exec(server.stdout())![1]!;
+    const token = (await login(server.url, 'admin', password)).body;
+    const download = await fetch(`${server.url}/api/raw/data.bin`, { headers: { 'x-auth': token } });
+    expect((await download.arrayBuffer()).byteLength).toBe(200_000);
+    expect((await login(server.url, 'bob', 'wrong-password')).status).toBe(403);
+
+    const file = path.join(dir, 'logs', 'fb.log');
+    const before = fs.readFileSync(file, 'utf8');
+    expect(before).toMatch(/^\S+Z 127\.0\.0\.1 admin GET \/api\/raw\/data\.bin 200 200000 \d+ms$/m);
+    expect(before).toMatch(
+      /^\S+Z WARN 127\.0\.0\.1 POST \/api\/login login failed for user "bob" from 127\.0\.0\.1$/m,
+    );
+    expect(before).not.toContain(token);
+    expect(before).not.toContain(password);
+
+    // What logrotate does: rename, then SIGHUP; the server writes on to a new file of the old name.
+    fs.renameSync(file, file + '.1');
+    server.child.kill('SIGHUP');
+    for (let i = 0; i < 1000 && !fs.existsSync(file); i++) await fetch(`${server.url}/health`);
+    const afterwards = await fetch(`${server.url}/api/resources/`, { headers: { 'x-auth': token } });
+    expect(afterwards.status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/ admin GET \/api\/resources\/ 200 /);
+    expect(fs.readFileSync(file + '.1', 'utf8')).not.toMatch(/ GET \/api\/resources\/ /);
   });
 
   it('takes back the administrator of a first start that cannot listen, and shows a password that works on the next', async () => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { UserInput } from '@filebrowser/contract';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../src/app.js';
+import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
@@ -34,7 +34,10 @@ export interface TestApp {
 }
 
 /** A real app on a temporary folder and a temporary SQLite file. Nothing is mocked. */
-export async function startTestApp(overrides: Partial<ServerConfig> = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<ServerConfig> = {},
+  buildOptions: BuildOptions = {},
+): Promise<TestApp> {
   const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-test-'));
   const root = path.join(base, 'root');
   const outside = path.join(base, 'outside');
@@ -50,7 +53,7 @@ export async function startTestApp(overrides: Partial<ServerConfig> = {}): Promi
     ...overrides,
   };
   const store = openStore(dbFile);
-  const { app, ctx } = await buildApp(config, store);
+  const { app, ctx } = await buildApp(config, store, buildOptions);
   const { hashPassword } = await import('../src/auth/passwords.js');
   await quickSetup(ctx, {
     username: 'admin',

@@ -165,6 +165,8 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['  Socket:', server.socket],
     ['  Base URL:', server.baseURL],
     ['  Log:', server.log],
+    ['  Log format:', server.logFormat],
+    ['  Log level:', server.logLevel],
     ['  TLS cert:', server.cert],
     ['  TLS key:', server.key],
     ['  Token expiration time:', formatDuration(server.tokenExpirationTime)],

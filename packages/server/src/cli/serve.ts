@@ -3,7 +3,8 @@ import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import { createAccount } from '../auth/accounts.js';
 import { randomPassword } from '../auth/passwords.js';
@@ -18,6 +19,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
+import { createLogger } from '../logging.js';
 import { isNewDatabase } from '../store/db.js';
 import { openStore, type Store } from '../store/index.js';
 import { lockDatabase } from '../store/server-lock.js';
@@ -62,7 +64,8 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   try {
     const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
     checkRootFolder(config.root);
-    const built = await buildApp(config, store, { logger: loggerOptions(config.log, io.places.cwd) });
+    const log = openLog(config, io.places.cwd);
+    const built = await buildApp(config, store, log.logger ? { logger: log.logger } : {});
     app = built.app;
     let announce = (): void => {};
     if (firstStart) {
@@ -109,6 +112,8 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     };
     // Before the line that tells the server is up: a signal sent on seeing it must find the handler.
     if (io.ownsProcess) closeOnSignals(running, io);
+    // logrotate renames the file and sends SIGHUP: later lines go to a new file of the old name.
+    if (io.ownsProcess && log.reopen) process.on('SIGHUP', log.reopen);
     io.out(`Listening on ${listening.url}\n`);
     return running;
   } catch (err) {
@@ -181,21 +186,21 @@ function announceAdmin(io: CliIO, username: string, generatedPassword: string | 
   );
 }
 
-/** Fastify's logger (pino) per --log: stdout, stderr, "" for none, or a file. */
-function loggerOptions(log: string, cwd: string): FastifyServerOptions['logger'] {
-  switch (log) {
-    case '':
-      return false;
-    case 'stdout':
-      return { level: 'info' };
-    case 'stderr':
-      return { level: 'info', stream: process.stderr };
-    default: {
-      const file = path.resolve(cwd, log);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      return { level: 'info', file };
-    }
-  }
+/** The process's log per --log: stdout, stderr, "" for none, or a file reopened on SIGHUP. */
+function openLog(config: ServerConfig, cwd: string): { logger?: FastifyBaseLogger; reopen?: () => void } {
+  if (config.log === '') return {};
+  const file = config.log === 'stdout' || config.log === 'stderr' ? undefined : path.resolve(cwd, config.log);
+  // Synchronous writes: a line is in the file before the next request is answered, and none is
+  // lost when the process exits.
+  const dest = pino.destination({
+    dest: file ?? (config.log === 'stderr' ? 2 : 1),
+    sync: true,
+    ...(file ? { mkdir: true, append: true } : {}),
+  });
+  return {
+    logger: createLogger(dest, config.logFormat, config.logLevel),
+    ...(file ? { reopen: () => dest.reopen() } : {}),
+  };
 }
 
 interface Listening {

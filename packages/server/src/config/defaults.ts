@@ -17,6 +17,8 @@ export function defaultConfig(): ServerConfig {
     port: 8080,
     baseURL: '',
     log: 'stdout',
+    logFormat: 'text',
+    logLevel: 'info',
     cert: '',
     key: '',
     socket: '',

@@ -5,6 +5,7 @@ import { Command, Option } from 'commander';
 import YAML from 'yaml';
 import { looksLikeBcryptHash } from '../auth/passwords.js';
 import { defaultWebDist } from '../app.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logging.js';
 import { defaultConfig, parseDuration } from './defaults.js';
 import type { ServerConfig } from './types.js';
 
@@ -71,6 +72,18 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   { name: 'root', short: 'r', kind: 'path', description: 'root folder to serve (default ".")' },
   { name: 'baseURL', short: 'b', kind: 'string', description: 'base URL when served under a path prefix' },
   { name: 'log', short: 'l', kind: 'string', description: 'log output: stdout, stderr, "" or a file' },
+  {
+    name: 'logFormat',
+    kind: 'string',
+    choices: LOG_FORMATS,
+    description: 'log lines as "text" or "json" (default "text")',
+  },
+  {
+    name: 'logLevel',
+    kind: 'string',
+    choices: LOG_LEVELS,
+    description: 'least severe level logged: error, warn, info or debug (default "info")',
+  },
   { name: 'cert', short: 't', kind: 'path', description: 'TLS certificate file' },
   { name: 'key', short: 'k', kind: 'path', description: 'TLS key file' },
   { name: 'socket', kind: 'path', description: 'unix socket to listen on (instead of address and port)' },
@@ -511,6 +524,8 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['port', 'port', false],
   ['address', 'address', false],
   ['log', 'log', false],
+  ['logFormat', 'logFormat', false],
+  ['logLevel', 'logLevel', false],
   ['disableThumbnails', 'enableThumbnails', true],
   ['disablePreviewResize', 'resizePreview', true],
   ['disableExec', 'enableExec', true],
@@ -565,6 +580,8 @@ export function serverRecordFromConfig(
       port: config.port,
       address: config.address,
       log: config.log,
+      logFormat: config.logFormat,
+      logLevel: config.logLevel,
       disableThumbnails: config.disableThumbnails,
       disablePreviewResize: config.disablePreviewResize,
       disableExec: config.disableExec,
@@ -665,6 +682,8 @@ export function resolveServerConfig(
     port: (v.port as number | undefined) ?? d.port,
     baseURL: normaliseBaseURL((v.baseURL as string | undefined) ?? ''),
     log: (v.log as string | undefined) ?? d.log,
+    logFormat: (v.logFormat as LogFormat | undefined) ?? d.logFormat,
+    logLevel: (v.logLevel as LogLevel | undefined) ?? d.logLevel,
     cert: optionalPath(v.cert),
     key: optionalPath(v.key),
     socket: optionalPath(v.socket),

@@ -1,3 +1,5 @@
+import type { LogFormat, LogLevel } from '../logging.js';
+
 /** Everything the server process is configured with, parsed and validated once (see config/load.ts). */
 export interface ServerConfig {
   /** Absolute path of the served root folder. */
@@ -10,6 +12,10 @@ export interface ServerConfig {
   baseURL: string;
   /** "stdout", "stderr", "" (discard) or a file path. */
   log: string;
+  /** One line per record: "text" for people and fail2ban, "json" for log collectors. */
+  logFormat: LogFormat;
+  /** Least severe level written. */
+  logLevel: LogLevel;
   cert: string;
   key: string;
   socket: string;

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } fr
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
+import { logFailedLogin } from '../access-log.js';
 import { currentAuth, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 
@@ -18,6 +19,11 @@ function jsonBody<T>(request: FastifyRequest): T | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A wrong password, a missing captcha, or too many of those: what fail2ban counts. */
+export function isRefusal(err: unknown): boolean {
+  return err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'too_many_requests');
 }
 
 function str(v: unknown): string | undefined {
@@ -45,14 +51,19 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       const body = jsonBody<LoginRequest>(request);
       const method = ctx.store.settings.get().authMethod;
       if (!body && method === 'json') throw forbidden();
-      const token = await ctx.auth.login({
-        username: str(body?.username),
-        password: str(body?.password),
-        recaptcha: str(body?.recaptcha),
-        ip: request.ip,
-        peer: request.socket.remoteAddress ?? '',
-        headers: request.headers,
-      });
+      const token = await ctx.auth
+        .login({
+          username: str(body?.username),
+          password: str(body?.password),
+          recaptcha: str(body?.recaptcha),
+          ip: request.ip,
+          peer: request.socket.remoteAddress ?? '',
+          headers: request.headers,
+        })
+        .catch((err: unknown) => {
+          if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
+          throw err;
+        });
       return reply.type('text/plain; charset=utf-8').send(token);
     });
 

@@ -7,6 +7,7 @@ import type { StoredUser } from '../../store/users.js';
 import { isApiTokenSecret, type ApiTokenGrant } from '../../auth/api-tokens.js';
 import { usernameKey } from '../../auth/usernames.js';
 import type { Confinement } from '../../files/access.js';
+import { logFailedLogin } from '../access-log.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", charset="UTF-8"' };
 
@@ -131,7 +132,14 @@ export async function davUser(ctx: AppContext, request: FastifyRequest): Promise
     case 'json': {
       const basic = basicCredentials(request);
       if (!basic) throw challenge();
-      return davCredentials(ctx, basic.username, basic.secret, request.ip);
+      try {
+        return await davCredentials(ctx, basic.username, basic.secret, request.ip);
+      } catch (err) {
+        // Wrong credentials answer 401 here (a challenge), not 403 as on /api/login.
+        const kind = err instanceof AppError ? err.kind : undefined;
+        if (kind === 'unauthorized' || kind === 'too_many_requests') logFailedLogin(request, basic.username);
+        throw err;
+      }
     }
     default:
       throw challenge(`WebDAV does not support the ${settings.authMethod} authentication method`);

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type fsp from 'node:fs/promises';
 import { etagOf } from '../../files/info.js';
 import { mimeByExtension, sniff } from '../../files/mime.js';
+import { logRequest } from '../access-log.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { headerValue } from '../resources/request-path.js';
 import { CHUNK, writeFileRange } from './file-body.js';
@@ -206,8 +207,8 @@ async function writeDirectly(
   } catch (err) {
     if (!isGone(err)) request.log.warn({ err }, 'sending a file failed');
   }
-  // Fastify logs completed requests in a hook that a hijacked reply skips.
-  reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  // The access log is written in a hook that a hijacked reply skips.
+  logRequest(request, reply);
   return reply;
 }
 
