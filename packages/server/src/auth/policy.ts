@@ -1,4 +1,4 @@
-import type { Permissions } from '@filebrowser/contract';
+import { PERMISSION_NAMES, type Permissions } from '@filebrowser/contract';
 import { forbidden } from '../errors.js';
 
 /**
@@ -67,15 +67,7 @@ export function assertMay(
 }
 
 /** What a read-only API token withholds: everything that changes something or acts for others. */
-export const READ_ONLY_WITHHOLDS: readonly Permission[] = [
-  'admin',
-  'execute',
-  'create',
-  'rename',
-  'modify',
-  'delete',
-  'share',
-];
+export const READ_ONLY_WITHHOLDS: readonly Permission[] = PERMISSION_NAMES.filter((p) => p !== 'download');
 
 /**
  * What a token limited to one folder withholds: what reaches beyond that folder. An administrator

@@ -2,6 +2,7 @@ import type { FileItem } from '@filebrowser/contract';
 import { useState, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Icon } from '../../components/Icon';
+import { EmptyState } from '../../components/EmptyState';
 import { formatAbsolute } from '../../utils/format-date';
 import { formatSize } from '../../utils/format-size';
 import { fileIcon } from '../files/file-icon';
@@ -27,12 +28,7 @@ export function ShareListing({ items, selected, onSelect, onOpen }: ShareListing
   }
 
   if (items.length === 0) {
-    return (
-      <div className="lonely">
-        <Icon name="sentiment_dissatisfied" className="lonely__icon" />
-        <p>{t('files.lonely')}</p>
-      </div>
-    );
+    return <EmptyState />;
   }
 
   const shown = items.slice(0, limit);

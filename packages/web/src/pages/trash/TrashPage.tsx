@@ -5,6 +5,7 @@ import { ApiError } from '../../api/client';
 import { deleteTrashItem, emptyTrash, listTrash, restoreTrashItem, type RestoreMode } from '../../api/trash';
 import { ErrorScreen } from '../../components/ErrorScreen';
 import { Icon } from '../../components/Icon';
+import { EmptyState } from '../../components/EmptyState';
 import { Spinner } from '../../components/Spinner';
 import { useLoad } from '../../hooks/use-load';
 import { usePageTitle } from '../../hooks/use-page-title';
@@ -171,10 +172,7 @@ export function TrashPage() {
         </div>
       </div>
       {items.length === 0 ? (
-        <div className="lonely">
-          <Icon name="delete_outline" className="lonely__icon" />
-          <p>{t('trash.nothing')}</p>
-        </div>
+        <EmptyState icon="delete_outline" text={t('trash.nothing')} />
       ) : (
         <div className="table-wrap">
           <table className="table">

@@ -11,7 +11,7 @@ import {
 } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
-import { Icon } from '../../../components/Icon';
+import { EmptyState } from '../../../components/EmptyState';
 import { useIsNarrow } from '../../../hooks/use-media-query';
 import { useUser } from '../../../hooks/use-user';
 import { startup } from '../../../startup';
@@ -75,16 +75,6 @@ function useScrollMargin(ref: RefObject<HTMLElement | null>): number {
     };
   }, [measure]);
   return margin;
-}
-
-function Lonely() {
-  const { t } = useTranslation();
-  return (
-    <div className="lonely">
-      <Icon name="sentiment_dissatisfied" className="lonely__icon" />
-      <p>{t('files.lonely')}</p>
-    </div>
-  );
 }
 
 /**
@@ -203,7 +193,7 @@ export function Listing({ folder }: { folder: FileInfo }) {
     };
   }, [navigate, ordered, order, user.singleClick, user.perm.rename, folder.path]);
 
-  if (ordered.length === 0) return <Lonely />;
+  if (ordered.length === 0) return <EmptyState />;
 
   const thumbnails = startup.EnableThumbs && user.perm.download && mode !== 'list';
   const modeClass = mode === 'list' ? 'list' : mode === 'mosaic' ? 'mosaic' : 'gallery';

@@ -5,6 +5,7 @@ import { deleteShare, listShares, shareLink } from '../../../api/shares';
 import { listUsers } from '../../../api/users';
 import { ErrorScreen } from '../../../components/ErrorScreen';
 import { Icon } from '../../../components/Icon';
+import { EmptyState } from '../../../components/EmptyState';
 import { Spinner } from '../../../components/Spinner';
 import { useCopyLink } from '../../../hooks/use-copy-link';
 import { useLoad } from '../../../hooks/use-load';
@@ -58,10 +59,7 @@ export function SharesSettings() {
         {t('settings.shares.title')}
       </h2>
       {state.data.length === 0 ? (
-        <div className="lonely">
-          <Icon name="sentiment_dissatisfied" className="lonely__icon" />
-          <p>{t('files.lonely')}</p>
-        </div>
+        <EmptyState />
       ) : (
         <div className="table-wrap">
           <table className="table">
