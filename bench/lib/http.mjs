@@ -4,6 +4,8 @@ import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
+import { checkEndpoint } from './outcome.mjs';
+import { fmtSize, mibPerSecond } from './units.mjs';
 
 /**
  * @typedef {object} Reply
@@ -182,4 +184,24 @@ export async function loadTest(url, options) {
       firstError,
     };
   }
+}
+
+/**
+ * One GET of a whole file of `bytes` bytes, as the throughput of a download row: refused unless
+ * the answer is 200 with every byte.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {string} what
+ * @param {number} bytes
+ * @returns {Promise<import('./measure.mjs').Measure>}
+ */
+export async function downloadThroughput(url, headers, what, bytes) {
+  const r = await request(url, { headers });
+  checkEndpoint(r, what);
+  if (r.bytes !== bytes) throw new Error(`${what} sent ${r.bytes} of ${bytes} bytes`);
+  return {
+    value: mibPerSecond(r.bytes, r.totalMs / 1000),
+    unit: 'MiB/s',
+    detail: `${fmtSize(r.bytes)} in ${(r.totalMs / 1000).toFixed(2)} s`,
+  };
 }

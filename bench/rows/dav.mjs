@@ -6,7 +6,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clearTimeout, setTimeout } from 'node:timers';
-import { loadTest, loopbackUrl, request } from '../lib/http.mjs';
+import { downloadThroughput, loadTest, loopbackUrl, request } from '../lib/http.mjs';
 import { measureBoth } from '../lib/measure.mjs';
 import { checkEndpoint, Skipped } from '../lib/outcome.mjs';
 import { evaluate } from '../lib/report.mjs';
@@ -193,22 +193,8 @@ export const davRow = {
 
     if (opts.rows.has('dav-get')) {
       const file = await ctx.data.bigFile();
-      /**
-       * @param {string} url
-       * @param {Record<string, string>} headers
-       * @param {string} what
-       * @returns {Promise<import('../lib/measure.mjs').Measure>}
-       */
-      const get = async (url, headers, what) => {
-        const r = await request(url, { headers });
-        checkEndpoint(r, what);
-        if (r.bytes !== file.bytes) throw new Error(`${what} sent ${r.bytes} of ${file.bytes} bytes`);
-        return {
-          value: mibPerSecond(r.bytes, r.totalMs / 1000),
-          unit: 'MiB/s',
-          detail: `${fmtSize(r.bytes)} in ${(r.totalMs / 1000).toFixed(2)} s`,
-        };
-      };
+      /** @type {(url: string, headers: Record<string, string>, what: string) => Promise<import('../lib/measure.mjs').Measure>} */
+      const get = (url, headers, what) => downloadThroughput(url, headers, what, file.bytes);
       const { reference, ours } = await measureBoth({
         reps: opts.reps,
         warmup: true,

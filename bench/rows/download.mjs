@@ -1,9 +1,9 @@
 // Row 2: throughput of one download of the big file, ours (/api/raw) vs nginx sendfile.
-import { request } from '../lib/http.mjs';
+import { downloadThroughput } from '../lib/http.mjs';
 import { measureBoth } from '../lib/measure.mjs';
-import { checkEndpoint, Skipped } from '../lib/outcome.mjs';
+import { Skipped } from '../lib/outcome.mjs';
 import { evaluate } from '../lib/report.mjs';
-import { fmtSize, mibPerSecond } from '../lib/units.mjs';
+import { fmtSize } from '../lib/units.mjs';
 
 /** @type {import('../lib/context.mjs').Row} */
 export const downloadRow = {
@@ -11,22 +11,8 @@ export const downloadRow = {
   async run(ctx) {
     const file = await ctx.data.bigFile();
 
-    /**
-     * @param {string} url
-     * @param {Record<string, string>} headers
-     * @param {string} what
-     * @returns {Promise<import('../lib/measure.mjs').Measure>}
-     */
-    const download = async (url, headers, what) => {
-      const r = await request(url, { headers });
-      checkEndpoint(r, what);
-      if (r.bytes !== file.bytes) throw new Error(`${what} sent ${r.bytes} of ${file.bytes} bytes`);
-      return {
-        value: mibPerSecond(r.bytes, r.totalMs / 1000),
-        unit: 'MiB/s',
-        detail: `${fmtSize(r.bytes)} in ${(r.totalMs / 1000).toFixed(2)} s`,
-      };
-    };
+    /** @type {(url: string, headers: Record<string, string>, what: string) => Promise<import('../lib/measure.mjs').Measure>} */
+    const download = (url, headers, what) => downloadThroughput(url, headers, what, file.bytes);
 
     const { reference, ours } = await measureBoth({
       reps: ctx.opts.reps,
