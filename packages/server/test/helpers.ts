@@ -30,6 +30,8 @@ export interface TestApp {
   createUser(data: UserInput & { username: string }, password?: string): Promise<StoredUser>;
   /** app.inject with X-Auth set from `token`. */
   request(token: string | undefined, opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** The admin's `PUT /api/users/:id` of the fields `which`, as the user form sends it. */
+  updateUser(id: number, which: string[], data: Record<string, unknown>): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,8 @@ export async function startTestApp(
   };
   const adminToken = await login('admin', ADMIN_PASSWORD);
 
+  const request: TestApp['request'] = (token, opts) =>
+    app.inject({ ...opts, headers: { ...(token ? { 'x-auth': token } : {}), ...opts.headers } });
   return {
     app,
     ctx,
@@ -79,8 +83,13 @@ export async function startTestApp(
     adminToken,
     login,
     createUser: (data, password = USER_PASSWORD) => createAccount(ctx, data, password, 'cli'),
-    request: (token, opts) =>
-      app.inject({ ...opts, headers: { ...(token ? { 'x-auth': token } : {}), ...opts.headers } }),
+    request,
+    updateUser: (id, which, data) =>
+      request(adminToken, {
+        method: 'PUT',
+        url: `/api/users/${id}`,
+        payload: { what: 'user', which, current_password: ADMIN_PASSWORD, data: { id, ...data } },
+      }),
     close: async () => {
       await app.close();
       store.close();

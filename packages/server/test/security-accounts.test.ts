@@ -194,16 +194,7 @@ describe('look-alike usernames', () => {
   it('refuses a rename onto a look-alike, and keeps the old name', async () => {
     const bob = await t.createUser({ username: 'bob' });
     for (const [name, status, message] of refused) {
-      const res = await t.request(t.adminToken, {
-        method: 'PUT',
-        url: `/api/users/${bob.id}`,
-        payload: {
-          what: 'user',
-          which: ['username'],
-          current_password: ADMIN_PASSWORD,
-          data: { id: bob.id, username: name },
-        },
-      });
+      const res = await t.updateUser(bob.id, ['username'], { username: name });
       expect(res.statusCode, name).toBe(status);
       expect(res.body).toContain(message);
       expect(t.ctx.store.users.get(bob.id)!.username).toBe('bob');
@@ -383,16 +374,7 @@ describe('revocation', () => {
   it('a password change by an admin ends every session of that user', async () => {
     const bob = await t.createUser({ username: 'bob' });
     const tokens = [await t.login('bob'), await t.login('bob')];
-    const res = await t.request(t.adminToken, {
-      method: 'PUT',
-      url: `/api/users/${bob.id}`,
-      payload: {
-        what: 'user',
-        which: ['password'],
-        current_password: ADMIN_PASSWORD,
-        data: { id: bob.id, password: 'a-brand-new-password-42' },
-      },
-    });
+    const res = await t.updateUser(bob.id, ['password'], { password: 'a-brand-new-password-42' });
     expect(res.statusCode).toBe(200);
     for (const token of tokens) {
       expect((await t.request(token, { method: 'GET', url: `/api/users/${bob.id}` })).statusCode).toBe(401);
@@ -418,16 +400,7 @@ describe('revocation', () => {
   it('a renamed user is signed out, and the old name no longer signs in', async () => {
     const bob = await t.createUser({ username: 'bob' });
     const token = await t.login('bob');
-    const res = await t.request(t.adminToken, {
-      method: 'PUT',
-      url: `/api/users/${bob.id}`,
-      payload: {
-        what: 'user',
-        which: ['username'],
-        current_password: ADMIN_PASSWORD,
-        data: { id: bob.id, username: 'robert' },
-      },
-    });
+    const res = await t.updateUser(bob.id, ['username'], { username: 'robert' });
     expect(res.statusCode).toBe(200);
     expect((await t.request(token, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(401);
     expect((await login('bob', USER_PASSWORD, '198.51.100.41')).statusCode).toBe(403);
