@@ -25,10 +25,10 @@ export interface ConfigPlaces {
   systemDir?: string;
 }
 
-/** A configuration mistake the user must fix: shown as one line, exit code 1. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+import { ConfigError } from './config-error.js';
+import { parseListenAddress } from './listen-address.js';
+
+export { ConfigError, parseListenAddress };
 
 type Kind =
   | 'string'
@@ -727,18 +727,6 @@ export function resolveServerConfig(
     );
   }
   return config;
-}
-
-/** `host:port` or `[ipv6]:port`, as --metricsAddress takes it; port 0 picks a free one. */
-export function parseListenAddress(raw: string, label: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(raw.trim());
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65535) {
-    throw new ConfigError(
-      `invalid value "${raw}" for ${label}: expected host:port, like 127.0.0.1:9180 or [::1]:9180`,
-    );
-  }
-  return { host: (m[1] ?? m[2])!, port };
 }
 
 /** "/files/" -> "/files", "files" -> "/files", "/" -> "". */

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { ConfigError, parseListenAddress } from '../../config/load.js';
+import { ConfigError } from '../../config/config-error.js';
+import { parseListenAddress } from '../../config/listen-address.js';
 import type { AppContext } from '../../context.js';
 import { requireAdmin } from '../guards.js';
 import { sendStatus } from '../replies.js';
