@@ -13,9 +13,11 @@ export const Share = Type.Object({
 });
 export type Share = Static<typeof Share>;
 
+/** POST /api/share{path}; an empty `expires` makes a link that never expires. */
 export const ShareRequest = Type.Object({
   password: Type.Optional(Type.String()),
-  expires: Type.Optional(Type.String()),
-  unit: Type.Optional(Type.String()),
+  /** A number of `unit`s; old clients send it as a string, scripts as a number. */
+  expires: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+  unit: Type.Optional(Type.String({ description: 'seconds, minutes, hours or days' })),
 });
 export type ShareRequest = Static<typeof ShareRequest>;

@@ -38,6 +38,9 @@ export type ApiToken = Static<typeof ApiToken>;
 export const NewApiToken = Type.Object({ ...ApiToken.properties, secret: Type.String() });
 export type NewApiToken = Static<typeof NewApiToken>;
 
+/** DELETE /api/tokens/{id} */
+export const ApiTokenParams = Type.Object({ id: Type.String() });
+
 /** POST /api/tokens */
 export const ApiTokenRequest = Type.Object({
   name: Type.String({ minLength: 1, maxLength: API_TOKEN_NAME_MAX }),

@@ -36,6 +36,20 @@ export const TrashRestoreResult = Type.Object({
 });
 export type TrashRestoreResult = Static<typeof TrashRestoreResult>;
 
+/** DELETE /api/trash/{id} and POST /api/trash/{id}/restore */
+export const TrashItemParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{1,64}$' }) });
+
+/** GET /api/trash: an administrator may name another user's trash. */
+export const TrashListQuery = Type.Object({
+  user: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'the id of the user whose trash' })),
+});
+
+/** POST /api/trash/{id}/restore: what to do when something is in the way (flags: "true"). */
+export const TrashRestoreQuery = Type.Object({
+  rename: Type.Optional(Type.String({ description: 'restore under a free name ("true")' })),
+  override: Type.Optional(Type.String({ description: 'replace what is there ("true")' })),
+});
+
 /** Header of a DELETE /api/resources answer: `trash` (moved to the trash) or `permanent`. */
 export const DELETE_OUTCOME_HEADER = 'X-Delete-Outcome';
 /** Header set with `trash` when the move had to copy across file systems then delete. */

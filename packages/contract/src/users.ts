@@ -122,5 +122,6 @@ export type LoginRequest = Static<typeof LoginRequest>;
 export const SignupRequest = Type.Object({
   username: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),
+  recaptcha: Type.Optional(Type.String()),
 });
 export type SignupRequest = Static<typeof SignupRequest>;

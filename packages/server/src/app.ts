@@ -1,6 +1,11 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type onSendAsyncHookHandler,
+} from 'fastify';
 import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
@@ -15,6 +20,8 @@ import { installAccessLog } from './http/access-log.js';
 import { installErrorHandler } from './http/errors.js';
 import { AppMetrics } from './http/metrics/collectors.js';
 import { metricsRoutes, serveMetricsApart, type MetricsListener } from './http/metrics/routes.js';
+import type { RouteRecord } from './http/openapi/document.js';
+import { openApiRoutes } from './http/openapi/routes.js';
 import { previewRoutes } from './http/preview/routes.js';
 import { rawRoutes } from './http/raw/routes.js';
 import { sendStatus } from './http/replies.js';
@@ -39,6 +46,8 @@ export interface BuildOptions {
   logger?: FastifyBaseLogger;
   /** Folders searched for ffmpeg at start, PATH-style (default: the process's PATH). */
   pathEnv?: string;
+  /** A hook on every answer, for tests (the check of answers against the API document). */
+  onSend?: onSendAsyncHookHandler;
 }
 
 export interface BuiltApp {
@@ -82,6 +91,7 @@ export async function buildApp(
   installAccessLog(app);
   installErrorHandler(app);
   readBodiesAsJson(app);
+  if (opts.onSend) app.addHook('onSend', opts.onSend);
   // Staging files of writes a killed process never finished go before the first request.
   app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
   await app.register(fastifyCookie);
@@ -123,7 +133,12 @@ export async function buildApp(
     metrics && config.metricsAddress ? serveMetricsApart(app, metrics, config.metricsAddress) : undefined;
   // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
   const routes = new RouteIndex();
-  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  // The API document is generated from what each route declared (http/openapi).
+  const declared: RouteRecord[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url);
+    declared.push({ method: route.method, url: route.url, schema: route.schema });
+  });
 
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
@@ -143,6 +158,7 @@ export async function buildApp(
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));
   await app.register(metricsRoutes(ctx, metrics));
+  await app.register(openApiRoutes(ctx, () => declared));
   await app.register(staticRoutes(ctx, { routes, archiveFormats: availableArchiveFormats }));
   return { app, ctx, routes, ...(metricsListener ? { metricsListener } : {}) };
 }

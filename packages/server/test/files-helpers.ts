@@ -14,6 +14,7 @@ import type { ServerConfig } from '../src/config/types.js';
 import type { AppContext } from '../src/context.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
+import { answerCheck } from './openapi-check.js';
 
 export const PASSWORD = 'files-password-for-tests';
 
@@ -67,7 +68,9 @@ export async function startFilesApp(
     ...(typeof overrides === 'function' ? overrides(base) : overrides),
   };
   const store = openStore(config.database);
-  const { app, ctx, routes } = await buildApp(config, store, build);
+  const check = answerCheck();
+  const { app, ctx, routes } = await buildApp(config, store, { onSend: check.onSend, ...build });
+  check.install(app);
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.ready();
 

@@ -11,6 +11,7 @@ import type { AppContext } from '../src/context.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
 import type { StoredUser } from '../src/store/users.js';
+import { answerCheck } from './openapi-check.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const USER_PASSWORD = 'user-password-for-tests';
@@ -55,7 +56,9 @@ export async function startTestApp(
     ...overrides,
   };
   const store = openStore(dbFile);
-  const { app, ctx } = await buildApp(config, store, buildOptions);
+  const check = answerCheck();
+  const { app, ctx } = await buildApp(config, store, { onSend: check.onSend, ...buildOptions });
+  check.install(app);
   const { hashPassword } = await import('../src/auth/passwords.js');
   await quickSetup(ctx, {
     username: 'admin',

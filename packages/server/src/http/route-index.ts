@@ -21,6 +21,11 @@ export class RouteIndex {
     return this.routes.map((r) => r.url);
   }
 
+  /** Each route pattern as registered with the methods it takes, for tests of the API document. */
+  entries(): { url: string; methods: string[] }[] {
+    return this.routes.map((r) => ({ url: r.url, methods: [...r.methods].sort() }));
+  }
+
   /** Every method some route accepts for this path; empty when no route has the path at all. */
   allowedMethods(pathname: string): string[] {
     const methods = new Set<string>();

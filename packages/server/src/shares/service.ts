@@ -71,7 +71,7 @@ export async function createShare(
   const place = access.rootPathOf(target.real);
   if (place === undefined) throw forbidden('only files inside the served folder can be shared');
 
-  const expiresText = (body.expires ?? '').trim();
+  const expiresText = String(body.expires ?? '').trim();
   let expire = 0;
   if (expiresText !== '') {
     if (!/^\d+$/.test(expiresText) || Number(expiresText) > MAX_SHARE_DURATION) {

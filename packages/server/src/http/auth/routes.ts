@@ -1,10 +1,12 @@
-import { RENEW_HEADER, type LoginRequest, type SignupRequest } from '@filebrowser/contract';
+import { LoginRequest, MEDIA, RENEW_HEADER, SignupRequest } from '@filebrowser/contract';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
 import { logFailedLogin } from '../access-log.js';
 import { currentAuth, requireUser } from '../guards.js';
+import { lenientJson, statusLine, text } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
 const BODY_LIMIT = 1024 * 1024;
@@ -38,6 +40,8 @@ const tokenInHeader: onRequestAsyncHookHandler = async (request) => {
   if (!request.headers['x-auth']) throw unauthorized();
 };
 
+const Jwt = Type.String({ description: 'a signed session token (JWT) for the X-Auth header' });
+
 export function authRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     // These endpoints take any body type and parse it themselves (see jsonBody).
@@ -47,29 +51,48 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     );
 
     // File Browser accepted any method on these three.
-    app.all('/api/login', async (request, reply) => {
-      const body = jsonBody<LoginRequest>(request);
-      const method = ctx.store.settings.get().authMethod;
-      if (!body && method === 'json') throw forbidden();
-      const token = await ctx.auth
-        .login({
-          username: str(body?.username),
-          password: str(body?.password),
-          recaptcha: str(body?.recaptcha),
-          ip: request.ip,
-          peer: request.socket.remoteAddress ?? '',
-          headers: request.headers,
-        })
-        .catch((err: unknown) => {
-          if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
-          throw err;
-        });
-      return reply.type('text/plain; charset=utf-8').send(token);
-    });
+    app.all(
+      '/api/login',
+      {
+        schema: {
+          summary: 'sign in: the answer is a session token',
+          readBody: lenientJson(
+            'any method and Content-Type; an unreadable body is a refusal (403)',
+            LoginRequest,
+          ),
+          response: { 200: text('the session token', Jwt, MEDIA.jwt) },
+        },
+      },
+      async (request, reply) => {
+        const body = jsonBody<LoginRequest>(request);
+        const method = ctx.store.settings.get().authMethod;
+        if (!body && method === 'json') throw forbidden();
+        const token = await ctx.auth
+          .login({
+            username: str(body?.username),
+            password: str(body?.password),
+            recaptcha: str(body?.recaptcha),
+            ip: request.ip,
+            peer: request.socket.remoteAddress ?? '',
+            headers: request.headers,
+          })
+          .catch((err: unknown) => {
+            if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
+            throw err;
+          });
+        return reply.type('text/plain; charset=utf-8').send(token);
+      },
+    );
 
     app.all(
       '/api/renew',
-      { onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })] },
+      {
+        onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
+        schema: {
+          summary: 'a fresh token for the session of the X-Auth token',
+          response: { 200: text('the new session token', Jwt, MEDIA.jwt) },
+        },
+      },
       async (request, reply) => {
         const token = await ctx.auth.renew(currentAuth(request));
         return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
@@ -79,25 +102,41 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     // New: POST only, so that no link or image can end a session.
     app.post(
       '/api/logout',
-      { onRequest: requireUser(ctx, { sessionOnly: true }) },
+      {
+        onRequest: requireUser(ctx, { sessionOnly: true }),
+        schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
+      },
       async (request, reply) => {
         ctx.auth.logout(currentAuth(request).sessionId);
         return sendStatus(reply, 200);
       },
     );
 
-    app.all('/api/signup', async (request, reply) => {
-      const settings = ctx.store.settings.get();
-      if (!settings.signup) return sendStatus(reply, 405);
-      if (settings.authMethod !== 'json')
-        throw new AppError('method_not_allowed', 'signup needs password login');
-      const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
-      const username = str(body?.username) ?? '';
-      const password = str(body?.password) ?? '';
-      if (!username || !password) throw badRequest('username and password are required');
-      await ctx.auth.checkSignupCaptcha(str(body?.recaptcha) ?? '');
-      await createAccount(ctx, { username }, password, 'signup');
-      return sendStatus(reply, 200);
-    });
+    app.all(
+      '/api/signup',
+      {
+        schema: {
+          summary: 'make an account, when the settings allow sign-up',
+          readBody: lenientJson('any method and Content-Type', SignupRequest),
+          response: {
+            200: statusLine('the account was made'),
+            405: statusLine('sign-up is off'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const settings = ctx.store.settings.get();
+        if (!settings.signup) return sendStatus(reply, 405);
+        if (settings.authMethod !== 'json')
+          throw new AppError('method_not_allowed', 'signup needs password login');
+        const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
+        const username = str(body?.username) ?? '';
+        const password = str(body?.password) ?? '';
+        if (!username || !password) throw badRequest('username and password are required');
+        await ctx.auth.checkSignupCaptcha(str(body?.recaptcha) ?? '');
+        await createAccount(ctx, { username }, password, 'signup');
+        return sendStatus(reply, 200);
+      },
+    );
   };
 }

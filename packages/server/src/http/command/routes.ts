@@ -1,4 +1,5 @@
 import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
+import { PathParams } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
@@ -8,6 +9,7 @@ import { describeResult, startProcess, succeeded } from '../../runner/process.js
 import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser, requireUser } from '../guards.js';
+import { empty } from '../openapi/declare.js';
 
 /** Websocket close codes (RFC 6455). */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, failure: 1011 } as const;
@@ -191,7 +193,16 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const url of ['/api/command', '/api/command/*']) {
       app.get(
         url,
-        { websocket: true, onRequest: [requireUser(ctx), requireSameOrigin] },
+        {
+          websocket: true,
+          onRequest: [requireUser(ctx), requireSameOrigin],
+          schema: {
+            summary: 'run a command of the user’s list: a WebSocket; the first message is the command line',
+            tags: ['command'],
+            ...(url.endsWith('*') && { params: PathParams }),
+            response: { 101: empty('switched to the WebSocket protocol; text messages both ways') },
+          },
+        },
         async (socket, request) => {
           try {
             await handle(socket, request);

@@ -1,8 +1,16 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { MEDIA, PathParams, StatusText } from '@filebrowser/contract';
+import type {
+  FastifyInstance,
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+} from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
+import { empty, raw, rawBody } from '../openapi/declare.js';
 import { davUser } from './auth.js';
 import { evaluateIf, handleLock, handleUnlock } from './locks.js';
 import { DAV_MOUNT, davPrefix, requestVirtual } from './paths.js';
@@ -50,6 +58,29 @@ async function dispatch(dav: DavRequest) {
       throw new AppError('method_not_allowed');
   }
 }
+
+/** One handler takes every method, so one declaration describes them all. */
+const DAV_SCHEMA: FastifySchema = {
+  summary: 'WebDAV (RFC 4918 class 1 and 2) on the user’s scope: Basic auth, password or API token',
+  tags: ['webdav'],
+  readBody: rawBody(
+    'a file’s bytes (PUT) or an XML request (PROPFIND, PROPPATCH, LOCK)',
+    MEDIA.archive,
+    MEDIA.xml,
+  ),
+  response: {
+    200: raw('a file (GET), a lock (LOCK), or nothing (OPTIONS)', MEDIA.file),
+    201: raw('made (PUT, MKCOL, COPY, MOVE); a LOCK of an unmapped URL answers its lock', MEDIA.xml),
+    204: empty('done'),
+    206: raw('the requested range of a file', MEDIA.file, 'multipart/byteranges'),
+    207: raw('multi-status', MEDIA.xml),
+    304: empty('not modified'),
+    default: {
+      description: 'an error: a status line, or a WebDAV error document',
+      content: { [MEDIA.text]: { schema: StatusText }, [MEDIA.xml]: { schema: {} } },
+    },
+  },
+};
 
 /**
  * WebDAV (RFC 4918 class 1 and 2) at `{baseURL}/dav/`: the signed-in user's scope, through the
@@ -101,7 +132,8 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     for (const url of [DAV_MOUNT, `${DAV_MOUNT}/*`]) {
-      app.route({ method: METHODS, url, exposeHeadRoute: false, handler });
+      const schema = { ...DAV_SCHEMA, ...(url.endsWith('*') && { params: PathParams }) };
+      app.route({ method: METHODS, url, exposeHeadRoute: false, schema, handler });
     }
   };
 }

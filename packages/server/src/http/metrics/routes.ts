@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MEDIA } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ConfigError } from '../../config/config-error.js';
 import { parseListenAddress } from '../../config/listen-address.js';
 import type { AppContext } from '../../context.js';
 import { requireAdmin } from '../guards.js';
+import { raw, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import type { AppMetrics } from './collectors.js';
 
@@ -15,10 +17,25 @@ import type { AppMetrics } from './collectors.js';
 export function metricsRoutes(ctx: AppContext, metrics: AppMetrics | undefined): FastifyPluginAsync {
   return async (app) => {
     if (!metrics || ctx.config.metricsAddress) {
-      app.all('/metrics', async (_request, reply) => sendStatus(reply, 404));
+      app.all(
+        '/metrics',
+        {
+          schema: {
+            summary: 'metrics are off, or served on their own address',
+            tags: ['metrics'],
+            response: { 404: statusLine('not here') },
+          },
+        },
+        async (_request, reply) => sendStatus(reply, 404),
+      );
       return;
     }
-    app.get('/metrics', { onRequest: requireAdmin(ctx) }, async (_request, reply) => {
+    const schema = {
+      summary: 'Prometheus metrics (administrators)',
+      tags: ['metrics'],
+      response: { 200: raw('the Prometheus text format', MEDIA.prometheus) },
+    };
+    app.get('/metrics', { onRequest: requireAdmin(ctx), schema }, async (_request, reply) => {
       const { contentType, body } = await metrics.text();
       return reply.type(contentType).send(body);
     });

@@ -1,7 +1,14 @@
+import { Type } from '@sinclair/typebox';
 import {
   CHECKSUM_ALGORITHMS,
   DELETE_OUTCOME_HEADER,
   FileInfo,
+  MEDIA,
+  PathParams,
+  RecursiveEntry,
+  ResourcePatchQuery,
+  ResourceQuery,
+  ResourceUploadQuery,
   TRASH_COPIED_HEADER,
   type ChecksumAlgorithm,
 } from '@filebrowser/contract';
@@ -22,6 +29,7 @@ import { davFollowDelete, davFollowMove } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
+import { empty, rawBody, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
 
@@ -108,6 +116,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       app.route({
         method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
         url: prefix,
+        schema: { response: TO_FOLDER },
         handler: async (request, reply) => redirectToFolder(request, reply),
       });
     }
@@ -116,7 +125,18 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       '/api/resources/*',
       {
         onRequest: requireUser(ctx),
-        schema: { response: { 200: FileInfo } },
+        schema: {
+          summary: 'a folder with its items, or a file (with its text content when small)',
+          params: PathParams,
+          querystring: ResourceQuery,
+          response: {
+            200: {
+              description: 'the item; with X-Encoding: true, a text file’s bytes',
+              content: { [MEDIA.json]: { schema: FileInfo }, [MEDIA.archive]: { schema: {} } },
+            },
+            202: statusLine('refused: the user may not download (File Browser’s answer)'),
+          },
+        },
         // The schema documents the answer; the objects are built field by field in Go's order,
         // which the schema serializer would reorder (required fields first).
         serializerCompiler: () => (data) => JSON.stringify(data),
@@ -124,21 +144,41 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       getResource,
     );
 
-    app.get('/api/resources/recursive/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await accessOf(request);
-      // The root of the walk is resolved and confined, but not rule-checked (contract 5.7).
-      const root = await access.resolve(requestPath(request), { rules: false });
-      if (!root.stat) throw notFound();
-      if (!root.stat.isDirectory()) throw badRequest('path is not a directory');
-      const abort = new AbortController();
-      reply.raw.once('close', () => abort.abort());
-      reply.type('application/json; charset=utf-8');
-      return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, abort.signal))));
-    });
+    app.get(
+      '/api/resources/recursive/*',
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'every item below a folder, streamed',
+          params: PathParams,
+          response: { 200: Type.Array(RecursiveEntry) },
+        },
+      },
+      async (request, reply) => {
+        const access = await accessOf(request);
+        // The root of the walk is resolved and confined, but not rule-checked (contract 5.7).
+        const root = await access.resolve(requestPath(request), { rules: false });
+        if (!root.stat) throw notFound();
+        if (!root.stat.isDirectory()) throw badRequest('path is not a directory');
+        const abort = new AbortController();
+        reply.raw.once('close', () => abort.abort());
+        reply.type('application/json; charset=utf-8');
+        return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, abort.signal))));
+      },
+    );
 
     app.post(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'create' }) },
+      {
+        onRequest: requireUser(ctx, { needs: 'create' }),
+        schema: {
+          summary: 'upload a file, or make a folder (a path ending in "/")',
+          params: PathParams,
+          querystring: ResourceUploadQuery,
+          readBody: rawBody('the file’s bytes, streamed to disk; none for a folder', MEDIA.archive),
+          response: { 200: statusLine('written (ETag: the new version)') },
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -171,7 +211,18 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.put(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'modify' }) },
+      {
+        onRequest: requireUser(ctx, { needs: 'modify' }),
+        schema: {
+          summary: 'replace the contents of an existing file',
+          params: PathParams,
+          readBody: rawBody('the file’s new bytes, streamed to disk', MEDIA.archive),
+          response: {
+            200: statusLine('saved (ETag: the new version)'),
+            405: empty('a folder (a path ending in "/") is not written'),
+          },
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -193,7 +244,14 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.delete(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'delete' }) },
+      {
+        onRequest: requireUser(ctx, { needs: 'delete' }),
+        schema: {
+          summary: 'delete an item, or move it to the trash when the trash is on',
+          params: PathParams,
+          response: { 204: empty('deleted; X-Delete-Outcome says trash or permanent') },
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         // A link is removed itself, never its target: even a link leading out of the scope can go.
@@ -223,7 +281,15 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.patch(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: patchNeeds }) },
+      {
+        onRequest: requireUser(ctx, { needs: patchNeeds }),
+        schema: {
+          summary: 'copy or move (rename) an item to `destination`',
+          params: PathParams,
+          querystring: ResourcePatchQuery,
+          response: { 200: statusLine('done') },
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         const action = queryValue(request, 'action') ?? '';

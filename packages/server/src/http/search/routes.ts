@@ -1,9 +1,11 @@
+import { MEDIA, PathParams, SearchHit, SearchQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
 import { currentUser, requireUser } from '../guards.js';
+import { text, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { jsonLines } from './stream.js';
 
@@ -15,24 +17,40 @@ const KEEP_ALIVE_MS = 5000;
  */
 export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/search', async (request, reply) => redirectToFolder(request, reply));
-    app.get('/api/search/*', { onRequest: requireUser(ctx) }, async (request, reply) => {
-      const access = await fileAccessFor(ctx, currentUser(request));
-      // The search root is confined but not rule-checked (contract 7); what it finds is.
-      const root = await access.resolve(requestPath(request), { rules: false });
-      if (!root.stat) throw notFound();
-      const query = queryValue(request, 'query') ?? '';
-      const abort = new AbortController();
-      reply.raw.once('close', () => abort.abort());
-      const hits = root.stat.isDirectory()
-        ? searchTree(access, root.virtual, query, { signal: abort.signal, dev: root.stat.dev })
-        : (async function* () {})();
-      const body = jsonLines(hits, {
-        keepAliveMs: KEEP_ALIVE_MS,
-        signal: abort.signal,
-        onError: (err) => ctx.log.warn({ err }, 'search failed while streaming'),
-      });
-      return reply.code(200).type('text/plain; charset=utf-8').send(body);
-    });
+    app.get('/api/search', { schema: { response: TO_FOLDER } }, async (request, reply) =>
+      redirectToFolder(request, reply),
+    );
+    app.get(
+      '/api/search/*',
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'search below a folder: one JSON line per hit, streamed as found',
+          params: PathParams,
+          querystring: SearchQuery,
+          response: {
+            200: text('JSON lines of SearchHit, and blank keep-alive lines', SearchHit, MEDIA.jsonLines),
+          },
+        },
+      },
+      async (request, reply) => {
+        const access = await fileAccessFor(ctx, currentUser(request));
+        // The search root is confined but not rule-checked (contract 7); what it finds is.
+        const root = await access.resolve(requestPath(request), { rules: false });
+        if (!root.stat) throw notFound();
+        const query = queryValue(request, 'query') ?? '';
+        const abort = new AbortController();
+        reply.raw.once('close', () => abort.abort());
+        const hits = root.stat.isDirectory()
+          ? searchTree(access, root.virtual, query, { signal: abort.signal, dev: root.stat.dev })
+          : (async function* () {})();
+        const body = jsonLines(hits, {
+          keepAliveMs: KEEP_ALIVE_MS,
+          signal: abort.signal,
+          onError: (err) => ctx.log.warn({ err }, 'search failed while streaming'),
+        });
+        return reply.code(200).type('text/plain; charset=utf-8').send(body);
+      },
+    );
   };
 }

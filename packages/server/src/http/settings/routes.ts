@@ -6,6 +6,7 @@ import { validateRules } from '../../rules/validate.js';
 import { cleanUnsafeCommands } from '../../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../../store/settings.js';
 import { requireAdmin } from '../guards.js';
+import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
 function present(s: StoredSettings): Settings {
@@ -90,13 +91,23 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/settings',
-      { onRequest: requireAdmin(ctx), schema: { response: { 200: Settings } } },
+      {
+        onRequest: requireAdmin(ctx),
+        schema: { summary: 'the global settings (administrators)', response: { 200: Settings } },
+      },
       async () => present(ctx.store.settings.get()),
     );
 
     app.put(
       '/api/settings',
-      { onRequest: requireAdmin(ctx), schema: { body: SettingsInput } },
+      {
+        onRequest: requireAdmin(ctx),
+        schema: {
+          summary: 'change the global settings: keys left out keep their value',
+          body: SettingsInput,
+          response: { 200: statusLine('saved') },
+        },
+      },
       async (request, reply) => {
         ctx.store.settings.save(mergeSettings(ctx.store.settings.get(), request.body));
         return sendStatus(reply, 200);

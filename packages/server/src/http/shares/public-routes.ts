@@ -1,8 +1,10 @@
-import { SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
+import { FileInfo, MEDIA, PathParams, PublicShareQuery, SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
+import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
+import { NO_HEAD } from '../raw/routes.js';
 import { sendArchive } from '../raw/send-archive.js';
 import { contentDisposition, sendFile } from '../raw/send-file.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -36,46 +38,80 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
 
   return async (app) => {
     for (const prefix of ['/api/public/share', '/api/public/dl']) {
-      app.get(prefix, { exposeHeadRoute: false }, async (request, reply) => redirectToFolder(request, reply));
+      app.get(prefix, { exposeHeadRoute: false, schema: { response: TO_FOLDER } }, async (request, reply) =>
+        redirectToFolder(request, reply),
+      );
       // GET only, as the old server routed them.
-      app.head(`${prefix}/*`, async (_request, reply) => reply.code(405).send());
+      app.head(
+        `${prefix}/*`,
+        { schema: { params: PathParams, response: { 405: NO_HEAD } } },
+        async (_request, reply) => reply.code(405).send(),
+      );
     }
 
-    app.get('/api/public/share/*', { exposeHeadRoute: false }, async (request) => {
-      const { opened, subpath } = await openShare(request);
-      try {
-        return await shares.info(opened, subpath);
-      } finally {
-        await opened.close();
-      }
-    });
-
-    app.get('/api/public/dl/*', { exposeHeadRoute: false }, async (request, reply) => {
-      const { opened, subpath } = await openShare(request);
-      try {
-        const { access, item, own } = await shares.select(opened, subpath);
+    app.get(
+      '/api/public/share/*',
+      {
+        exposeHeadRoute: false,
+        schema: {
+          summary: 'what a share link shows: {hash}{path below it}; X-SHARE-PASSWORD when it has one',
+          tags: ['public share'],
+          params: PathParams,
+          querystring: PublicShareQuery,
+          response: { 200: FileInfo },
+          // Built in Go's field order, which the schema serializer would change.
+        },
+        serializerCompiler: () => (data) => JSON.stringify(data),
+      },
+      async (request) => {
+        const { opened, subpath } = await openShare(request);
         try {
-          const inline = queryValue(request, 'inline') === 'true';
-          const stat = item.stat!;
-          if (isSpecial(stat) || !item.node) {
-            // Named pipes, sockets and devices are never opened.
-            void reply.header('Content-Disposition', contentDisposition(item.name, inline));
-            return reply.code(200).send();
-          }
-          if (!stat.isDirectory()) {
-            return await sendFile(request, reply, await openPinnedFile(item.node), {
-              name: item.name,
-              inline,
-            });
-          }
-          // The archive opens what it reads itself, as the client takes it.
-          return await sendArchive(ctx, request, reply, access, item.virtual);
+          return await shares.info(opened, subpath);
         } finally {
-          if (own) await item.close();
+          await opened.close();
         }
-      } finally {
-        await opened.close();
-      }
-    });
+      },
+    );
+
+    app.get(
+      '/api/public/dl/*',
+      {
+        exposeHeadRoute: false,
+        schema: {
+          summary: 'download through a share link: {hash}{path below it}',
+          tags: ['public share'],
+          params: PathParams,
+          querystring: PublicShareQuery,
+          response: downloadAnswers('the file as stored, or the archive', MEDIA.file),
+        },
+      },
+      async (request, reply) => {
+        const { opened, subpath } = await openShare(request);
+        try {
+          const { access, item, own } = await shares.select(opened, subpath);
+          try {
+            const inline = queryValue(request, 'inline') === 'true';
+            const stat = item.stat!;
+            if (isSpecial(stat) || !item.node) {
+              // Named pipes, sockets and devices are never opened.
+              void reply.header('Content-Disposition', contentDisposition(item.name, inline));
+              return reply.code(200).send();
+            }
+            if (!stat.isDirectory()) {
+              return await sendFile(request, reply, await openPinnedFile(item.node), {
+                name: item.name,
+                inline,
+              });
+            }
+            // The archive opens what it reads itself, as the client takes it.
+            return await sendArchive(ctx, request, reply, access, item.virtual);
+          } finally {
+            if (own) await item.close();
+          }
+        } finally {
+          await opened.close();
+        }
+      },
+    );
   };
 }

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { Share } from '@filebrowser/contract';
+import { PathParams, Share, ShareRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../context.js';
 import { createShare, deleteShare, listShares, sharesOfPath } from '../../shares/service.js';
 import { currentUser, requireUser } from '../guards.js';
+import { lenientJson, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
-
-const Wildcard = Type.Object({ '*': Type.String() });
 
 /** Share management for signed-in users (contract 8.1–8.4). */
 export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
@@ -15,19 +14,40 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/shares',
-      { onRequest: sharing, schema: { response: { 200: Type.Array(Share) } } },
+      {
+        onRequest: sharing,
+        schema: {
+          summary: 'the caller’s share links (everyone’s for administrators)',
+          response: { 200: Type.Array(Share) },
+        },
+      },
       async (request) => listShares(ctx, currentUser(request)),
     );
 
     app.get(
       '/api/share/*',
-      { onRequest: sharing, schema: { params: Wildcard, response: { 200: Type.Array(Share) } } },
+      {
+        onRequest: sharing,
+        schema: {
+          summary: 'the caller’s share links of one item',
+          params: PathParams,
+          response: { 200: Type.Array(Share) },
+        },
+      },
       async (request) => sharesOfPath(ctx, currentUser(request), '/' + request.params['*']),
     );
 
     app.post(
       '/api/share/*',
-      { onRequest: sharing, schema: { params: Wildcard, response: { 200: Share } } },
+      {
+        onRequest: sharing,
+        schema: {
+          summary: 'make a share link of an item',
+          params: PathParams,
+          readBody: lenientJson('required; `expires` may be a string or a number', ShareRequest),
+          response: { 200: Share },
+        },
+      },
       async (request) => {
         const body = request.body as Record<string, unknown> | undefined;
         const text = (v: unknown) =>
@@ -45,7 +65,14 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       '/api/share/*',
-      { onRequest: sharing, schema: { params: Wildcard } },
+      {
+        onRequest: sharing,
+        schema: {
+          summary: 'delete a share link, by its hash',
+          params: PathParams,
+          response: { 200: statusLine('deleted') },
+        },
+      },
       async (request, reply) => {
         deleteShare(ctx, currentUser(request), request.params['*'].replace(/\/+$/, ''));
         return sendStatus(reply, 200);

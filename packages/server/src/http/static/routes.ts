@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
+import { HealthStatus, MEDIA, PathParams } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, onSendAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
+import { raw } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import type { RouteIndex } from '../route-index.js';
 import { pageCsp, pageNonce, renderIndex } from './index-page.js';
@@ -37,7 +39,12 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
 
     // Probes (the container's HEALTHCHECK, load balancers) ask whether requests can be served,
     // and nearly every one needs the database.
-    app.all('/health', async (request, reply) => {
+    const health = {
+      summary: 'whether requests can be served: the database answers',
+      tags: ['app'],
+      response: { 200: HealthStatus, 503: HealthStatus },
+    };
+    app.all('/health', { schema: health }, async (request, reply) => {
       void reply.type('application/json; charset=utf-8');
       try {
         ctx.store.ping();
@@ -83,20 +90,32 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       return cached(reply, HASHED_ASSET.test(rel) ? 31536000 : 86400).sendFile(rel);
     };
 
-    app.get('/static/*', { onSend }, async (request, reply) => {
+    const file = (summary: string, ...types: string[]) => ({
+      summary,
+      tags: ['app'],
+      response: { 200: raw('the file', ...types), 304: { description: 'not modified' } },
+    });
+    const staticSchema = {
+      ...file('the web app’s files, and the branding folder’s img/ and custom.css', MEDIA.file),
+      params: PathParams,
+    };
+    app.get('/static/*', { onSend, schema: staticSchema }, async (request, reply) => {
       const rel = (request.params as { '*': string })['*'];
       if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
       return sendStatic(request, reply, rel);
     });
 
     // Browsers and bookmark tools ask for /favicon.ico whatever the page says.
-    app.get('/favicon.ico', { onSend }, async (request, reply) => sendStatic(request, reply, FAVICON));
+    app.get('/favicon.ico', { onSend, schema: file('the icon', MEDIA.image) }, async (request, reply) =>
+      sendStatic(request, reply, FAVICON),
+    );
 
-    app.get('/manifest.json', async (_request, reply) => {
+    const manifest = file('the web app manifest', MEDIA.manifest);
+    app.get('/manifest.json', { schema: manifest }, async (_request, reply) => {
       const { branding } = ctx.store.settings.get();
       // A branding folder with its own icons but no maskable one must not get our logo on Android.
       const ownIcons = inBranding(ICONS_DIR)?.stat.isDirectory() ?? false;
-      const manifest = webManifest({
+      const body = webManifest({
         name: branding.name,
         color: branding.color,
         baseURL: ctx.config.baseURL,
@@ -106,7 +125,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
         .type('application/manifest+json; charset=utf-8')
         .header('Cache-Control', 'no-cache')
         .header('X-Content-Type-Options', 'nosniff')
-        .send(JSON.stringify(manifest));
+        .send(JSON.stringify(body));
     });
 
     app.setNotFoundHandler(async (request, reply) => {

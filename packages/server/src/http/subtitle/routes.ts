@@ -1,3 +1,4 @@
+import { InlineQuery, MEDIA, PathParams } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
@@ -5,6 +6,7 @@ import { fileAccessFor } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import { subtitleFor } from '../../preview/subtitles.js';
 import { currentUser, requireUser } from '../guards.js';
+import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 
@@ -17,30 +19,44 @@ const VTT = 'text/vtt; charset=utf-8';
  */
 export function subtitleRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/subtitle', async (request, reply) => redirectToFolder(request, reply));
+    app.get('/api/subtitle', { schema: { response: TO_FOLDER } }, async (request, reply) =>
+      redirectToFolder(request, reply),
+    );
     // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
     const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
-    app.get('/api/subtitle/*', { onRequest: guard }, async (request, reply) => {
-      const access = await fileAccessFor(ctx, currentUser(request));
-      const r = await access.open(requestPath(request));
-      try {
-        if (!r.stat || !r.node) throw notFound();
-        const inline = queryValue(request, 'inline') === 'true';
-        const body = await subtitleFor(r);
-        if (body.kind === 'file') {
-          const fh = await openPinnedFile(r.node);
-          return await sendFile(request, reply, fh, { name: r.name, inline, contentType: VTT });
+    app.get(
+      '/api/subtitle/*',
+      {
+        onRequest: guard,
+        schema: {
+          summary: 'a subtitle file as WebVTT',
+          params: PathParams,
+          querystring: InlineQuery,
+          response: downloadAnswers('the subtitles', MEDIA.vtt),
+        },
+      },
+      async (request, reply) => {
+        const access = await fileAccessFor(ctx, currentUser(request));
+        const r = await access.open(requestPath(request));
+        try {
+          if (!r.stat || !r.node) throw notFound();
+          const inline = queryValue(request, 'inline') === 'true';
+          const body = await subtitleFor(r);
+          if (body.kind === 'file') {
+            const fh = await openPinnedFile(r.node);
+            return await sendFile(request, reply, fh, { name: r.name, inline, contentType: VTT });
+          }
+          return await sendBuffer(
+            request,
+            reply,
+            Buffer.from(body.text, 'utf8'),
+            { mtimeMs: body.mtimeMs, etag: body.etag },
+            { name: r.name, inline, contentType: VTT, forceType: true },
+          );
+        } finally {
+          await r.close();
         }
-        return await sendBuffer(
-          request,
-          reply,
-          Buffer.from(body.text, 'utf8'),
-          { mtimeMs: body.mtimeMs, etag: body.etag },
-          { name: r.name, inline, contentType: VTT, forceType: true },
-        );
-      } finally {
-        await r.close();
-      }
-    });
+      },
+    );
   };
 }

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { ApiToken, ApiTokenRequest, NewApiToken } from '@filebrowser/contract';
+import {
+  ApiToken,
+  ApiTokenParams,
+  ApiTokenRequest,
+  NewApiToken,
+  NumericIdParams,
+} from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../auth/api-tokens.js';
 import { checkPassword } from '../../auth/passwords.js';
@@ -7,10 +13,8 @@ import { may } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
 import { currentUser, requireAdmin, requireUser } from '../guards.js';
+import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
-
-const TokenParams = Type.Object({ id: Type.String() });
-const UserParams = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) });
 
 /**
  * Personal API tokens (issue 17). Every route here is for signed-in sessions only: no token can
@@ -22,13 +26,23 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/tokens',
-      { onRequest: session, schema: { response: { 200: Type.Array(ApiToken) } } },
+      {
+        onRequest: session,
+        schema: { summary: 'the caller’s API tokens', response: { 200: Type.Array(ApiToken) } },
+      },
       async (request) => listApiTokens(ctx, currentUser(request)),
     );
 
     app.post(
       '/api/tokens',
-      { onRequest: session, schema: { body: ApiTokenRequest, response: { 201: NewApiToken } } },
+      {
+        onRequest: session,
+        schema: {
+          summary: 'make an API token; the answer holds its secret, this once',
+          body: ApiTokenRequest,
+          response: { 201: NewApiToken },
+        },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const { current_password, ...wanted } = request.body;
@@ -45,7 +59,14 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     // The owner revokes their own; an administrator anyone's. Someone else's token is "not found".
     app.delete(
       '/api/tokens/:id',
-      { onRequest: session, schema: { params: TokenParams } },
+      {
+        onRequest: session,
+        schema: {
+          summary: 'revoke an API token',
+          params: ApiTokenParams,
+          response: { 200: statusLine('revoked') },
+        },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const token = ctx.store.apiTokens.get(request.params.id);
@@ -61,7 +82,11 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/users/:id(^\\d+$)/tokens',
       {
         onRequest: requireAdmin(ctx, { sessionOnly: true }),
-        schema: { params: UserParams, response: { 200: Type.Array(ApiToken) } },
+        schema: {
+          summary: 'a user’s API tokens (administrators)',
+          params: NumericIdParams,
+          response: { 200: Type.Array(ApiToken) },
+        },
       },
       async (request) => {
         const user = ctx.store.users.get(Number(request.params.id));

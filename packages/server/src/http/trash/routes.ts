@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { TrashItem, TrashRestoreResult } from '@filebrowser/contract';
+import {
+  TrashItem,
+  TrashItemParams,
+  TrashListQuery,
+  TrashRestoreQuery,
+  TrashRestoreResult,
+} from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { may, type Operation } from '../../auth/policy.js';
@@ -16,14 +22,8 @@ import {
   restoreItem,
 } from '../../files/trash.js';
 import { currentUser, requireUser } from '../guards.js';
+import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
-
-const ItemParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-f]{1,64}$' }) });
-const ListQuery = Type.Object({ user: Type.Optional(Type.String({ pattern: '^[0-9]+$' })) });
-const RestoreQuery = Type.Object({
-  rename: Type.Optional(Type.String()),
-  override: Type.Optional(Type.String()),
-});
 
 /** Purges expired items at least this often (and at start: the server may have been down). */
 const PURGE_EVERY_MS = 3600_000;
@@ -55,7 +55,11 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash',
       {
         onRequest: requireUser(ctx),
-        schema: { querystring: ListQuery, response: { 200: Type.Array(TrashItem) } },
+        schema: {
+          summary: 'the items of a trash: the caller’s, or (administrators) a user’s',
+          querystring: TrashListQuery,
+          response: { 200: Type.Array(TrashItem) },
+        },
       },
       async (request) => {
         const caller = currentUser(request);
@@ -74,7 +78,12 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash/:id/restore',
       {
         onRequest: requireUser(ctx, { needs: restoreNeeds }),
-        schema: { params: ItemParams, querystring: RestoreQuery, response: { 200: TrashRestoreResult } },
+        schema: {
+          summary: 'put an item back where it was',
+          params: TrashItemParams,
+          querystring: TrashRestoreQuery,
+          response: { 200: TrashRestoreResult },
+        },
       },
       async (request) => {
         const user = currentUser(request);
@@ -96,7 +105,14 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
 
     app.delete(
       '/api/trash/:id',
-      { onRequest: requireUser(ctx, { needs: 'delete' }), schema: { params: ItemParams } },
+      {
+        onRequest: requireUser(ctx, { needs: 'delete' }),
+        schema: {
+          summary: 'delete an item of the trash forever',
+          params: TrashItemParams,
+          response: { 204: empty('deleted') },
+        },
+      },
       async (request, reply) => {
         const item = ownItem(ctx, currentUser(request), request.params.id);
         await deleteItemForever(ctx, item);
@@ -104,9 +120,16 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       },
     );
 
-    app.delete('/api/trash', { onRequest: requireUser(ctx, { needs: 'delete' }) }, async (request, reply) => {
-      await emptyTrash(ctx, currentUser(request));
-      return sendStatus(reply, 204);
-    });
+    app.delete(
+      '/api/trash',
+      {
+        onRequest: requireUser(ctx, { needs: 'delete' }),
+        schema: { summary: 'empty the caller’s trash', response: { 204: empty('emptied') } },
+      },
+      async (request, reply) => {
+        await emptyTrash(ctx, currentUser(request));
+        return sendStatus(reply, 204);
+      },
+    );
   };
 }

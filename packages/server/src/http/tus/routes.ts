@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { PathParams, TusQuery } from '@filebrowser/contract';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { FileEvents } from '../../files/events.js';
@@ -6,6 +7,7 @@ import { runHooks } from '../../runner/hooks.js';
 import { ResumableUploads, type UploadStatus } from '../../uploads/resumable.js';
 import { runAfterHooks } from '../file-hooks.js';
 import { currentUser, requireUser } from '../guards.js';
+import { empty, rawBody, statusLine } from '../openapi/declare.js';
 
 const TUS_VERSION = '1.0.0';
 const PATCH_TYPE = 'application/offset+octet-stream';
@@ -70,30 +72,53 @@ export function tusRoutes(
         .header('Cache-Control', 'no-store');
 
     for (const url of routes) {
-      app.options(url, async (_request, reply) => tusHeaders(reply).code(204).send());
-
-      app.post(url, { onRequest: uploader }, async (request, reply) => {
-        const query = request.query as Record<string, string | undefined>;
-        if (header(request, 'upload-defer-length')) {
-          throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
-        }
-        const user = currentUser(request);
-        const status = await uploads.create(
-          user,
-          pathOf(request),
-          header(request, 'upload-length'),
-          query.override === 'true',
-          async (file) => void (await runHooks(ctx, user, 'upload', 'before', { file })),
-        );
-        await finished(request, reply, status);
-        const location = `${ctx.config.baseURL}/api/tus${encodePath(pathOf(request))}`;
-        return reply
-          .code(201)
-          .header('Location', location)
-          .header('Upload-Offset', '0')
-          .type('text/plain; charset=utf-8')
-          .send('201 Created\n');
+      const params = url.endsWith('*') ? { params: PathParams } : {};
+      const schema = (summary: string, rest: FastifySchema): FastifySchema => ({
+        summary,
+        tags: ['tus'],
+        ...params,
+        ...rest,
       });
+      app.options(
+        url,
+        {
+          schema: schema('the tus handshake', { response: { 204: empty('Tus-Version and Tus-Extension') } }),
+        },
+        async (_request, reply) => tusHeaders(reply).code(204).send(),
+      );
+
+      app.post(
+        url,
+        {
+          onRequest: uploader,
+          schema: schema('start an upload of Upload-Length bytes to the path', {
+            querystring: TusQuery,
+            response: { 201: statusLine('started: Location is the upload URL, Upload-Offset 0') },
+          }),
+        },
+        async (request, reply) => {
+          const query = request.query as Record<string, string | undefined>;
+          if (header(request, 'upload-defer-length')) {
+            throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
+          }
+          const user = currentUser(request);
+          const status = await uploads.create(
+            user,
+            pathOf(request),
+            header(request, 'upload-length'),
+            query.override === 'true',
+            async (file) => void (await runHooks(ctx, user, 'upload', 'before', { file })),
+          );
+          await finished(request, reply, status);
+          const location = `${ctx.config.baseURL}/api/tus${encodePath(pathOf(request))}`;
+          return reply
+            .code(201)
+            .header('Location', location)
+            .header('Upload-Offset', '0')
+            .type('text/plain; charset=utf-8')
+            .send('201 Created\n');
+        },
+      );
 
       const head = async (request: FastifyRequest, reply: FastifyReply) => {
         const { offset, length } = await uploads.status(currentUser(request), pathOf(request));
@@ -103,29 +128,49 @@ export function tusRoutes(
           .header('Upload-Length', String(length))
           .send();
       };
-      app.head(url, { onRequest: uploader }, head);
-      app.get(url, { onRequest: uploader }, head);
+      const progress = schema('how far an upload is', {
+        response: { 200: empty('Upload-Offset and Upload-Length say it') },
+      });
+      app.head(url, { onRequest: uploader, schema: progress }, head);
+      app.get(url, { onRequest: uploader, schema: progress }, head);
 
       // The guard checks the permission first (contract 13: 403 before 415).
-      app.patch(url, { onRequest: uploader }, async (request, reply) => {
-        if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
-          throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
-        }
-        const status = await uploads.append(
-          currentUser(request),
-          pathOf(request),
-          header(request, 'upload-offset'),
-          request.raw,
-        );
-        await finished(request, reply, status);
-        const { offset } = status;
-        return reply.code(204).header('Upload-Offset', String(offset)).send();
-      });
+      app.patch(
+        url,
+        {
+          onRequest: uploader,
+          schema: schema('the next bytes of an upload, at Upload-Offset', {
+            readBody: rawBody('the bytes', 'application/offset+octet-stream'),
+            response: { 204: empty('taken: Upload-Offset is the new offset') },
+          }),
+        },
+        async (request, reply) => {
+          if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
+            throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
+          }
+          const status = await uploads.append(
+            currentUser(request),
+            pathOf(request),
+            header(request, 'upload-offset'),
+            request.raw,
+          );
+          await finished(request, reply, status);
+          const { offset } = status;
+          return reply.code(204).header('Upload-Offset', String(offset)).send();
+        },
+      );
 
-      app.delete(url, { onRequest: uploader }, async (request, reply) => {
-        await uploads.cancel(currentUser(request), pathOf(request));
-        return reply.code(204).send();
-      });
+      app.delete(
+        url,
+        {
+          onRequest: uploader,
+          schema: schema('cancel an upload', { response: { 204: empty('cancelled, its bytes removed') } }),
+        },
+        async (request, reply) => {
+          await uploads.cancel(currentUser(request), pathOf(request));
+          return reply.code(204).send();
+        },
+      );
     }
   };
 }

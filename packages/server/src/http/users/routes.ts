@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { may } from '../../auth/policy.js';
-import { User, UserRequest, type UserDeleteRequest } from '@filebrowser/contract';
+import { NumericIdParams, User, UserDeleteRequest, UserRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
 import { checkPassword } from '../../auth/passwords.js';
@@ -9,10 +9,10 @@ import type { AppContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser, requireAdmin, requireUser } from '../guards.js';
+import { lenientJson, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import { presentUser } from './present.js';
 
-const IdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) });
 /** Only digits make a user id: anything else is not this route (contract 11.2), so it answers 404. */
 const BY_ID = '/api/users/:id(^\\d+$)';
 
@@ -36,13 +36,23 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/users',
-      { onRequest: requireAdmin(ctx), schema: { response: { 200: Type.Array(User) } } },
+      {
+        onRequest: requireAdmin(ctx),
+        schema: { summary: 'every user (administrators)', response: { 200: Type.Array(User) } },
+      },
       async () => ctx.store.users.list().map((u) => presentUser(u, true)),
     );
 
     app.get(
       BY_ID,
-      { onRequest: requireUser(ctx), schema: { params: IdParams, response: { 200: User } } },
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'a user: oneself, or anyone for administrators',
+          params: NumericIdParams,
+          response: { 200: User },
+        },
+      },
       async (request) => {
         const caller = currentUser(request);
         return presentUser(target(request.params.id, caller), may(caller.perm, 'admin'));
@@ -51,7 +61,14 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/users',
-      { onRequest: requireAdmin(ctx), schema: { body: UserRequest } },
+      {
+        onRequest: requireAdmin(ctx),
+        schema: {
+          summary: 'make a user (administrators)',
+          body: UserRequest,
+          response: { 201: statusLine('made; Location names the new user') },
+        },
+      },
       async (request, reply) => {
         const { what, which, current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
@@ -68,7 +85,15 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.put(
       BY_ID,
-      { onRequest: requireUser(ctx), schema: { params: IdParams, body: UserRequest } },
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'change the fields `which` of a user (all of them when empty)',
+          params: NumericIdParams,
+          body: UserRequest,
+          response: { 200: statusLine('changed') },
+        },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const { what, which = [], current_password, data } = request.body;
@@ -95,7 +120,15 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       BY_ID,
-      { onRequest: requireUser(ctx), schema: { params: IdParams } },
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'delete a user, with their trash',
+          params: NumericIdParams,
+          readBody: lenientJson('required, even empty ({})', UserDeleteRequest),
+          response: { 200: statusLine('deleted') },
+        },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const user = target(request.params.id, caller);
