@@ -112,6 +112,11 @@ export const TokenClaims = Type.Object({
 });
 export type TokenClaims = Static<typeof TokenClaims>;
 
+/** What POST /api/login and /api/renew answer, as text/plain: the token for the X-Auth header. */
+export const SessionToken = Type.String({
+  description: 'a signed session token (JWT) for the X-Auth header',
+});
+
 export const LoginRequest = Type.Object({
   username: Type.Optional(Type.String()),
   password: Type.Optional(Type.String()),

@@ -3,9 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Window } from 'happy-dom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config/defaults.js';
+import { DOCS_HTML, DOCS_SCRIPT } from '../src/http/openapi/docs-page.js';
 import { OTHER_METHODS_KEY, openApiPath } from '../src/http/openapi/document.js';
 import { openStore } from '../src/store/index.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
@@ -131,6 +133,32 @@ describe('the page of the API document', () => {
     expect(script.body).toContain("fetch('openapi.json'");
     // The page builds its content from text nodes only.
     expect(script.body).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+  });
+
+  it('draws every operation of the document, as text', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    const window = new Window({ url: 'http://localhost/api/docs' });
+    try {
+      window.document.write(DOCS_HTML.replace(/<script[^>]*><\/script>/, ''));
+      // The page's one request, answered with the server's document.
+      const fetch = async (url: string) => {
+        expect(url).toBe('openapi.json');
+        return { json: async () => JSON.parse(res.body) as unknown };
+      };
+      const page = { document: window.document } as { document: unknown; apiDocsDrawn?: Promise<void> };
+      new Function('window', 'document', 'fetch', DOCS_SCRIPT)(page, window.document, fetch);
+      await page.apiDocsDrawn;
+      const summaries = [...window.document.querySelectorAll('summary')].map((s) => s.textContent);
+      expect(summaries.length).toBeGreaterThan(100);
+      expect(summaries).toContain('GET/api/users — every user (administrators)');
+      expect(summaries).toContain(
+        'PROPFIND/dav/{path} — ' +
+          'WebDAV (RFC 4918 class 1 and 2) on the user’s scope: Basic auth, password or API token',
+      );
+      expect(window.document.getElementById('title')!.textContent).toMatch(/^File Browser API \d/);
+    } finally {
+      await window.happyDOM.close();
+    }
   });
 
   it('is served under the base URL too', async () => {

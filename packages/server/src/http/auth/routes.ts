@@ -1,5 +1,4 @@
-import { LoginRequest, MEDIA, RENEW_HEADER, SignupRequest } from '@filebrowser/contract';
-import { Type } from '@sinclair/typebox';
+import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
@@ -40,8 +39,6 @@ const tokenInHeader: onRequestAsyncHookHandler = async (request) => {
   if (!request.headers['x-auth']) throw unauthorized();
 };
 
-const Jwt = Type.String({ description: 'a signed session token (JWT) for the X-Auth header' });
-
 export function authRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     // These endpoints take any body type and parse it themselves (see jsonBody).
@@ -60,7 +57,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
             'any method and Content-Type; an unreadable body is a refusal (403)',
             LoginRequest,
           ),
-          response: { 200: text('the session token', Jwt, MEDIA.jwt) },
+          response: { 200: text('the session token', SessionToken, MEDIA.jwt) },
         },
       },
       async (request, reply) => {
@@ -90,7 +87,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
         onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
         schema: {
           summary: 'a fresh token for the session of the X-Auth token',
-          response: { 200: text('the new session token', Jwt, MEDIA.jwt) },
+          response: { 200: text('the new session token', SessionToken, MEDIA.jwt) },
         },
       },
       async (request, reply) => {

@@ -21,7 +21,8 @@ export const DOCS_HTML = `<!doctype html>
 `;
 
 export const DOCS_SCRIPT = `'use strict';
-(async () => {
+// Kept on the window so that whoever loaded the page (a test) can wait for it to be drawn.
+window.apiDocsDrawn = (async () => {
   const el = (tag, style, text) => {
     const e = document.createElement(tag);
     if (style) e.setAttribute('style', style);
