@@ -25,14 +25,23 @@ export type PathParams = Static<typeof PathParams>;
 export const NumericIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9]+$' }) });
 export type NumericIdParams = Static<typeof NumericIdParams>;
 
+/**
+ * A query value. Repeated, the first one counts, as in File Browser (Go's `Query().Get`): a
+ * client that sends one twice is not refused.
+ */
+const Query = (description: string) =>
+  Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description: `${description}; repeated, the first counts`,
+    }),
+  );
+
 /** Only the exact text `true` turns a flag query on, as in File Browser. */
-const Flag = (description: string) => Type.Optional(Type.String({ description: `${description} ("true")` }));
+const Flag = (description: string) => Query(`${description} ("true")`);
 
 /** GET /api/resources{path} */
 export const ResourceQuery = Type.Object({
-  checksum: Type.Optional(
-    Type.String({ description: 'md5, sha1, sha256 or sha512: answer with that checksum' }),
-  ),
+  checksum: Query('md5, sha1, sha256 or sha512: answer with that checksum'),
 });
 
 /** POST /api/resources{path}: a file upload, or a folder when the path ends with `/`. */
@@ -40,22 +49,22 @@ export const ResourceUploadQuery = Type.Object({ override: Flag('replace an exis
 
 /** PATCH /api/resources{path} */
 export const ResourcePatchQuery = Type.Object({
-  action: Type.Optional(Type.String({ description: 'copy or rename (rename is a move)' })),
-  destination: Type.Optional(Type.String({ description: 'the target path, percent-encoded once more' })),
+  action: Query('copy or rename (rename is a move)'),
+  destination: Query('the target path, percent-encoded once more'),
   override: Flag('replace an existing target'),
   rename: Flag('pick a free name when the target exists'),
 });
 
 /** GET /api/raw{path} and GET /api/public/dl/{hash}{path} */
 export const DownloadQuery = Type.Object({
-  files: Type.Optional(Type.String({ description: 'comma-separated items of the folder to archive' })),
-  algo: Type.Optional(Type.String({ description: 'archive format: zip, tar, targz, …' })),
+  files: Query('comma-separated items of the folder to archive'),
+  algo: Query('archive format: zip, tar, targz, …'),
   inline: Flag('Content-Disposition inline instead of attachment'),
 });
 
 /** The public share routes: the token a share password earned, as the old client sends it. */
 export const PublicShareQuery = Type.Object({
-  token: Type.Optional(Type.String({ description: 'the token that a share password earned' })),
+  token: Query('the token that a share password earned'),
   ...DownloadQuery.properties,
 });
 
@@ -66,7 +75,7 @@ export const PreviewParams = Type.Object({
 });
 export const PreviewQuery = Type.Object({
   inline: Flag('Content-Disposition inline instead of attachment'),
-  key: Type.Optional(Type.String({ description: 'a cache-buster of the client, ignored' })),
+  key: Query('a cache-buster of the client, ignored'),
 });
 
 /** GET /api/subtitle{path} */
@@ -74,7 +83,7 @@ export const InlineQuery = Type.Object({ inline: Flag('Content-Disposition inlin
 
 /** GET /api/search{path} */
 export const SearchQuery = Type.Object({
-  query: Type.Optional(Type.String({ description: 'words, "type:image"-style filters, "case:sensitive"' })),
+  query: Query('words, "type:image"-style filters, "case:sensitive"'),
 });
 
 /** POST /api/tus{path} */

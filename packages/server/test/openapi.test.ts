@@ -172,6 +172,14 @@ describe('the page of the API document', () => {
     }
   });
 
+  it('declares queries that take a repeated value as File Browser did: the first counts', async () => {
+    const token = await t.user('repeats');
+    await fs.writeFile(path.join(t.root, 'repeats', 'a.txt'), 'a');
+    const res = await t.get(token, '/api/raw/a.txt?inline=true&inline=false');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-disposition']).toMatch(/^inline/);
+  });
+
   it('answers a write to the document with 405, not a change', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/openapi.json', payload: {} });
     expect(res.statusCode).toBe(405);
