@@ -5,21 +5,29 @@ import { LOCALE_CODES } from './locales';
 
 const LOCALES_DIR = path.join(import.meta.dirname, 'locales');
 
+// The old File Browser client's 33 languages (its pt-pt is our pt, its sv is our sv-se).
 const EXPECTED = [
-  'he',
-  'hu',
   'ar',
+  'bg',
   'ca',
+  'cs',
   'de',
   'el',
   'en',
   'es',
+  'fa',
   'fr',
+  'he',
+  'hr',
+  'hu',
   'is',
   'it',
   'ja',
   'ko',
+  'lv',
+  'nl',
   'nl-be',
+  'no',
   'pl',
   'pt-br',
   'pt',
@@ -29,6 +37,7 @@ const EXPECTED = [
   'sv-se',
   'tr',
   'uk',
+  'vi',
   'zh-cn',
   'zh-tw',
 ];
