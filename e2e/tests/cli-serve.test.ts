@@ -115,7 +115,10 @@ describe('filebrowser (serving)', () => {
   });
 
   it("prints the version with the commit it was built from, in File Browser's format", () => {
-    const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: path.dirname(main), encoding: 'utf8' });
+    const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: path.dirname(main),
+      encoding: 'utf8',
+    });
     const commit = git.status === 0 ? git.stdout.trim() : '(untracked)';
     const r = run(['version']);
     expect(r.status).toBe(0);
