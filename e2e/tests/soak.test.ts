@@ -141,28 +141,17 @@ async function client(id: number, deadline: number, tally: Tally): Promise<void>
         }
       }
       if (complete) await readBack(tally, `${folder}/${name}`, body);
-    } else if (choice < 0.65) {
-      const source = await someFile(tally, folder);
-      if (!source) continue;
-      const destination = `/${pick(FOLDERS)}/r${id}-${n}.bin`;
-      await call(
-        tally,
-        'rename',
-        [200, 204],
-        url(`/api/resources/${source}`) +
-          `?action=rename&destination=${encodeURIComponent(destination)}&override=false`,
-        { method: 'PATCH' },
-      );
     } else if (choice < 0.85) {
       const source = await someFile(tally, folder);
       if (!source) continue;
-      const destination = `/${pick(FOLDERS)}/k${id}-${n}.bin`;
+      const action = choice < 0.65 ? 'rename' : 'copy';
+      const destination = `/${pick(FOLDERS)}/${action[0]}${id}-${n}.bin`;
       await call(
         tally,
-        'copy',
+        action,
         [200, 204],
         url(`/api/resources/${source}`) +
-          `?action=copy&destination=${encodeURIComponent(destination)}&override=false`,
+          `?action=${action}&destination=${encodeURIComponent(destination)}&override=false`,
         { method: 'PATCH' },
       );
     } else {
