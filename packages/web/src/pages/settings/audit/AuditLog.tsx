@@ -141,7 +141,7 @@ export function AuditLog() {
                   <th scope="col">{t('settings.audit.user')}</th>
                   <th scope="col">{t('settings.audit.address')}</th>
                   <th scope="col">{t('settings.audit.action')}</th>
-                  <th scope="col">{t('settings.audit.path')}</th>
+                  <th scope="col">{t('settings.audit.pathColumn')}</th>
                   <th scope="col">{t('settings.audit.result')}</th>
                   <th scope="col">{t('settings.audit.detail')}</th>
                 </tr>
