@@ -77,9 +77,10 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
               })()
             : (async function* () {
                 yield '[';
-                let sep = '';
+                let first = true;
                 for await (const page of pages) {
-                  yield page.map((e) => sep + ((sep = ','), JSON.stringify(e))).join('');
+                  yield (first ? '' : ',') + page.map((e) => JSON.stringify(e)).join(',');
+                  first = false;
                 }
                 yield ']\n';
               })();
