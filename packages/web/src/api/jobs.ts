@@ -6,6 +6,11 @@ export function startJob(body: JobStart): Promise<JobStarted> {
   return requestJson<JobStarted>('/api/jobs', { method: 'POST', json: body });
 }
 
+/** The signed-in user's running jobs. */
+export function listJobs(): Promise<Job[]> {
+  return requestJson<Job[]>('/api/jobs');
+}
+
 export function fetchJob(id: string, signal?: AbortSignal): Promise<Job> {
   return requestJson<Job>(`/api/jobs/${encodeURIComponent(id)}`, { signal });
 }

@@ -30,14 +30,18 @@ describe('jobs', () => {
   /** What the server says of each job id (a status code: that error). */
   let server: Record<string, Job | number> = {};
   const calls: string[] = [];
+  /** What `GET /api/jobs` answers. */
+  let running: Job[] = [];
 
   beforeEach(() => {
     server = {};
+    running = [];
     calls.length = 0;
     fetchMock.mockImplementation(async (input, init) => {
       const url = String(input);
       const method = init?.method ?? 'GET';
       calls.push(`${method} ${url}`);
+      if (url.endsWith('/api/jobs')) return new Response(JSON.stringify(running), { status: 200 });
       const id = decodeURIComponent(url.split('/api/jobs/')[1] ?? '');
       const known = server[id];
       if (known === undefined || typeof known === 'number') {
@@ -61,6 +65,14 @@ describe('jobs', () => {
   it('draws nothing while no job is followed', async () => {
     const { container } = await renderWithApp(<JobsPanel />);
     expect(container.innerHTML).toBe('');
+  });
+
+  it('after a reload, follows the running jobs the server knows of', async () => {
+    running = [job({ id: 'job-9', action: 'rename', items: ['/a', '/b'] })];
+    await renderWithApp(<JobsPanel />);
+    const panel = await screen.findByRole('region', { name: 'Work in progress' });
+    expect(panel.textContent).toContain('Moving 2 items');
+    expect(panel.textContent).toContain('25% · 1 MiB / 4 MiB');
   });
 
   it('tells progress by bytes when files were counted, by entries otherwise', () => {

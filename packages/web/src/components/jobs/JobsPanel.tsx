@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
-import { JOB_POLL_MS, jobPercent, useJobsStore, type FollowedJob } from '../../stores/jobs';
+import { useAuthStore } from '../../stores/auth';
+import { FIRST_POLL_MS, JOB_POLL_MS, jobPercent, useJobsStore, type FollowedJob } from '../../stores/jobs';
 import { formatSize } from '../../utils/format-size';
 import { Icon } from '../Icon';
 import './jobs.css';
@@ -54,11 +55,32 @@ export function JobsPanel() {
   const { t } = useTranslation();
   const jobs = useJobsStore((state) => state.jobs);
   const refresh = useJobsStore((state) => state.refresh);
+  const adopt = useJobsStore((state) => state.adopt);
+  const signedIn = useAuthStore((state) => state.user !== null);
   const following = jobs.length > 0;
+  // A reloaded page picks up the work it had started.
+  useEffect(() => {
+    if (signedIn) void adopt();
+  }, [signedIn, adopt]);
   useEffect(() => {
     if (!following) return;
-    const timer = setInterval(() => void refresh(), JOB_POLL_MS);
-    return () => clearInterval(timer);
+    // Soon at first (most copies are small and end at once), then once a second.
+    let delay = FIRST_POLL_MS;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout>;
+    const next = () => {
+      timer = setTimeout(() => {
+        void refresh().then(() => {
+          delay = Math.min(delay * 2, JOB_POLL_MS);
+          if (!stopped) next();
+        });
+      }, delay);
+    };
+    next();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
   }, [following, refresh]);
   if (!following) return null;
   return (
