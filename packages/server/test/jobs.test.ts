@@ -147,6 +147,28 @@ describe('copy and move jobs', () => {
     expect((del.json() as Job).state).toBe('cancelled');
   });
 
+  it('a move that must copy (onto a folder that exists) cancelled mid-way leaves both sides as they were', async () => {
+    await makeBigFolder(home('big'));
+    await fs.mkdir(home('to', 'big'), { recursive: true });
+    await fs.writeFile(home('to', 'big', 'keep.txt'), 'keep');
+    const before = { src: await inventory(home('big')), dst: await inventory(home('to')) };
+    const state: { id?: string; cancelled: boolean } = { cancelled: false };
+    const listener = (job: Job) => {
+      if (job.bytesDone === 0 || state.cancelled) return;
+      state.id = job.id;
+      state.cancelled = true;
+      // The rename failed (ENOTEMPTY), so the move copies: cancelled between two reads of it.
+      t.ctx.jobs.get(annId, job.id)!.cancel();
+    };
+    t.ctx.jobs.on('progress', listener);
+    const job = await runJob(ann, { action: 'rename', items: ['/big'], destination: '/to', override: true });
+    t.ctx.jobs.off('progress', listener);
+    expect(state.id).toBe(job.id);
+    expect(job.state).toBe('cancelled');
+    expect(await inventory(home('big'))).toEqual(before.src);
+    expect(await inventory(home('to'))).toEqual(before.dst);
+  });
+
   it('DELETE stops a running job and answers once it has cleaned up', async () => {
     await makeBigFolder(home('big'));
     await fs.mkdir(home('to'));
