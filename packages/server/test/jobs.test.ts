@@ -279,6 +279,26 @@ describe('copy and move jobs', () => {
     expect(await fs.readdir(path.join(t.root, 'dora', 'to'))).toEqual([]);
   });
 
+  it('reaches nothing outside the scope, whatever the paths say', async () => {
+    await fs.writeFile(path.join(t.outside, 'secret.txt'), 'secret');
+    await fs.symlink(t.outside, home('out'));
+    await fs.mkdir(home('to'));
+    const outsideBefore = await inventory(t.outside);
+    for (const payload of [
+      { action: 'copy', items: ['/out/secret.txt'], destination: '/to' },
+      { action: 'copy', items: ['/../../outside/secret.txt'], destination: '/to' },
+      { action: 'copy', items: ['/to'], destination: '/out' },
+      { action: 'rename', items: ['/to'], destination: '/../bob' },
+    ]) {
+      const job = await runJob(ann, payload);
+      expect(job.state, JSON.stringify(payload)).toBe('failed');
+      expect([400, 403, 404], `${JSON.stringify(payload)} ${job.status} ${job.error}`).toContain(job.status);
+    }
+    expect(await fs.readdir(home('to'))).toEqual([]);
+    expect(await inventory(t.outside)).toEqual(outsideBefore);
+    expect(await fs.readdir(path.join(t.root, 'bob'))).toEqual([]);
+  });
+
   it('checks the body against the contract', async () => {
     for (const payload of [
       { action: 'delete', items: ['/a'], destination: '/b' },
