@@ -209,7 +209,7 @@ describe('copy and move jobs', () => {
     await fs.mkdir(home('to'));
     await fs.writeFile(home('to', 'x.txt'), 'old');
     const clash = await runJob(ann, { action: 'copy', items: ['/x.txt'], destination: '/to' });
-    expect(clash).toMatchObject({ state: 'failed', status: 409 });
+    expect(clash).toMatchObject({ state: 'failed', status: 409, error: '409 Conflict' });
     expect(await fs.readFile(home('to', 'x.txt'), 'utf8')).toBe('old');
 
     const renamed = await runJob(ann, {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { STATUS_CODES } from 'node:http';
 import { MAX_RUNNING_JOBS_PER_USER, type Job, type JobAction, type JobState } from '@filebrowser/contract';
 import { AppError, conflict, fromSystemError } from '../errors.js';
 import type { Measure } from '../files/tree.js';
@@ -100,12 +101,11 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       finish: (error) => {
         if (abort.signal.aborted) return end('cancelled');
         if (error === undefined) return end('done');
+        // Told as the PATCH route's plain-text answer would tell it: "409 Conflict (why)".
         const e = fromSystemError(error);
-        end(
-          'failed',
-          e?.told && e.message ? e.message : (e?.kind.replaceAll('_', ' ') ?? 'the job failed'),
-          e?.status ?? 500,
-        );
+        const status = e?.status ?? 500;
+        const reason = `${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
+        end('failed', e?.told && e.message ? `${reason} (${e.message})` : reason, status);
       },
       cancel: () => {
         if (job.state === 'running') abort.abort();
