@@ -397,6 +397,28 @@ describe('archive download progress', () => {
     expect(await openBelowRoot()).toEqual([]);
   });
 
+  it('a user runs a bounded number of jobs at once (429 beyond), others are not held back', async () => {
+    await makeBigFolder(home('big'));
+    await fs.writeFile(home('big', 'huge.bin'), Buffer.alloc(48 * 1024 * 1024, 1));
+    const ids = Array.from({ length: MAX_RUNNING_JOBS_PER_USER }, (_, i) => `download-held-${i}`);
+    const ended = ids.map((id) => finished(() => id));
+    // Downloads whose clients stopped reading: each stays running.
+    const held = [];
+    for (const id of ids) held.push(await startDownload(`/api/raw/big?algo=tar&progress=${id}`));
+    expect((await t.get(ann, '/api/jobs')).json()).toHaveLength(MAX_RUNNING_JOBS_PER_USER);
+    const refused = await startJob(ann, { action: 'copy', items: ['/big'], destination: '/', rename: true });
+    expect(refused.statusCode).toBe(429);
+    expect(refused.body).toContain(`at most ${MAX_RUNNING_JOBS_PER_USER} jobs`);
+    await fs.writeFile(path.join(t.root, 'bob', 'b.txt'), 'b');
+    expect(
+      (await startJob(bob, { action: 'copy', items: ['/b.txt'], destination: '/', rename: true })).statusCode,
+    ).toBe(202);
+    for (const { req } of held) req.destroy();
+    await Promise.all(ended);
+    expect((await t.get(ann, '/api/jobs')).json()).toEqual([]);
+    expect(await fs.readdir(home())).toEqual(['big']);
+  });
+
   it('cancelling the job cuts the download', async () => {
     await makeBigFolder(home('big'));
     await fs.writeFile(home('big', 'huge.bin'), Buffer.alloc(48 * 1024 * 1024, 1));
