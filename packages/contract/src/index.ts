@@ -6,3 +6,4 @@ export * from './http.js';
 export * from './tokens.js';
 export * from './trash.js';
 export * from './audit.js';
+export * from './jobs.js';

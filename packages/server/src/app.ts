@@ -10,6 +10,8 @@ import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
+import { jobsRoutes } from './http/jobs/routes.js';
+import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { stagingLedgerOf } from './files/staging.js';
@@ -82,6 +84,7 @@ export async function buildApp(
   const ctx = { config, store, log: app.log as Logger } as AppContext;
   ctx.auth = new AuthService(ctx);
   ctx.audit = new AuditLog(store.audit, ctx.log);
+  ctx.jobs = new JobRegistry();
 
   installAccessLog(app);
   installErrorHandler(app);
@@ -144,6 +147,7 @@ export async function buildApp(
   await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(trashRoutes(ctx, fileEvents));
+  await app.register(jobsRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
   await app.register(auditRoutes(ctx));
   addDavMethods(app);

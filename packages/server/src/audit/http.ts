@@ -130,6 +130,19 @@ export function recordTakenOver(
   write(ctx, request, status, { action: declared, ...request.auditNote, ...note });
 }
 
+/**
+ * The record of work a request started and that ends after its answer (a copy or move job's
+ * items): written when the outcome is known, as the request's user and address.
+ */
+export function recordOutcome(
+  ctx: AppContext,
+  request: FastifyRequest,
+  status: number,
+  draft: AuditDraft,
+): void {
+  write(ctx, request, status, draft);
+}
+
 function write(ctx: AppContext, request: FastifyRequest, status: number, d: AuditDraft): void {
   const signedIn = who(request);
   ctx.audit.record({

@@ -16,16 +16,18 @@ import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { FileEvents } from '../../files/events.js';
 import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
-import { checksum, copyOrMove, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
+import { checksum, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
 import { deleteOrTrash } from '../../files/trash.js';
-import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
-import { davFollowDelete, davFollowMove } from '../dav/follow.js';
+import { sharesFollowDelete } from '../../shares/service.js';
+import { davFollowDelete } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
+import { notify } from '../notify.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
+import { transfer } from './transfer.js';
 
 /** Only the exact string "true" counts, as in File Browser. */
 const isTrue = (v: string | undefined) => v === 'true';
@@ -58,15 +60,6 @@ const patchAudit: AuditDeclaration = (request) => {
     kind === 'copy' ? 'file.copy' : parentOf(path) === parentOf(destination) ? 'file.rename' : 'file.move';
   return { action, path, destination };
 };
-
-/** Runs change listeners without letting them decide the answer. */
-async function notify(ctx: AppContext, what: string, fn: () => Promise<void> | void): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    ctx.log.warn({ err }, `after ${what}: listener failed`);
-  }
-}
 
 /**
  * `/api/resources{path}` and `/api/resources/recursive{path}` (contract 5.1–5.7). Handlers are
@@ -267,7 +260,6 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       { onRequest: requireUser(ctx, { needs: patchNeeds }), config: { audit: patchAudit } },
       async (request, reply) => {
         const access = await accessOf(request);
-        const action = queryValue(request, 'action') ?? '';
         let destination: string;
         try {
           // Decoded twice, as File Browser does: clients encode the destination once more (contract 5.6).
@@ -275,52 +267,23 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         } catch {
           throw badRequest('the destination is not valid percent-encoding');
         }
-        const follow = action !== 'rename';
-        const src = await access.open(requestPath(request), { followFinal: follow });
-        try {
-          const dst = await access.open(destination, { followFinal: follow });
-          try {
-            if (action !== 'copy' && action !== 'rename') {
-              throw badRequest(`unsupported action ${action}: invalid request params`);
-            }
-            const { dirMode } = ctx.store.settings.get();
-            const file = action === 'copy' ? src.real : src.entry;
-            const moved = await withHooks(
-              ctx,
-              currentUser(request),
-              reply,
-              action,
-              { file, destination: dst.entry },
-              () =>
-                copyOrMove(
-                  access,
-                  src,
-                  dst,
-                  {
-                    action,
-                    override: isTrue(queryValue(request, 'override')),
-                    rename: isTrue(queryValue(request, 'rename')),
-                  },
-                  dirMode,
-                ),
-              (result) => ({ file, destination: result.entry }),
-            );
-            // A rename with `rename=true` may have taken another name than the one asked for.
-            audit(request, { destination: moved.virtual });
-            if (action === 'rename') {
-              await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
-              await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
-              await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
-            } else {
-              await notify(ctx, 'copy', () => events.changed?.(moved.real));
-            }
-            return sendStatus(reply, 200);
-          } finally {
-            await dst.close();
-          }
-        } finally {
-          await src.close();
-        }
+        // A rename with `rename=true` may have taken another name than the one asked for.
+        const landed = await transfer(
+          ctx,
+          currentUser(request),
+          access,
+          {
+            action: queryValue(request, 'action') ?? '',
+            source: requestPath(request),
+            destination,
+            override: isTrue(queryValue(request, 'override')),
+            rename: isTrue(queryValue(request, 'rename')),
+          },
+          events,
+          reply,
+        );
+        audit(request, { destination: landed });
+        return sendStatus(reply, 200);
       },
     );
   };
