@@ -12,6 +12,7 @@ import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { moveJournalOf } from './files/moves.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -87,8 +88,11 @@ export async function buildApp(
   installErrorHandler(app);
   installAudit(app, ctx);
   readBodiesAsJson(app);
-  // Staging files of writes a killed process never finished go before the first request.
-  app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
+  // Moves and staging files a killed process never finished are settled before the first request.
+  app.addHook('onReady', async () => {
+    await moveJournalOf(store).recover(ctx.log);
+    await stagingLedgerOf(store).sweep(ctx.log);
+  });
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {

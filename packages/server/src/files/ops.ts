@@ -280,8 +280,8 @@ export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
 
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
- * no rename can. The destination must not exist; the caller removes a failed copy.
+ * skipped), to `toName` in another pinned folder: what `moveEntry` does where no rename can. The
+ * destination must not exist; the caller removes a failed copy.
  */
 export async function copyEntryAsIs(
   access: FileAccess,
@@ -477,34 +477,87 @@ async function copyTree(
   }
 }
 
-/** Move/rename: the entry itself (a link stays a link); across file systems, copy then delete. */
+/**
+ * Moves the entry `name` of a pinned folder, as it is (a link stays a link), to `toName` in
+ * another: one rename where it can, and across file systems (EXDEV) a journaled copy then switch
+ * (files/moves.ts), so that neither a failure nor a killed process leaves half of it anywhere.
+ * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
+ * that must exist exactly when the move happens (the caller does them itself after a rename).
+ */
+export async function moveEntry(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+  alongside?: () => void,
+): Promise<{ copied: boolean }> {
+  try {
+    await renameEntry(from, name, to, toName);
+    return { copied: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  const move = access.moves.begin(from, name, to, toName);
+  try {
+    await copyEntryAsIs(access, from, name, to, move.stagingName);
+  } catch (err) {
+    await move.undo();
+    throw err;
+  }
+  await move.finish(alongside);
+  return { copied: true };
+}
+
+/**
+ * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
+ * folder moved onto an existing folder is merged into it: copied in, then the source removed.
+ */
 export async function movePath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
   if (!src.folder) throw forbidden();
   const place = await placeOf(dst, dirMode);
   try {
-    await renameEntry(src.folder, src.leaf, place.folder, place.name);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    const followed = await access.open(src.virtual);
-    try {
-      const target = await access.open(dst.virtual);
-      try {
-        await copyPath(access, followed, target, dirMode);
-      } finally {
-        await target.close();
-      }
-    } catch (copyErr) {
-      // The copy cleaned up after itself; the folders made for it go too, and the source stays.
-      await place.undo();
-      throw copyErr;
-    } finally {
-      await followed.close();
+    const merge = !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
+    if (!merge) {
+      await moveEntry(access, src.folder, src.leaf, place.folder, place.name).catch(async (err: unknown) => {
+        await place.undo();
+        throw err;
+      });
+      return;
     }
-    await removeTree(src.folder, src.leaf);
+    await mergeFolder(access, src, dst, place, dirMode);
   } finally {
     await place.release();
   }
+}
+
+/** A folder moved onto an existing one: an empty one is replaced by a rename, else copied in. */
+async function mergeFolder(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  place: Place,
+  dirMode: number,
+): Promise<void> {
+  try {
+    await renameEntry(src.folder!, src.leaf, place.folder, place.name);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+  }
+  const followed = await access.open(src.virtual);
+  try {
+    const target = await access.open(dst.virtual);
+    try {
+      await copyPath(access, followed, target, dirMode);
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await followed.close();
+  }
+  await removeTree(src.folder!, src.leaf);
 }
 
 export interface PatchRequest {
