@@ -90,7 +90,7 @@ export async function buildApp(
   readBodiesAsJson(app);
   // Moves and staging files a killed process never finished are settled before the first request.
   app.addHook('onReady', async () => {
-    await moveJournalOf(store).recover(ctx.log);
+    await moveJournalOf(store, ctx.log).recover();
     await stagingLedgerOf(store).sweep(ctx.log);
   });
   await app.register(fastifyCookie);

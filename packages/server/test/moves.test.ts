@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -154,6 +155,27 @@ describe('the start after a crash', () => {
   });
 });
 
+describe('a folder moved onto an existing one', () => {
+  it('is merged into it; the source goes, and no record or staging name is left', async () => {
+    t = await startFilesApp();
+    const bob = await t.user('bob');
+    const home = path.join(t.root, 'bob');
+    await makeFolder(path.join(home, 'docs'), 'merged');
+    await fs.mkdir(path.join(home, 'into', 'docs'), { recursive: true });
+    await fs.writeFile(path.join(home, 'into', 'docs', 'kept.txt'), 'kept');
+    const res = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/docs?action=rename&destination=%2Finto%2Fdocs&override=true',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'link', 'sub']);
+    expect(await fs.readFile(path.join(home, 'into', 'docs', 'sub', 'a.txt'), 'utf8')).toBe('merged');
+    expect(await fs.readdir(home)).toEqual(['into']);
+    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(t.ctx.store.staging.all()).toEqual([]);
+  });
+});
+
 describe('a move across file systems', () => {
   const WHY = 'a move across file systems needs a second file system inside the root';
 
@@ -201,6 +223,17 @@ describe('a move across file systems', () => {
     expect(await fs.readFile(path.join(m.mnt, 'a.txt'), 'utf8')).toBe('new');
     expect(await fs.readdir(m.mnt)).toEqual(['a.txt']);
     expect(await exists(path.join(m.home, 'a.txt'))).toBe(false);
+  });
+
+  it('refuses a special file, which stays where it is', async () => {
+    const m = await withMount('1m');
+    if (!m) return;
+    execFileSync('mkfifo', [path.join(m.home, 'pipe')]);
+    const res = await move(m.bob, '/pipe', '/mnt/pipe');
+    expect(res.statusCode, res.body).toBe(403);
+    expect((await fs.lstat(path.join(m.home, 'pipe'))).isFIFO()).toBe(true);
+    expect(await fs.readdir(m.mnt)).toEqual([]);
+    expect(t!.ctx.store.moves.all()).toEqual([]);
   });
 
   it('onto a disk too small answers 507; the source stays whole and nothing is left on the disk', async () => {

@@ -328,6 +328,6 @@ async function accessFor(
     hideDotfiles: subject.hideDotfiles,
     privatePaths: serverPaths(ctx.config).private,
     staging: stagingLedgerOf(ctx.store),
-    moves: moveJournalOf(ctx.store),
+    moves: moveJournalOf(ctx.store, ctx.log),
   });
 }

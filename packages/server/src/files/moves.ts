@@ -21,7 +21,10 @@ import { removeTree } from './tree.js';
  *    move here does what is left of that. A folder being removed is never visible half empty.
  */
 export class MoveJournal {
-  constructor(private readonly repo: MovesRepo) {}
+  constructor(
+    private readonly repo: MovesRepo,
+    private readonly log: Logger,
+  ) {}
 
   /** Records a move before its copy begins; the copy goes to the answer's `stagingName` in `to`. */
   begin(from: Pinned, name: string, to: Pinned, toName: string): JournaledMove {
@@ -34,14 +37,34 @@ export class MoveJournal {
       destName: toName,
     };
     const id = this.repo.add(record);
-    return new JournaledMove(this.repo, id, from, name, record.hiddenName, to, toName, record.stagingName);
+    return new JournaledMove(
+      this.repo,
+      this.log,
+      id,
+      from,
+      name,
+      record.hiddenName,
+      to,
+      toName,
+      record.stagingName,
+    );
+  }
+
+  /**
+   * Removes the source of a move whose destination already has everything (a folder merged into
+   * another by copying): hidden first, then removed, on record until it is gone, so that nobody
+   * sees it half removed and a killed process's next start finishes the removal.
+   */
+  async removeSource(from: Pinned, name: string, to: Pinned, toName: string): Promise<void> {
+    await this.begin(from, name, to, toName).finishInPlace();
   }
 
   /**
    * Finishes or undoes the moves of earlier processes, and forgets them. Run at start, before any
    * request: every record then belongs to a move that will never go on by itself.
    */
-  async recover(log: Logger): Promise<number> {
+  async recover(): Promise<number> {
+    const log = this.log;
     const records = this.repo.all();
     for (const record of records) {
       try {
@@ -67,6 +90,7 @@ export class MoveJournal {
 export class JournaledMove {
   constructor(
     private readonly repo: MovesRepo,
+    private readonly log: Logger,
     private readonly id: number,
     private readonly from: Pinned,
     private readonly name: string,
@@ -101,8 +125,32 @@ export class JournaledMove {
       await this.undo();
       throw err;
     }
-    await renameEntry(this.from, this.name, this.from, this.hiddenName);
-    await removeTree(this.from, this.hiddenName);
+    await this.removeSource();
+  }
+
+  /**
+   * The copy is in place by other means (a folder merged into an existing one): on record as
+   * whole, the source goes. The next start finds the destination and no staging copy, and so
+   * finishes removing the source.
+   */
+  async finishInPlace(): Promise<void> {
+    this.repo.markCopied(this.id);
+    await this.removeSource();
+  }
+
+  /** Hides the source (one rename), then removes it and forgets the move. */
+  private async removeSource(): Promise<void> {
+    try {
+      await renameEntry(this.from, this.name, this.from, this.hiddenName);
+      await removeTree(this.from, this.hiddenName);
+    } catch (err) {
+      // The move itself is done; the record stays, and the next start removes what is left.
+      this.log.warn(
+        { err, folder: this.from.real },
+        'the source of a move across file systems could not be removed yet: the next start retries',
+      );
+      return;
+    }
     this.repo.remove(this.id);
   }
 }
@@ -144,11 +192,11 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
 
 const journals = new WeakMap<Store, MoveJournal>();
 
-/** The journal of a store's database (one per store). */
-export function moveJournalOf(store: Store): MoveJournal {
+/** The journal of a store's database (one per store; it logs to the first logger it is given). */
+export function moveJournalOf(store: Store, log: Logger): MoveJournal {
   let journal = journals.get(store);
   if (!journal) {
-    journal = new MoveJournal(store.moves);
+    journal = new MoveJournal(store.moves, log);
     journals.set(store, journal);
   }
   return journal;

@@ -280,7 +280,7 @@ export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
 
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * skipped), to `toName` in another pinned folder: what `moveEntry` does where no rename can. The
+ * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder: what `moveEntry` does where no rename can. The
  * destination must not exist; the caller removes a failed copy.
  */
 export async function copyEntryAsIs(
@@ -309,6 +309,9 @@ export async function copyEntryAsIs(
       } finally {
         await top.close();
       }
+    } else {
+      // Nothing to copy it with: it stays where it is rather than be lost on the way.
+      throw forbidden('a special file (a pipe, socket or device) cannot go to another file system');
     }
   } finally {
     await node.close();
@@ -557,7 +560,7 @@ async function mergeFolder(
   } finally {
     await followed.close();
   }
-  await removeTree(src.folder!, src.leaf);
+  await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
 }
 
 export interface PatchRequest {
