@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { stagingName } from '../src/files/staging-names.js';
-import { openStore, type Store } from '../src/store/index.js';
+import { openStore } from '../src/store/index.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
@@ -57,31 +57,38 @@ async function readFolder(at: string): Promise<{ text: string; link: string }> {
   };
 }
 
-/** Two folders of a home and a move's record between them, as `begin` writes it. */
-async function leftMove(app: FilesApp, store: Store = app.ctx.store) {
+/**
+ * Two folders of a home and a move's record between them, as `begin` writes it: `source` makes
+ * what is moved (`from/docs`) first, when the test has one.
+ */
+async function leftMove(app: FilesApp, source?: (at: string) => Promise<void>) {
   const home = await fs.realpath(path.join(app.root, 'bob'));
   const from = path.join(home, 'from');
   const to = path.join(home, 'to');
   await fs.mkdir(from);
   await fs.mkdir(to);
+  await source?.(path.join(from, 'docs'));
+  const st = await fs.lstat(path.join(from, 'docs'), { bigint: true }).catch(() => undefined);
   const record = {
     sourceFolder: from,
     sourceName: 'docs',
+    sourceId: st ? `${st.dev}:${st.ino}:${st.birthtimeNs}` : 'none',
     hiddenName: stagingName('docs'),
     destFolder: to,
     stagingName: stagingName('docs'),
     destName: 'docs',
   };
-  const id = store.moves.add(record);
+  const id = app.ctx.store.moves.add(record);
   return { home, from, to, record, id };
 }
+
+const source = (at: string) => makeFolder(at, 'the source');
 
 describe('the start after a crash', () => {
   it('undoes a move killed while copying: the partial copy goes, the source stays whole', async () => {
     t = await startFilesApp();
     await t.user('bob');
-    const { from, to, record } = await leftMove(t);
-    await makeFolder(path.join(from, 'docs'), 'the source');
+    const { from, to, record } = await leftMove(t, source);
     // Half a copy under its staging name.
     await fs.mkdir(path.join(to, record.stagingName, 'sub'), { recursive: true });
 
@@ -95,8 +102,7 @@ describe('the start after a crash', () => {
   it('finishes a move whose copy was whole: the copy takes the name, the source goes', async () => {
     t = await startFilesApp();
     await t.user('bob');
-    const { from, to, record, id } = await leftMove(t);
-    await makeFolder(path.join(from, 'docs'), 'the source');
+    const { from, to, record, id } = await leftMove(t, source);
     await makeFolder(path.join(to, record.stagingName), 'the source');
     t.ctx.store.moves.markCopied(id);
 
@@ -125,13 +131,28 @@ describe('the start after a crash', () => {
   it('keeps the source when no copy is to be found, whatever the record says', async () => {
     t = await startFilesApp();
     await t.user('bob');
-    const { from, to, id } = await leftMove(t);
-    await makeFolder(path.join(from, 'docs'), 'the only one');
+    const { from, to, id } = await leftMove(t, (at) => makeFolder(at, 'the only one'));
     t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the only one', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual([]);
+    expect(t.ctx.store.moves.all()).toEqual([]);
+  });
+
+  it('removes nothing that took the source’s name since the record was made', async () => {
+    t = await startFilesApp();
+    await t.user('bob');
+    const { from, to, record, id } = await leftMove(t, source);
+    await makeFolder(path.join(to, record.stagingName), 'the source');
+    // The source went by other means, and a new folder took its name (or the database is a backup).
+    await fs.rename(path.join(from, 'docs'), path.join(t.outside, 'old-docs'));
+    await makeFolder(path.join(from, 'docs'), 'a new folder');
+    t.ctx.store.moves.markCopied(id);
+
+    await restart(t);
+    expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'a new folder', link: 'sub/a.txt' });
+    expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(t.ctx.store.moves.all()).toEqual([]);
   });
 

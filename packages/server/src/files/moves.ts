@@ -1,7 +1,7 @@
 import type { Logger } from '../context.js';
 import type { Store } from '../store/index.js';
 import type { MoveRecord, MovesRepo } from '../store/moves.js';
-import { renameEntry, type Pinned } from './anchor.js';
+import { renameEntry, statEntry, type Pinned } from './anchor.js';
 import { atRecordedFolder } from './reach.js';
 import { stagingName } from './staging-names.js';
 import { removeTree } from './tree.js';
@@ -27,10 +27,11 @@ export class MoveJournal {
   ) {}
 
   /** Records a move before its copy begins; the copy goes to the answer's `stagingName` in `to`. */
-  begin(from: Pinned, name: string, to: Pinned, toName: string): JournaledMove {
+  async begin(from: Pinned, name: string, to: Pinned, toName: string): Promise<JournaledMove> {
     const record = {
       sourceFolder: from.real,
       sourceName: name,
+      sourceId: identity(await statEntry(from, name)),
       hiddenName: stagingName(name),
       destFolder: to.real,
       stagingName: stagingName(toName),
@@ -56,7 +57,7 @@ export class MoveJournal {
    * sees it half removed and a killed process's next start finishes the removal.
    */
   async removeSource(from: Pinned, name: string, to: Pinned, toName: string): Promise<void> {
-    await this.begin(from, name, to, toName).finishInPlace();
+    await (await this.begin(from, name, to, toName)).finishInPlace();
   }
 
   /**
@@ -181,13 +182,26 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
     return;
   }
   await atRecordedFolder(record.sourceFolder, async (folder) => {
-    const source = await folder.lookup(record.sourceName);
-    if (source) {
-      await source.close();
+    const source = await statEntry(folder, record.sourceName).catch(() => undefined);
+    if (source && identity(source) === record.sourceId) {
       await renameEntry(folder, record.sourceName, folder, record.hiddenName);
+    } else if (source) {
+      // Something else has the name now (a database restored from a backup, say): not ours.
+      log.warn(
+        { folder: record.sourceFolder },
+        'the source of an unfinished move is no longer there: nothing removed',
+      );
     }
     await removeTree(folder, record.hiddenName);
   });
+}
+
+/**
+ * What tells one file-system object from another that later takes its name: an inode number is
+ * given again once freed, its birth time (where the file system keeps one) is not.
+ */
+function identity(st: { dev: bigint; ino: bigint; birthtimeNs: bigint }): string {
+  return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
 }
 
 const journals = new WeakMap<Store, MoveJournal>();

@@ -501,7 +501,7 @@ export async function moveEntry(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
-  const move = access.moves.begin(from, name, to, toName);
+  const move = await access.moves.begin(from, name, to, toName);
   try {
     await copyEntryAsIs(access, from, name, to, move.stagingName);
   } catch (err) {

@@ -192,6 +192,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     id             INTEGER PRIMARY KEY AUTOINCREMENT,
     source_folder  TEXT NOT NULL,
     source_name    TEXT NOT NULL,
+    source_id      TEXT NOT NULL,
     hidden_name    TEXT NOT NULL,
     dest_folder    TEXT NOT NULL,
     staging_name   TEXT NOT NULL,

@@ -12,6 +12,8 @@ export interface MoveRecord {
   id: number;
   sourceFolder: string;
   sourceName: string;
+  /** Device, inode and birth time of the source: a start removes nothing else that has its name by then. */
+  sourceId: string;
   /** The hidden name the source takes before it is removed (same folder: one atomic rename). */
   hiddenName: string;
   destFolder: string;
@@ -26,6 +28,7 @@ interface Row {
   id: number;
   source_folder: string;
   source_name: string;
+  source_id: string;
   hidden_name: string;
   dest_folder: string;
   staging_name: string;
@@ -44,12 +47,13 @@ export class MovesRepo {
   add(move: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>): number {
     const result = this.db
       .prepare(
-        `INSERT INTO moves (source_folder, source_name, hidden_name, dest_folder, staging_name, dest_name, phase, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, 'copying', ?)`,
+        `INSERT INTO moves (source_folder, source_name, source_id, hidden_name, dest_folder, staging_name, dest_name, phase, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'copying', ?)`,
       )
       .run(
         move.sourceFolder,
         move.sourceName,
+        move.sourceId,
         move.hiddenName,
         move.destFolder,
         move.stagingName,
@@ -77,7 +81,7 @@ export class MovesRepo {
   all(): MoveRecord[] {
     const rows = this.db
       .prepare(
-        `SELECT id, source_folder, source_name, hidden_name, dest_folder, staging_name, dest_name, phase, created_at
+        `SELECT id, source_folder, source_name, source_id, hidden_name, dest_folder, staging_name, dest_name, phase, created_at
          FROM moves ORDER BY id`,
       )
       .all() as Row[];
@@ -85,6 +89,7 @@ export class MovesRepo {
       id: r.id,
       sourceFolder: r.source_folder,
       sourceName: r.source_name,
+      sourceId: r.source_id,
       hiddenName: r.hidden_name,
       destFolder: r.dest_folder,
       stagingName: r.staging_name,
