@@ -280,8 +280,9 @@ export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
 
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder: what `moveEntry` does where no rename can. The
- * destination must not exist; the caller removes a failed copy.
+ * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder:
+ * what `moveEntry` does where no rename can. The destination must not exist; the caller removes a
+ * failed copy.
  */
 export async function copyEntryAsIs(
   access: FileAccess,
