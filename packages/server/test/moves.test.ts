@@ -13,7 +13,7 @@ import { mountTmpfs, unmountTmpfs } from './tools.js';
  * Issue 13, item 1: a move across file systems copies, then switches, with a record in the
  * database of how far it came. The start after a crash finishes a move whose copy was whole and
  * undoes one whose copy was not. The kill of a real process in the middle of such a move is in
- * crash.test.ts (it lands in the copy); here the database and folders are left as a process killed
+ * e2e/tests/crash.test.ts (it lands in the copy); here the database and folders are left as a process killed
  * at each later point leaves them, and the moves themselves run on a real second file system.
  */
 let t: FilesApp | undefined;

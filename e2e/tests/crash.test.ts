@@ -1,13 +1,14 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openStore } from '../src/store/index.js';
-import { mountTmpfs, unmountTmpfs } from './tools.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../packages/server/src/store/index.js';
+import { mountTmpfs, unmountTmpfs } from '../../packages/server/test/tools.js';
+import { builtServer } from '../support/built.js';
 
 /**
  * Issue 13, item 1: a real server process killed (SIGKILL) in the middle of a PUT, a POST upload,
@@ -18,18 +19,7 @@ import { mountTmpfs, unmountTmpfs } from './tools.js';
  * controlling it, never by timing: request bodies are sent in parts by the test, and the kill
  * comes once the file system shows the staging file (polled as the event it is).
  */
-const serverDir = path.resolve(import.meta.dirname, '..');
-// Its own build, inside the package so that the dependencies resolve, and apart from dist/, which
-// other tests build (and remove) at the same time.
-const buildDir = path.join(serverDir, 'node_modules', '.cache', 'fb-crash-test');
-const main = path.join(buildDir, 'main.js');
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [path.join(serverDir, 'build.mjs'), '--outdir', buildDir], {
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-}, 120_000);
+const main = builtServer();
 
 const MiB = 1024 * 1024;
 let dir: string;
@@ -165,7 +155,8 @@ async function call(
   const res = await fetch(`http://127.0.0.1:${server.port}${url}`, {
     method,
     headers: { 'x-auth': server.token, connection: 'close', ...headers },
-    ...(body && { body }),
+    // A copy as a plain Uint8Array: the DOM types of fetch take no Buffer.
+    ...(body && { body: new Uint8Array(body) }),
   });
   return { status: res.status, body: await res.text(), headers: res.headers };
 }
