@@ -14,6 +14,7 @@ import { jobsRoutes } from './http/jobs/routes.js';
 import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { moveJournalOf } from './files/moves.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -90,8 +91,11 @@ export async function buildApp(
   installErrorHandler(app);
   installAudit(app, ctx);
   readBodiesAsJson(app);
-  // Staging files of writes a killed process never finished go before the first request.
-  app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
+  // Moves and staging files a killed process never finished are settled before the first request.
+  app.addHook('onReady', async () => {
+    await moveJournalOf(store, ctx.log).recover();
+    await stagingLedgerOf(store).sweep(ctx.log);
+  });
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -292,8 +292,9 @@ export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
 
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
- * no rename can. The destination must not exist; the caller removes a failed copy.
+ * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder:
+ * what `moveEntry` does where no rename can. The destination must not exist; the caller removes a
+ * failed copy.
  */
 export async function copyEntryAsIs(
   access: FileAccess,
@@ -301,6 +302,7 @@ export async function copyEntryAsIs(
   name: string,
   to: Pinned,
   toName: string,
+  progress: Progress = {},
 ): Promise<void> {
   const node = await from.lookup(name);
   if (!node) throw notFound();
@@ -310,17 +312,20 @@ export async function copyEntryAsIs(
     } else if (node.stat.isFile()) {
       const input = await openEntryFile(from, name);
       try {
-        await copyFileInto(access, input, node.stat.mode, to, toName);
+        await copyFileInto(access, input, node.stat.mode, to, toName, progress);
       } finally {
         await input.close();
       }
     } else if (node.stat.isDirectory()) {
       const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
       try {
-        await copyTree(access, node, '/' + name, top, true, false);
+        await copyTree(access, node, '/' + name, top, true, false, progress);
       } finally {
         await top.close();
       }
+    } else {
+      // Nothing to copy it with: it stays where it is rather than be lost on the way.
+      throw forbidden('a special file (a pipe, socket or device) cannot go to another file system');
     }
   } finally {
     await node.close();
@@ -503,7 +508,43 @@ async function copyTree(
   }
 }
 
-/** Move/rename: the entry itself (a link stays a link); across file systems, copy then delete. */
+/**
+ * Moves the entry `name` of a pinned folder, as it is (a link stays a link), to `toName` in
+ * another: one rename where it can, and across file systems (EXDEV) a journaled copy then switch
+ * (files/moves.ts), so that neither a failure nor a killed process leaves half of it anywhere.
+ * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
+ * that must exist exactly when the move happens (the caller does them itself after a rename).
+ */
+export async function moveEntry(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+  alongside?: () => void,
+  progress: Progress = {},
+): Promise<{ copied: boolean }> {
+  try {
+    await renameEntry(from, name, to, toName);
+    return { copied: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  const move = await access.moves.begin(from, name, to, toName);
+  try {
+    await copyEntryAsIs(access, from, name, to, move.stagingName, progress);
+  } catch (err) {
+    await move.undo();
+    throw err;
+  }
+  await move.finish(alongside);
+  return { copied: true };
+}
+
+/**
+ * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
+ * folder moved onto an existing folder is merged into it: copied in, then the source removed.
+ */
 export async function movePath(
   access: FileAccess,
   src: Opened,
@@ -515,30 +556,55 @@ export async function movePath(
   progress.signal?.throwIfAborted();
   const place = await placeOf(dst, dirMode);
   try {
-    await renameEntry(src.folder, src.leaf, place.folder, place.name);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    const followed = await access.open(src.virtual);
-    try {
-      const target = await access.open(dst.virtual);
-      try {
-        await copyPath(access, followed, target, dirMode, progress);
-      } finally {
-        await target.close();
-      }
-    } catch (copyErr) {
-      // The copy cleaned up after itself; the folders made for it go too, and the source stays.
-      await place.undo();
-      throw copyErr;
-    } finally {
-      await followed.close();
+    const merge = !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
+    if (!merge) {
+      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, undefined, progress).catch(
+        async (err: unknown) => {
+          await place.undo();
+          throw err;
+        },
+      );
+      return;
     }
-    // Once the copy is whole the move completes: a cancel from here on would cut the source.
-    await removeTree(src.folder, src.leaf);
+    await mergeFolder(access, src, dst, place, dirMode, progress);
   } finally {
     await place.release();
   }
+}
+
+/** A folder moved onto an existing one: an empty one is replaced by a rename, else copied in. */
+async function mergeFolder(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  place: Place,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  try {
+    await renameEntry(src.folder!, src.leaf, place.folder, place.name);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+  }
+  const followed = await access.open(src.virtual);
+  try {
+    const target = await access.open(dst.virtual);
+    try {
+      await copyPath(access, followed, target, dirMode, progress);
+    } finally {
+      await target.close();
+    }
+  } catch (copyErr) {
+    // The copy cleaned up after itself; the folders made for it go too, and the source stays.
+    await place.undo();
+    throw copyErr;
+  } finally {
+    await followed.close();
+  }
+  // Once the copy is whole the move completes: a cancel from here on would cut the source.
+  await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
 }
 
 export interface PatchRequest {

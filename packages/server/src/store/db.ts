@@ -185,6 +185,22 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   CREATE INDEX IF NOT EXISTS audit_log_path ON audit_log(path);
   CREATE INDEX IF NOT EXISTS audit_log_destination ON audit_log(destination);
   `,
+  // Moves across file systems in progress (copy, then switch), so that a start after a crash
+  // finishes or undoes each one. IF NOT EXISTS: the step must not depend on its place in this list.
+  `
+  CREATE TABLE IF NOT EXISTS moves (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    source_folder  TEXT NOT NULL,
+    source_name    TEXT NOT NULL,
+    source_id      TEXT NOT NULL,
+    hidden_name    TEXT NOT NULL,
+    dest_folder    TEXT NOT NULL,
+    staging_name   TEXT NOT NULL,
+    dest_name      TEXT NOT NULL,
+    phase          TEXT NOT NULL,
+    created_at     INTEGER NOT NULL
+  );
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

@@ -1,6 +1,7 @@
 import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
+import { MovesRepo } from './moves.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
@@ -20,6 +21,8 @@ export interface Store {
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
   staging: StagingRepo;
+  /** Moves across file systems in progress (files/moves.ts). */
+  moves: MovesRepo;
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
@@ -40,6 +43,7 @@ export function openStore(file: string): Store {
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
     staging: new StagingRepo(db),
+    moves: new MovesRepo(db),
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
