@@ -25,6 +25,9 @@ const TOOLS = [
   { name: 'litmus', pkg: 'litmus', why: 'WebDAV protocol suites' },
   { name: 'rclone', pkg: 'rclone', why: 'WebDAV client test' },
   { name: 'python3', pkg: 'python3', why: 'folder-swap test' },
+  { name: 'nginx', pkg: 'nginx', why: 'reverse-proxy recipe' },
+  { name: 'caddy', pkg: 'caddy', why: 'reverse-proxy recipe' },
+  { name: 'systemd-analyze', pkg: 'systemd', why: 'systemd unit' },
 ];
 
 function executable(file) {

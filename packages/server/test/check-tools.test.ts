@@ -6,7 +6,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 /** scripts/check-tools.mjs, run by `npm test` first, on a PATH that holds only what a case gives it. */
 const script = path.resolve(import.meta.dirname, '../../../scripts/check-tools.mjs');
-const OPTIONAL = ['tar', 'zip', 'unzip', 'bzip2', 'xz', 'zstd', 'lz4', 'litmus', 'rclone', 'python3'];
+const OPTIONAL = [
+  'tar',
+  'zip',
+  'unzip',
+  'bzip2',
+  'xz',
+  'zstd',
+  'lz4',
+  'litmus',
+  'rclone',
+  'python3',
+  'nginx',
+  'caddy',
+  'systemd-analyze',
+];
 
 let dir: string;
 let bin: string;
@@ -74,7 +88,7 @@ describe('check-tools', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3',
+      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 nginx caddy systemd',
     );
     for (const name of ['chromium', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
   });
