@@ -22,7 +22,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run release \
  && npm install --global --prefix /opt/filebrowser --no-audit --no-fund \
-      --allow-scripts=better-sqlite3,sharp dist/filebrowser-next-*.tgz
+      --allow-scripts=better-sqlite3,sharp ./dist/filebrowser-next-*.tgz
 
 FROM ${NODE_IMAGE}
 ARG FFMPEG=false
