@@ -8,7 +8,14 @@ import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
 import type { FileAccess } from './access.js';
 import { makeEntryFolder, Pinned, renameEntry } from './anchor.js';
-import { assertDeletable, copyEntryAsIs, deletePath, freeDestination, placeOf } from './ops.js';
+import {
+  assertDeletable,
+  copyEntryAsIs,
+  deletePath,
+  freeDestination,
+  placeOf,
+  removeCounted,
+} from './ops.js';
 import { serverPaths } from './private.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
@@ -165,6 +172,8 @@ export async function moveToTrash(
         location: `${user.id}/${id}`,
       };
       ctx.store.trash.add(item);
+      // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
+      await access.quota.changed(access, r.entry, -item.size);
       // Only now, with the copy in the trash and on record, does the original go.
       if (moved.copied) await removeTree(r.folder!, name);
       return { item, copied: moved.copied };
@@ -257,27 +266,18 @@ export async function restoreItem(
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
       await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
-      if (dst.linkStat && opts.override) await replaceExisting(access, dst);
-      const { dirMode } = ctx.store.settings.get();
-      const place = await placeOf(dst, dirMode);
-      let copied: boolean;
+      // The trash counted the item in the scopes it goes back to: it adds nothing to them, but
+      // a scope already over its quota (lowered since) takes nothing back.
+      const quota = await access.quota.reserve(access, dst.real, 0);
       try {
-        ({ copied } = await moveInto(access, folder, name, place.folder, place.name));
-      } catch (err) {
-        // The folders made on the way for it go again with the failed restore.
-        await place.undo();
-        throw err;
+        if (dst.linkStat && opts.override) await replaceExisting(access, dst);
+        const restored = await putBack(ctx, access, folder, name, dst);
+        quota.commit(item.size);
+        await forgetItem(ctx, item);
+        return { path: dst.virtual, recreatedFolders, copied: restored.copied, real: dst.real };
       } finally {
-        await place.release();
+        quota.release();
       }
-      if (copied) {
-        ctx.log.warn(
-          { path: dst.virtual },
-          'restored across file systems: copied out of the trash, then removed',
-        );
-      }
-      await forgetItem(ctx, item);
-      return { path: dst.virtual, recreatedFolders, copied, real: dst.real };
     });
   } finally {
     if (dst !== target) await dst.close();
@@ -285,10 +285,39 @@ export async function restoreItem(
   }
 }
 
+/** Moves an item's entry from its trash folder to its place, making the folders on the way. */
+async function putBack(
+  ctx: AppContext,
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  dst: Opened,
+): Promise<{ copied: boolean }> {
+  const { dirMode } = ctx.store.settings.get();
+  const place = await placeOf(dst, dirMode);
+  let copied: boolean;
+  try {
+    ({ copied } = await moveInto(access, folder, name, place.folder, place.name));
+  } catch (err) {
+    // The folders made on the way for it go again with the failed restore.
+    await place.undo();
+    throw err;
+  } finally {
+    await place.release();
+  }
+  if (copied) {
+    ctx.log.warn(
+      { path: dst.virtual },
+      'restored across file systems: copied out of the trash, then removed',
+    );
+  }
+  return { copied };
+}
+
 /** Override: the entry standing where the item goes is removed, as a permanent delete would. */
 async function replaceExisting(access: FileAccess, target: Opened): Promise<void> {
   await assertDeletable(access, target);
-  await removeTree(target.folder!, target.leaf);
+  await removeCounted(access, target);
 }
 
 /** Everything in the item must be allowed at its restored place (rules and private paths). */

@@ -6,6 +6,7 @@ import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
+import { ScopeUsageRepo } from './scope-usage.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
 
@@ -22,6 +23,7 @@ export interface Store {
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
+  scopeUsage: ScopeUsageRepo;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
   close(): void;
@@ -41,6 +43,7 @@ export function openStore(file: string): Store {
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
+    scopeUsage: new ScopeUsageRepo(db),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

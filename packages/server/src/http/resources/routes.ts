@@ -21,6 +21,7 @@ import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { davFollowDelete, davFollowMove } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
+import { declaredLength } from '../content-length.js';
 import { currentUser, requireUser } from '../guards.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
@@ -158,7 +159,11 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
           }
           const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
-            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+            writeFileAtomic(access, r, request.raw, {
+              fileMode,
+              dirMode,
+              length: declaredLength(request.raw),
+            }),
           );
           await notify(ctx, 'upload', () => events.changed?.(r.real));
           void reply.header('ETag', etagOf(st));
@@ -180,7 +185,11 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
           if (!r.stat) throw notFound();
           const { dirMode, fileMode } = ctx.store.settings.get();
           const st = await withHooks(ctx, currentUser(request), reply, 'save', { file: r.real }, () =>
-            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+            writeFileAtomic(access, r, request.raw, {
+              fileMode,
+              dirMode,
+              length: declaredLength(request.raw),
+            }),
           );
           await notify(ctx, 'save', () => events.changed?.(r.real));
           void reply.header('ETag', etagOf(st));
