@@ -421,3 +421,30 @@ describe('the quota in the user record', () => {
     expect(t.ctx.store.users.getByUsername('erin')!.quota).toBe(1234);
   });
 });
+
+describe('the server’s own files in the served folder (File Browser’s layout)', () => {
+  it('are never counted, and the trash counts once, by its records', async () => {
+    const own = await startFilesApp((base) => ({
+      cacheDir: '',
+      database: path.join(base, 'root', 'filebrowser.db'),
+    }));
+    try {
+      const whole = await own.user('whole', { scope: '/', quota: 1_000_000 });
+      const used = async (query = '') => ((await own.get(whole, `/api/usage/${query}`)).json() as Usage).used;
+      expect(await used()).toBe(0);
+      const res = await own.req(whole, {
+        method: 'POST',
+        url: '/api/resources/a.bin',
+        payload: bytes(1_000),
+      });
+      expect(res.statusCode).toBe(200);
+      expect(await used()).toBe(1_000);
+      expect((await own.req(whole, { method: 'DELETE', url: '/api/resources/a.bin' })).statusCode).toBe(204);
+      expect(await used()).toBe(1_000);
+      // A fresh walk finds the database and the trash folder in the root and leaves both out.
+      expect(await used('?recount=true')).toBe(1_000);
+    } finally {
+      await own.close();
+    }
+  });
+});
