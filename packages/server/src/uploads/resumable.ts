@@ -94,7 +94,7 @@ export class ResumableUploads {
       let quota: QuotaHold | undefined;
       try {
         await this.assertRoomFor(length, target.linkFolder ?? target.folder);
-        quota = await access.quota.reserve(access, target.real, length - replacedBytes(target, override));
+        quota = await access.quota.reserve(access, landing(target), length - replacedBytes(target, override));
         await beforeCreate(target.real);
         // The folders of the target exist from now on, as they did for File Browser's uploads.
         const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
@@ -238,7 +238,7 @@ export class ResumableUploads {
       if (held) return await held.recheck(access);
       const quota = await access.quota.reserve(
         access,
-        target.real,
+        landing(target),
         upload.length - replacedBytes(target, upload.override),
       );
       this.holds.set(upload.id, quota);
@@ -509,6 +509,11 @@ async function replaceAtomically(
   } finally {
     forget();
   }
+}
+
+/** Where an upload's bytes land: a link at the target is replaced itself, never written through. */
+function landing(target: Resolved): string {
+  return target.isSymlink ? target.entry : target.real;
 }
 
 /** Bytes the file an upload replaces holds now (a link is replaced itself: nothing). */
