@@ -412,11 +412,21 @@ describe('the quota in the user record', () => {
     ).toBe(400);
   });
 
-  it('new users get the quota of the user defaults', async () => {
-    t.ctx.store.settings.save({
-      ...t.ctx.store.settings.get(),
-      defaults: { ...t.ctx.store.settings.get().defaults, quota: 1234 },
+  it('new users get the quota of the user defaults, which the global settings set', async () => {
+    const res = await t.req(admin, {
+      method: 'PUT',
+      url: '/api/settings',
+      payload: { defaults: { quota: 1234 } },
     });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(t.ctx.store.settings.get().defaults.quota).toBe(1234);
+    const refused = await t.req(admin, {
+      method: 'PUT',
+      url: '/api/settings',
+      payload: { defaults: { quota: -1 } },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(t.ctx.store.settings.get().defaults.quota).toBe(1234);
     await t.user('erin');
     expect(t.ctx.store.users.getByUsername('erin')!.quota).toBe(1234);
   });
