@@ -1,4 +1,5 @@
 import type { ServerConfig } from './config/types.js';
+import type { AuditLog } from './audit/log.js';
 import type { AuthService } from './auth/service.js';
 import type { Store } from './store/index.js';
 
@@ -18,4 +19,6 @@ export interface AppContext {
   store: Store;
   log: Logger;
   auth: AuthService;
+  /** Where requests' records go (audit/http.ts queues them, in batches). */
+  audit: AuditLog;
 }

@@ -108,9 +108,10 @@ async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Pr
  * The body of a write under a quota, counted as it comes: a body longer than it said (or one
  * that said nothing) is refused by the quota at the chunk that no longer fits.
  */
-async function* metered(body: AsyncIterable<unknown>, hold: QuotaHold, replaced: number) {
+async function* metered(body: Readable, hold: QuotaHold, replaced: number) {
   let received = 0;
-  for await (const chunk of body) {
+  // A refusal leaves the request whole (not destroyed), so that its answer still reaches the client.
+  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
     received += (chunk as Buffer).length;
     hold.need(received - replaced);
     yield chunk;

@@ -1,3 +1,4 @@
+import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
@@ -23,6 +24,7 @@ export interface Store {
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
+  audit: AuditRepo;
   scopeUsage: ScopeUsageRepo;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
@@ -43,6 +45,7 @@ export function openStore(file: string): Store {
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
+    audit: new AuditRepo(db),
     scopeUsage: new ScopeUsageRepo(db),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),

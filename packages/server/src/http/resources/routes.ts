@@ -7,6 +7,8 @@ import {
 } from '@filebrowser/contract';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditAction } from '@filebrowser/contract';
+import { audit, type AuditDeclaration } from '../../audit/http.js';
 import { assertMay, may, patchOperations } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
@@ -28,6 +30,35 @@ import { headerValue, queryValue, redirectToFolder, requestPath } from './reques
 
 /** Only the exact string "true" counts, as in File Browser. */
 const isTrue = (v: string | undefined) => v === 'true';
+
+/** The destination of a PATCH as the client named it (decoded twice, see the PATCH route). */
+function patchDestination(request: FastifyRequest): string {
+  try {
+    return decodeURIComponent(queryValue(request, 'destination') ?? '/');
+  } catch {
+    return queryValue(request, 'destination') ?? '';
+  }
+}
+
+const parentOf = (p: string) => p.replace(/\/+$/, '').replace(/\/[^/]*$/, '') || '/';
+
+/** A file route's record: the action, the request's path and, for PATCH, where it went. */
+const fileAudit =
+  (action: AuditAction | ((request: FastifyRequest) => AuditAction)): AuditDeclaration =>
+  (request) => ({
+    action: typeof action === 'function' ? action(request) : action,
+    path: requestPath(request),
+  });
+
+/** A rename into another folder is a move. */
+const patchAudit: AuditDeclaration = (request) => {
+  const path = requestPath(request);
+  const destination = patchDestination(request);
+  const kind = queryValue(request, 'action');
+  const action: AuditAction =
+    kind === 'copy' ? 'file.copy' : parentOf(path) === parentOf(destination) ? 'file.rename' : 'file.move';
+  return { action, path, destination };
+};
 
 /** Runs change listeners without letting them decide the answer. */
 async function notify(ctx: AppContext, what: string, fn: () => Promise<void> | void): Promise<void> {
@@ -109,6 +140,8 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       app.route({
         method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
         url: prefix,
+        // A redirect to the folder form: the request that follows it is the one recorded.
+        config: { audit: false },
         handler: async (request, reply) => redirectToFolder(request, reply),
       });
     }
@@ -139,7 +172,14 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.post(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'create' }) },
+      {
+        onRequest: requireUser(ctx, { needs: 'create' }),
+        config: {
+          audit: fileAudit((request) =>
+            request.url.split('?')[0]!.endsWith('/') ? 'file.create' : 'file.upload',
+          ),
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -176,7 +216,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.put(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'modify' }) },
+      { onRequest: requireUser(ctx, { needs: 'modify' }), config: { audit: fileAudit('file.modify') } },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -202,7 +242,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.delete(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'delete' }) },
+      { onRequest: requireUser(ctx, { needs: 'delete' }), config: { audit: fileAudit('file.delete') } },
       async (request, reply) => {
         const access = await accessOf(request);
         // A link is removed itself, never its target: even a link leading out of the scope can go.
@@ -216,6 +256,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             deleteOrTrash(ctx, access, user, r),
           );
           void reply.header(DELETE_OUTCOME_HEADER, trashed ? 'trash' : 'permanent');
+          audit(request, { detail: trashed ? 'to trash' : 'permanent' });
           if (trashed?.copied) void reply.header(TRASH_COPIED_HEADER, 'true');
         } finally {
           await r.close();
@@ -232,7 +273,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.patch(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: patchNeeds }) },
+      { onRequest: requireUser(ctx, { needs: patchNeeds }), config: { audit: patchAudit } },
       async (request, reply) => {
         const access = await accessOf(request);
         const action = queryValue(request, 'action') ?? '';
@@ -273,6 +314,8 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
                 ),
               (result) => ({ file, destination: result.entry }),
             );
+            // A rename with `rename=true` may have taken another name than the one asked for.
+            audit(request, { destination: moved.virtual });
             if (action === 'rename') {
               await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
               await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
