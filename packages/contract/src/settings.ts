@@ -25,6 +25,8 @@ export const UserDefaults = Type.Object({
   dateFormat: Type.Boolean(),
   aceEditorTheme: Type.String(),
   uploadsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+  /** Quota in bytes of new users (0: none); see `User.quota`. */
+  quota: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type UserDefaults = Static<typeof UserDefaults>;
 

@@ -66,6 +66,7 @@ export async function createAccount(
     aceEditorTheme: data.aceEditorTheme ?? d.aceEditorTheme ?? '',
     uploadsLimit: data.uploadsLimit ?? d.uploadsLimit ?? 5,
     webdav: data.webdav ?? false,
+    quota: data.quota ?? d.quota ?? 0,
   };
 
   // Accounts nobody vetted never start with power over the server or other users.
@@ -119,6 +120,7 @@ const ADMIN_FIELDS = new Set([
   'commands',
   'rules',
   'webdav',
+  'quota',
 ]);
 /** Changing any of these needs the caller's current password under json auth. */
 export const SENSITIVE_FIELDS = [

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
+import { quotaLedgerOf, type QuotaLedger } from './quota.js';
 import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
 import { moveJournalOf, type MoveJournal } from './moves.js';
@@ -58,6 +59,8 @@ interface AccessParts {
   staging: StagingLedger;
   /** Where moves across file systems record how far they came (see files/moves.ts). */
   moves: MoveJournal;
+  /** What every write checks and counts against the quotas (see files/quota.ts). */
+  quota: QuotaLedger;
 }
 
 export class FileAccess {
@@ -69,6 +72,7 @@ export class FileAccess {
   readonly hideDotfiles: boolean;
   readonly staging: StagingLedger;
   readonly moves: MoveJournal;
+  readonly quota: QuotaLedger;
   private readonly privatePaths: readonly string[];
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
@@ -83,6 +87,7 @@ export class FileAccess {
     this.privatePaths = parts.privatePaths;
     this.staging = parts.staging;
     this.moves = parts.moves;
+    this.quota = parts.quota;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -189,6 +194,7 @@ export class FileAccess {
       privatePaths: this.privatePaths,
       staging: this.staging,
       moves: this.moves,
+      quota: this.quota,
     });
   }
 }
@@ -329,5 +335,6 @@ async function accessFor(
     privatePaths: serverPaths(ctx.config).private,
     staging: stagingLedgerOf(ctx.store),
     moves: moveJournalOf(ctx.store, ctx.log),
+    quota: quotaLedgerOf(ctx),
   });
 }

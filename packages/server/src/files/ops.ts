@@ -23,6 +23,7 @@ import {
   type Pinned,
 } from './anchor.js';
 import { extensionOf } from './mime.js';
+import { bytesOf, type QuotaHold } from './quota.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
 import type { StagingLedger } from './staging.js';
@@ -62,7 +63,7 @@ const FLUSH_EVERY = 64 * 1024 * 1024;
  * time), so that the caller's final `sync` only waits for the last few megabytes instead of the
  * whole file: the disk writes while the network receives.
  */
-async function writeStream(fh: fsp.FileHandle, body: Readable): Promise<void> {
+async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Promise<void> {
   let batch: Buffer[] = [];
   let size = 0;
   let writing: Promise<void> = Promise.resolve();
@@ -111,6 +112,20 @@ async function writeStream(fh: fsp.FileHandle, body: Readable): Promise<void> {
 export interface Progress {
   signal?: AbortSignal;
   done?(bytes: number, items: number): void;
+}
+
+/**
+ * The body of a write under a quota, counted as it comes: a body longer than it said (or one
+ * that said nothing) is refused by the quota at the chunk that no longer fits.
+ */
+async function* metered(body: Readable, hold: QuotaHold, replaced: number) {
+  let received = 0;
+  // A refusal leaves the request whole (not destroyed), so that its answer still reaches the client.
+  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+    received += (chunk as Buffer).length;
+    hold.need(received - replaced);
+    yield chunk;
+  }
 }
 
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
@@ -218,28 +233,41 @@ async function writeInto(
   }
 }
 
-/** Writes a request body to an opened path (creating missing folders), replacing a file atomically. */
+/**
+ * Writes a request body to an opened path (creating missing folders), replacing a file
+ * atomically. `length` is what the body says it holds (Content-Length): the quota is checked for
+ * it before anything is made, and for every byte past it as they come.
+ */
 export async function writeFileAtomic(
   access: FileAccess,
   r: Opened,
   body: Readable,
-  opts: { fileMode: number; dirMode: number },
+  opts: { fileMode: number; dirMode: number; length?: number },
 ): Promise<fs.BigIntStats> {
   if (r.stat?.isDirectory()) throw conflict('a folder exists at this path');
   if (r.stat && !r.stat.isFile()) throw forbidden();
-  const place = await placeOf(r, opts.dirMode);
+  const replaced = r.stat ? r.stat.size : 0;
+  const hold = await access.quota.reserve(access, r.real, (opts.length ?? 0) - replaced);
   try {
-    // Keep the mode of a file being replaced, as truncating it in place did.
-    const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-    await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, body)).catch(
-      async (err: unknown) => {
-        await place.undo();
-        throw err;
-      },
-    );
-    return await statEntry(place.folder, place.name);
+    const place = await placeOf(r, opts.dirMode);
+    try {
+      // Keep the mode of a file being replaced, as truncating it in place did.
+      const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
+      const input = hold.limited ? metered(body, hold, replaced) : body;
+      await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, input)).catch(
+        async (err: unknown) => {
+          await place.undo();
+          throw err;
+        },
+      );
+      const st = await statEntry(place.folder, place.name);
+      hold.commit(Number(st.size) - replaced);
+      return st;
+    } finally {
+      await place.release();
+    }
   } finally {
-    await place.release();
+    hold.release();
   }
 }
 
@@ -287,7 +315,19 @@ export async function assertDeletable(access: FileAccess, r: Opened): Promise<vo
 /** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
 export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
   await assertDeletable(access, r);
-  await removeTree(r.folder!, r.leaf);
+  await removeCounted(access, r);
+}
+
+/** Removes what an opened path names (a link itself), taking its bytes off the counted scopes. */
+export async function removeCounted(access: FileAccess, r: Opened): Promise<void> {
+  const hold = await access.quota.holdFor(access, r.entry);
+  const size = hold.active ? await bytesOf(access, r.isSymlink ? { virtual: r.virtual } : r, false) : 0;
+  try {
+    await removeTree(r.folder!, r.leaf);
+    hold.commit(-size);
+  } finally {
+    hold.release();
+  }
 }
 
 /**
@@ -607,6 +647,70 @@ async function mergeFolder(
   await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
 }
 
+/**
+ * `copyPath` under the quotas covering the destination: the copy's size (what replaced files
+ * held given back) is checked before the first byte; what it really added is counted after.
+ */
+async function copyCounted(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  const hold = await access.quota.holdFor(access, dst.real);
+  try {
+    let before = 0;
+    if (hold.active) {
+      before = await bytesOf(access, dst, false);
+      const size = await bytesOf(access, src, true);
+      // A merge keeps what it does not replace: only a replaced file gives its bytes back.
+      hold.need(size - (dst.stat?.isFile() ? before : 0));
+    }
+    await copyPath(access, src, dst, dirMode, progress);
+    if (hold.active) {
+      const after = await access.open(dst.virtual, { rules: false });
+      try {
+        hold.commit((await bytesOf(access, after, false)) - before);
+      } finally {
+        await after.close();
+      }
+    }
+  } finally {
+    hold.release();
+  }
+}
+
+/**
+ * `movePath` under the quotas: a move within the scopes it stays in changes nothing; into a
+ * scope with a quota it is checked like a copy, and counted out of the scopes it leaves.
+ */
+async function moveCounted(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  const hold = await access.quota.holdFor(access, dst.entry, src.entry);
+  // A rename over a file replaces it; over a folder it merges (see movePath), nothing given back.
+  const replacing = dst.linkStat?.isFile() ? dst : undefined;
+  const overwritten = replacing ? await access.quota.holdFor(access, dst.entry) : undefined;
+  try {
+    const size = hold.active
+      ? await bytesOf(access, src.isSymlink ? { virtual: src.virtual } : src, false)
+      : 0;
+    const replaced = overwritten?.active ? await bytesOf(access, dst, false) : 0;
+    hold.need(size - replaced);
+    await movePath(access, src, dst, dirMode, progress);
+    overwritten?.commit(-replaced);
+    hold.commit(size);
+  } finally {
+    hold.release();
+    overwritten?.release();
+  }
+}
+
 export interface PatchRequest {
   action: string;
   override: boolean;
@@ -654,10 +758,10 @@ export async function copyOrMove(
         if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
         if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
           throw conflict('a folder exists at the destination');
-        await copyPath(access, src, dst, dirMode, progress);
+        await copyCounted(access, src, dst, dirMode, progress);
         break;
       case 'rename':
-        await movePath(access, src, dst, dirMode, progress);
+        await moveCounted(access, src, dst, dirMode, progress);
         break;
       default:
         throw badRequest(`unsupported action ${req.action}: invalid request params`);

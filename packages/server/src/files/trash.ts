@@ -8,7 +8,7 @@ import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
 import type { FileAccess } from './access.js';
 import { makeEntryFolder, Pinned } from './anchor.js';
-import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
+import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf, removeCounted } from './ops.js';
 import { serverPaths } from './private.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
@@ -142,6 +142,8 @@ export async function moveToTrash(
       } else {
         ctx.store.trash.add(item);
       }
+      // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
+      await access.quota.changed(access, r.entry, -item.size);
       return { item, copied: moved.copied };
     } finally {
       await folder.close();
@@ -232,30 +234,18 @@ export async function restoreItem(
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
       await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
-      if (dst.linkStat && opts.override) await replaceExisting(access, dst);
-      const { dirMode } = ctx.store.settings.get();
-      const place = await placeOf(dst, dirMode);
-      let copied: boolean;
+      // The trash counted the item in the scopes it goes back to: it adds nothing to them, but
+      // a scope already over its quota (lowered since) takes nothing back.
+      const quota = await access.quota.reserve(access, dst.real, 0);
       try {
-        // Across file systems the record goes exactly when the copy back is whole.
-        ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, () =>
-          ctx.store.trash.delete(item.id),
-        ));
-      } catch (err) {
-        // The folders made on the way for it go again with the failed restore.
-        await place.undo();
-        throw err;
+        if (dst.linkStat && opts.override) await replaceExisting(access, dst);
+        const restored = await putBack(ctx, access, folder, name, dst, item);
+        quota.commit(item.size);
+        await forgetItem(ctx, item);
+        return { path: dst.virtual, recreatedFolders, copied: restored.copied, real: dst.real };
       } finally {
-        await place.release();
+        quota.release();
       }
-      if (copied) {
-        ctx.log.warn(
-          { path: dst.virtual },
-          'restored across file systems: copied out of the trash, then removed',
-        );
-      }
-      await forgetItem(ctx, item);
-      return { path: dst.virtual, recreatedFolders, copied, real: dst.real };
     });
   } finally {
     if (dst !== target) await dst.close();
@@ -263,10 +253,43 @@ export async function restoreItem(
   }
 }
 
+/** Moves an item's entry from its trash folder to its place, making the folders on the way. */
+async function putBack(
+  ctx: AppContext,
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  dst: Opened,
+  item: StoredTrashItem,
+): Promise<{ copied: boolean }> {
+  const { dirMode } = ctx.store.settings.get();
+  const place = await placeOf(dst, dirMode);
+  let copied: boolean;
+  try {
+    // Across file systems the record goes exactly when the copy back is whole.
+    ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, () =>
+      ctx.store.trash.delete(item.id),
+    ));
+  } catch (err) {
+    // The folders made on the way for it go again with the failed restore.
+    await place.undo();
+    throw err;
+  } finally {
+    await place.release();
+  }
+  if (copied) {
+    ctx.log.warn(
+      { path: dst.virtual },
+      'restored across file systems: copied out of the trash, then removed',
+    );
+  }
+  return { copied };
+}
+
 /** Override: the entry standing where the item goes is removed, as a permanent delete would. */
 async function replaceExisting(access: FileAccess, target: Opened): Promise<void> {
   await assertDeletable(access, target);
-  await removeTree(target.folder!, target.leaf);
+  await removeCounted(access, target);
 }
 
 /** Everything in the item must be allowed at its restored place (rules and private paths). */

@@ -201,6 +201,17 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     created_at     INTEGER NOT NULL
   );
   `,
+  // Quotas (issue 18): the bytes each counted scope holds, so that a write adjusts a number
+  // instead of walking the tree. A cache of the disk: losing it costs one walk per scope.
+  `
+  CREATE TABLE IF NOT EXISTS scope_usage (
+    root_id    TEXT NOT NULL,
+    scope      TEXT NOT NULL,
+    bytes      INTEGER NOT NULL,
+    counted_at INTEGER NOT NULL,
+    PRIMARY KEY (root_id, scope)
+  );
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

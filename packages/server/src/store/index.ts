@@ -8,6 +8,7 @@ import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
+import { ScopeUsageRepo } from './scope-usage.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
 
@@ -27,6 +28,7 @@ export interface Store {
   davLocks: DavLocksRepo;
   trash: TrashRepo;
   audit: AuditRepo;
+  scopeUsage: ScopeUsageRepo;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
   close(): void;
@@ -48,6 +50,7 @@ export function openStore(file: string): Store {
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
     audit: new AuditRepo(db),
+    scopeUsage: new ScopeUsageRepo(db),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

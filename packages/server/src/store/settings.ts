@@ -53,6 +53,7 @@ export const DEFAULT_USER_DEFAULTS: UserDefaults = {
   dateFormat: false,
   aceEditorTheme: '',
   uploadsLimit: 5,
+  quota: 0,
 };
 
 export function emptyCommands(): Record<string, string[]> {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyn
 import { recordTakenOver } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
+import { fileAccessFor } from '../../files/access.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
 import { describeResult, startProcess, succeeded } from '../../runner/process.js';
@@ -186,6 +187,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       socket.once('close', stop);
       const result = await proc.done;
       socket.off('close', stop);
+      // What the command wrote is not seen byte by byte: the quota counts are walked again.
+      void recountAfter(ctx, user);
 
       const what = describeResult(result, prepared);
       record(succeeded(result) ? 200 : 500, what);
@@ -220,4 +223,13 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       );
     }
   };
+}
+
+async function recountAfter(ctx: AppContext, user: StoredUser): Promise<void> {
+  try {
+    const access = await fileAccessFor(ctx, user);
+    access.quota.changedOutside(access);
+  } catch (err) {
+    ctx.log.warn({ err }, 'after a command: the quota counts could not be refreshed');
+  }
 }

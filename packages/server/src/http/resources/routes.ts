@@ -23,6 +23,7 @@ import { sharesFollowDelete } from '../../shares/service.js';
 import { davFollowDelete } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
+import { declaredLength } from '../content-length.js';
 import { currentUser, requireUser } from '../guards.js';
 import { notify } from '../notify.js';
 import { sendStatus } from '../replies.js';
@@ -191,7 +192,11 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
           }
           const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
-            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+            writeFileAtomic(access, r, request.raw, {
+              fileMode,
+              dirMode,
+              length: declaredLength(request.raw),
+            }),
           );
           await notify(ctx, 'upload', () => events.changed?.(r.real));
           void reply.header('ETag', etagOf(st));
@@ -213,7 +218,11 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
           if (!r.stat) throw notFound();
           const { dirMode, fileMode } = ctx.store.settings.get();
           const st = await withHooks(ctx, currentUser(request), reply, 'save', { file: r.real }, () =>
-            writeFileAtomic(access, r, request.raw, { fileMode, dirMode }),
+            writeFileAtomic(access, r, request.raw, {
+              fileMode,
+              dirMode,
+              length: declaredLength(request.raw),
+            }),
           );
           await notify(ctx, 'save', () => events.changed?.(r.real));
           void reply.header('ETag', etagOf(st));
