@@ -16,8 +16,18 @@ const CHROMIUM_ARGS = [
   '--disable-quic',
 ];
 
+/** One line instead of the browser driver's stack trace (`npm test` checks this first too). */
+async function assertChromium(): Promise<void> {
+  try {
+    await fs.access(CHROMIUM, fs.constants.X_OK);
+  } catch {
+    throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  }
+}
+
 /** Debian's Chromium, headless, with everything that would reach the network switched off. */
-export function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(): Promise<Browser> {
+  await assertChromium();
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }
 
@@ -25,7 +35,8 @@ export function launchBrowser(): Promise<Browser> {
  * The same Chromium with a profile on disk. Contexts of `launchBrowser` are incognito, where
  * Chromium never offers to install an app; this one is an ordinary window.
  */
-export function launchWithProfile(userDataDir: string): Promise<BrowserContext> {
+export async function launchWithProfile(userDataDir: string): Promise<BrowserContext> {
+  await assertChromium();
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,

@@ -86,6 +86,11 @@ export const SearchQuery = Type.Object({
   query: Query('words, "type:image"-style filters, "case:sensitive"'),
 });
 
+/** GET /api/usage{path} */
+export const UsageQuery = Type.Object({
+  recount: Flag('walk the scope again before answering (changes made outside the server)'),
+});
+
 /** POST /api/tus{path} */
 export const TusQuery = Type.Object({ override: Flag('replace an existing file') });
 

@@ -78,7 +78,16 @@ export const RecursiveEntry = Type.Object({
 });
 export type RecursiveEntry = Static<typeof RecursiveEntry>;
 
-export const Usage = Type.Object({ total: Type.Number(), used: Type.Number() });
+/**
+ * GET /api/usage: the file system's size and use; with a quota on the user's scope (an addition
+ * of ours), `total` is the quota, `used` the bytes the scope holds (trash included), and `quota`
+ * says so.
+ */
+export const Usage = Type.Object({
+  total: Type.Number(),
+  used: Type.Number(),
+  quota: Type.Optional(Type.Number()),
+});
 export type Usage = Static<typeof Usage>;
 
 /** One JSON line of GET /api/search (keys in this order). */

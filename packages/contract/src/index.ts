@@ -6,3 +6,5 @@ export * from './http.js';
 export * from './tokens.js';
 export * from './trash.js';
 export * from './api.js';
+export * from './audit.js';
+export * from './jobs.js';

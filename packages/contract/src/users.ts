@@ -62,6 +62,11 @@ export const User = Type.Object({
   uploadsLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
   /** May use WebDAV when the global `webdav` setting is `per-user` (an addition of ours; admins set it). */
   webdav: Type.Optional(Type.Boolean()),
+  /**
+   * Bytes the user's scope may hold, trash included; 0 means no quota (an addition of ours, set
+   * by admins; optional so that older clients, which never send it, keep working).
+   */
+  quota: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type User = Static<typeof User>;
 

@@ -6,14 +6,20 @@ import Fastify, {
   type FastifyInstance,
   type onSendAsyncHookHandler,
 } from 'fastify';
+import { AuditLog } from './audit/log.js';
+import { installAudit } from './audit/http.js';
+import { auditRoutes } from './http/audit/routes.js';
 import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
+import { jobsRoutes } from './http/jobs/routes.js';
+import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
+import { moveJournalOf } from './files/moves.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -87,13 +93,19 @@ export async function buildApp(
   });
   const ctx = { config, store, log: app.log as Logger } as AppContext;
   ctx.auth = new AuthService(ctx);
+  ctx.audit = new AuditLog(store.audit, ctx.log);
+  ctx.jobs = new JobRegistry();
 
   installAccessLog(app);
   installErrorHandler(app);
+  installAudit(app, ctx);
   readBodiesAsJson(app);
   if (opts.onSend) app.addHook('onSend', opts.onSend);
-  // Staging files of writes a killed process never finished go before the first request.
-  app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
+  // Moves and staging files a killed process never finished are settled before the first request.
+  app.addHook('onReady', async () => {
+    await moveJournalOf(store, ctx.log).recover();
+    await stagingLedgerOf(store).sweep(ctx.log);
+  });
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {
@@ -136,7 +148,7 @@ export async function buildApp(
   // The API document is generated from what each route declared (http/openapi).
   const declared: RouteRecord[] = [];
   app.addHook('onRoute', (route) => {
-    routes.add(route.method, route.url);
+    routes.add(route.method, route.url, route.config?.audit !== undefined);
     declared.push({ method: route.method, url: route.url, schema: route.schema });
   });
 
@@ -154,7 +166,9 @@ export async function buildApp(
   await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(trashRoutes(ctx, fileEvents));
+  await app.register(jobsRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
+  await app.register(auditRoutes(ctx));
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));
   await app.register(metricsRoutes(ctx, metrics));

@@ -155,6 +155,15 @@ describe('users add, ls, find, update, rm', () => {
     expect(renamed.perm).toMatchObject({ share: false, download: true });
   });
 
+  it('sets a quota with --quota, for a user and for the defaults of new users', async () => {
+    expect((await cli(['config', 'set', '--quota', '5000'])).code).toBe(0);
+    expect((await cli(['users', 'add', 'quinn', 'quinns-long-password'])).err).toBe('');
+    expect(withStore((s) => s.users.getByUsername('quinn')!.quota)).toBe(5000);
+    expect((await cli(['users', 'update', 'quinn', '--quota', '0'])).err).toBe('');
+    expect(withStore((s) => s.users.getByUsername('quinn')!.quota)).toBe(0);
+    await expectError(['users', 'update', 'quinn', '--quota', '-1'], /quota/);
+  });
+
   it('reports user errors with one line and exit code 1', async () => {
     await cli(['users', 'add', 'admin', 'admin-password-123', '--perm.admin']);
     await expectError(['users', 'add', 'eve', 'short'], /password is too short, minimum length is 12/);

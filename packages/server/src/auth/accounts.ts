@@ -43,7 +43,7 @@ export async function createAccount(
   if (!opts.passwordIsHash) {
     if (!password) throw badRequest('password is required');
     validatePassword(password, settings.minimumPasswordLength);
-    passwordHash = await hashPassword(password);
+    passwordHash = await hashPassword(password, ctx.config.bcryptCost);
   }
 
   const d = settings.defaults;
@@ -66,6 +66,7 @@ export async function createAccount(
     aceEditorTheme: data.aceEditorTheme ?? d.aceEditorTheme ?? '',
     uploadsLimit: data.uploadsLimit ?? d.uploadsLimit ?? 5,
     webdav: data.webdav ?? false,
+    quota: data.quota ?? d.quota ?? 0,
   };
 
   // Accounts nobody vetted never start with power over the server or other users.
@@ -119,6 +120,7 @@ const ADMIN_FIELDS = new Set([
   'commands',
   'rules',
   'webdav',
+  'quota',
 ]);
 /** Changing any of these needs the caller's current password under json auth. */
 export const SENSITIVE_FIELDS = [
@@ -169,7 +171,7 @@ export async function updateAccount(
         if (fullReplace && !pw) break; // blank on the admin form keeps the password
         if (!isAdmin && target.lockPassword) throw forbidden();
         validatePassword(pw, settings.minimumPasswordLength);
-        next.passwordHash = await hashPassword(pw);
+        next.passwordHash = await hashPassword(pw, ctx.config.bcryptCost);
         revoke = true;
         break;
       }

@@ -35,6 +35,11 @@ export const USER_OPTIONS: OptionSpec[] = [
   { name: 'hideDotfiles', kind: 'boolean', description: 'hide files whose name starts with a dot' },
   { name: 'dateFormat', kind: 'boolean', description: 'show exact dates instead of relative ones' },
   { name: 'aceEditorTheme', kind: 'string', description: 'theme of the text editor' },
+  {
+    name: 'quota',
+    kind: 'uint',
+    description: 'bytes the user’s scope may hold, trash included (0: no quota)',
+  },
 ];
 
 export interface UserChanges {

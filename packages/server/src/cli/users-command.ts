@@ -204,7 +204,7 @@ function importUsers(
           `user id ${id} (${sameId.username}) already exists: use --overwrite to replace it`,
         );
       }
-      store.users.update({ ...user, id, updatedAt: Date.now() });
+      store.users.update({ ...user, quota: user.quota ?? 0, id, updatedAt: Date.now() });
       store.sessions.revokeUser(id);
       // An imported record may be another person: nothing made by the one it replaces carries over.
       store.apiTokens.deleteByUser(id);

@@ -5,8 +5,10 @@ import { forbidden, notFound } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
+import { quotaLedgerOf, type QuotaLedger } from './quota.js';
 import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
+import { moveJournalOf, type MoveJournal } from './moves.js';
 import { stagingLedgerOf, type StagingLedger } from './staging.js';
 
 /**
@@ -55,6 +57,10 @@ interface AccessParts {
   privatePaths: readonly string[];
   /** Where writes record their staging files (see files/staging.ts). */
   staging: StagingLedger;
+  /** Where moves across file systems record how far they came (see files/moves.ts). */
+  moves: MoveJournal;
+  /** What every write checks and counts against the quotas (see files/quota.ts). */
+  quota: QuotaLedger;
 }
 
 export class FileAccess {
@@ -65,6 +71,8 @@ export class FileAccess {
   readonly sorting: Sorting;
   readonly hideDotfiles: boolean;
   readonly staging: StagingLedger;
+  readonly moves: MoveJournal;
+  readonly quota: QuotaLedger;
   private readonly privatePaths: readonly string[];
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
@@ -78,6 +86,8 @@ export class FileAccess {
     this.hideDotfiles = parts.hideDotfiles;
     this.privatePaths = parts.privatePaths;
     this.staging = parts.staging;
+    this.moves = parts.moves;
+    this.quota = parts.quota;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -183,6 +193,8 @@ export class FileAccess {
       hideDotfiles: this.hideDotfiles,
       privatePaths: this.privatePaths,
       staging: this.staging,
+      moves: this.moves,
+      quota: this.quota,
     });
   }
 }
@@ -322,5 +334,7 @@ async function accessFor(
     hideDotfiles: subject.hideDotfiles,
     privatePaths: serverPaths(ctx.config).private,
     staging: stagingLedgerOf(ctx.store),
+    moves: moveJournalOf(ctx.store, ctx.log),
+    quota: quotaLedgerOf(ctx),
   });
 }

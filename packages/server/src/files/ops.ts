@@ -23,6 +23,7 @@ import {
   type Pinned,
 } from './anchor.js';
 import { extensionOf } from './mime.js';
+import { bytesOf, type QuotaHold } from './quota.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
 import type { StagingLedger } from './staging.js';
@@ -62,7 +63,7 @@ const FLUSH_EVERY = 64 * 1024 * 1024;
  * time), so that the caller's final `sync` only waits for the last few megabytes instead of the
  * whole file: the disk writes while the network receives.
  */
-async function writeStream(fh: fsp.FileHandle, body: Readable): Promise<void> {
+async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Promise<void> {
   let batch: Buffer[] = [];
   let size = 0;
   let writing: Promise<void> = Promise.resolve();
@@ -103,13 +104,39 @@ async function writeStream(fh: fsp.FileHandle, body: Readable): Promise<void> {
   if (flushFailure) throw flushFailure;
 }
 
+/**
+ * How a long copy is followed and stopped (jobs): `done` hears of bytes and entries as they are
+ * copied; an aborted `signal` stops the copy between two reads, and the copy then removes what it
+ * made, as on any failure.
+ */
+export interface Progress {
+  signal?: AbortSignal;
+  done?(bytes: number, items: number): void;
+}
+
+/**
+ * The body of a write under a quota, counted as it comes: a body longer than it said (or one
+ * that said nothing) is refused by the quota at the chunk that no longer fits.
+ */
+async function* metered(body: Readable, hold: QuotaHold, replaced: number) {
+  let received = 0;
+  // A refusal leaves the request whole (not destroyed), so that its answer still reaches the client.
+  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
+    received += (chunk as Buffer).length;
+    hold.need(received - replaced);
+    yield chunk;
+  }
+}
+
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
-async function copyHandle(input: fsp.FileHandle, output: fsp.FileHandle): Promise<void> {
+async function copyHandle(input: fsp.FileHandle, output: fsp.FileHandle, progress: Progress): Promise<void> {
   const buf = Buffer.allocUnsafe(1024 * 1024);
   for (;;) {
+    progress.signal?.throwIfAborted();
     const { bytesRead } = await input.read(buf, 0, buf.length, null);
     if (bytesRead === 0) return;
     await writeAll(output, buf.subarray(0, bytesRead));
+    progress.done?.(bytesRead, 0);
   }
 }
 
@@ -206,28 +233,41 @@ async function writeInto(
   }
 }
 
-/** Writes a request body to an opened path (creating missing folders), replacing a file atomically. */
+/**
+ * Writes a request body to an opened path (creating missing folders), replacing a file
+ * atomically. `length` is what the body says it holds (Content-Length): the quota is checked for
+ * it before anything is made, and for every byte past it as they come.
+ */
 export async function writeFileAtomic(
   access: FileAccess,
   r: Opened,
   body: Readable,
-  opts: { fileMode: number; dirMode: number },
+  opts: { fileMode: number; dirMode: number; length?: number },
 ): Promise<fs.BigIntStats> {
   if (r.stat?.isDirectory()) throw conflict('a folder exists at this path');
   if (r.stat && !r.stat.isFile()) throw forbidden();
-  const place = await placeOf(r, opts.dirMode);
+  const replaced = r.stat ? r.stat.size : 0;
+  const hold = await access.quota.reserve(access, r.real, (opts.length ?? 0) - replaced);
   try {
-    // Keep the mode of a file being replaced, as truncating it in place did.
-    const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-    await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, body)).catch(
-      async (err: unknown) => {
-        await place.undo();
-        throw err;
-      },
-    );
-    return await statEntry(place.folder, place.name);
+    const place = await placeOf(r, opts.dirMode);
+    try {
+      // Keep the mode of a file being replaced, as truncating it in place did.
+      const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
+      const input = hold.limited ? metered(body, hold, replaced) : body;
+      await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, input)).catch(
+        async (err: unknown) => {
+          await place.undo();
+          throw err;
+        },
+      );
+      const st = await statEntry(place.folder, place.name);
+      hold.commit(Number(st.size) - replaced);
+      return st;
+    } finally {
+      await place.release();
+    }
   } finally {
-    await place.release();
+    hold.release();
   }
 }
 
@@ -275,13 +315,26 @@ export async function assertDeletable(access: FileAccess, r: Opened): Promise<vo
 /** DELETE: the link itself when the path is a link; the whole tree otherwise (descendants checked). */
 export async function deletePath(access: FileAccess, r: Opened): Promise<void> {
   await assertDeletable(access, r);
-  await removeTree(r.folder!, r.leaf);
+  await removeCounted(access, r);
+}
+
+/** Removes what an opened path names (a link itself), taking its bytes off the counted scopes. */
+export async function removeCounted(access: FileAccess, r: Opened): Promise<void> {
+  const hold = await access.quota.holdFor(access, r.entry);
+  const size = hold.active ? await bytesOf(access, r.isSymlink ? { virtual: r.virtual } : r, false) : 0;
+  try {
+    await removeTree(r.folder!, r.leaf);
+    hold.commit(-size);
+  } finally {
+    hold.release();
+  }
 }
 
 /**
  * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * skipped), to `toName` in another pinned folder: moves across file systems (the trash) where
- * no rename can. The destination must not exist; the caller removes a failed copy.
+ * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder:
+ * what `moveEntry` does where no rename can. The destination must not exist; the caller removes a
+ * failed copy.
  */
 export async function copyEntryAsIs(
   access: FileAccess,
@@ -289,6 +342,7 @@ export async function copyEntryAsIs(
   name: string,
   to: Pinned,
   toName: string,
+  progress: Progress = {},
 ): Promise<void> {
   const node = await from.lookup(name);
   if (!node) throw notFound();
@@ -298,17 +352,20 @@ export async function copyEntryAsIs(
     } else if (node.stat.isFile()) {
       const input = await openEntryFile(from, name);
       try {
-        await copyFileInto(access, input, node.stat.mode, to, toName);
+        await copyFileInto(access, input, node.stat.mode, to, toName, progress);
       } finally {
         await input.close();
       }
     } else if (node.stat.isDirectory()) {
       const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
       try {
-        await copyTree(access, node, '/' + name, top, true, false);
+        await copyTree(access, node, '/' + name, top, true, false, progress);
       } finally {
         await top.close();
       }
+    } else {
+      // Nothing to copy it with: it stays where it is rather than be lost on the way.
+      throw forbidden('a special file (a pipe, socket or device) cannot go to another file system');
     }
   } finally {
     await node.close();
@@ -341,8 +398,10 @@ async function copyFileInto(
   mode: number,
   folder: Pinned,
   name: string,
+  progress: Progress = {},
 ): Promise<void> {
-  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out));
+  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out, progress));
+  progress.done?.(0, 1);
 }
 
 /**
@@ -351,7 +410,13 @@ async function copyFileInto(
  * is created inside the one above it and entered by descriptor: a link already standing in the
  * destination where the copy needs a folder is a conflict, never a way out.
  */
-export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+export async function copyPath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
   if (!src.stat || !src.node) throw notFound();
   if (!src.stat.isDirectory()) {
     if (isSpecial(src.stat)) throw forbidden();
@@ -359,7 +424,7 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     try {
       const place = await placeOf(dst, dirMode);
       try {
-        await copyFileInto(access, input, src.stat.mode, place.folder, place.name).catch(
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name, progress).catch(
           async (err: unknown) => {
             await place.undo();
             throw err;
@@ -375,7 +440,8 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
   }
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
-    await copyTree(access, src.node, src.virtual, dst.node, false, true);
+    progress.done?.(0, 1);
+    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress);
     return;
   }
   if (dst.linkStat) throw conflict('a file or link exists at the destination');
@@ -387,7 +453,8 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
       },
     );
     try {
-      await copyTree(access, src.node, src.virtual, top, true, true);
+      progress.done?.(0, 1);
+      await copyTree(access, src.node, src.virtual, top, true, true, progress);
     } catch (err) {
       // Nobody may see half a copy: the folder it made goes, with everything in it.
       await top.close();
@@ -414,6 +481,7 @@ async function copyTree(
   top: Pinned,
   topIsNew: boolean,
   follow: boolean,
+  progress: Progress = {},
 ): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
@@ -430,6 +498,7 @@ async function copyTree(
   };
   try {
     for await (const e of walkTree(access, src, srcVirtual, { follow })) {
+      progress.signal?.throwIfAborted();
       const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
       let depth = path.length;
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
@@ -452,11 +521,12 @@ async function copyTree(
           },
         );
         remember();
+        progress.done?.(0, 1);
         path.push({ virtual: e.virtual, folder, isNew: !existed });
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
         try {
-          await copyFileInto(access, input, e.stat.mode, into, name);
+          await copyFileInto(access, input, e.stat.mode, into, name, progress);
           remember();
         } finally {
           await input.close();
@@ -464,6 +534,7 @@ async function copyTree(
       } else if (e.stat.isSymbolicLink()) {
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
         remember();
+        progress.done?.(0, 1);
       }
     }
   } catch (err) {
@@ -477,33 +548,166 @@ async function copyTree(
   }
 }
 
-/** Move/rename: the entry itself (a link stays a link); across file systems, copy then delete. */
-export async function movePath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+/**
+ * Moves the entry `name` of a pinned folder, as it is (a link stays a link), to `toName` in
+ * another: one rename where it can, and across file systems (EXDEV) a journaled copy then switch
+ * (files/moves.ts), so that neither a failure nor a killed process leaves half of it anywhere.
+ * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
+ * that must exist exactly when the move happens (the caller does them itself after a rename).
+ */
+export async function moveEntry(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+  alongside?: () => void,
+  progress: Progress = {},
+): Promise<{ copied: boolean }> {
+  try {
+    await renameEntry(from, name, to, toName);
+    return { copied: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  const move = await access.moves.begin(from, name, to, toName);
+  try {
+    await copyEntryAsIs(access, from, name, to, move.stagingName, progress);
+  } catch (err) {
+    await move.undo();
+    throw err;
+  }
+  await move.finish(alongside);
+  return { copied: true };
+}
+
+/**
+ * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
+ * folder moved onto an existing folder is merged into it: copied in, then the source removed.
+ */
+export async function movePath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
   if (!src.folder) throw forbidden();
+  progress.signal?.throwIfAborted();
   const place = await placeOf(dst, dirMode);
   try {
-    await renameEntry(src.folder, src.leaf, place.folder, place.name);
+    const merge = !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
+    if (!merge) {
+      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, undefined, progress).catch(
+        async (err: unknown) => {
+          await place.undo();
+          throw err;
+        },
+      );
+      return;
+    }
+    await mergeFolder(access, src, dst, place, dirMode, progress);
+  } finally {
+    await place.release();
+  }
+}
+
+/** A folder moved onto an existing one: an empty one is replaced by a rename, else copied in. */
+async function mergeFolder(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  place: Place,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  try {
+    await renameEntry(src.folder!, src.leaf, place.folder, place.name);
+    return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
-    const followed = await access.open(src.virtual);
+  }
+  const followed = await access.open(src.virtual);
+  try {
+    const target = await access.open(dst.virtual);
     try {
-      const target = await access.open(dst.virtual);
-      try {
-        await copyPath(access, followed, target, dirMode);
-      } finally {
-        await target.close();
-      }
-    } catch (copyErr) {
-      // The copy cleaned up after itself; the folders made for it go too, and the source stays.
-      await place.undo();
-      throw copyErr;
+      await copyPath(access, followed, target, dirMode, progress);
     } finally {
-      await followed.close();
+      await target.close();
     }
-    await removeTree(src.folder, src.leaf);
+  } catch (copyErr) {
+    // The copy cleaned up after itself; the folders made for it go too, and the source stays.
+    await place.undo();
+    throw copyErr;
   } finally {
-    await place.release();
+    await followed.close();
+  }
+  // Once the copy is whole the move completes: a cancel from here on would cut the source.
+  await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
+}
+
+/**
+ * `copyPath` under the quotas covering the destination: the copy's size (what replaced files
+ * held given back) is checked before the first byte; what it really added is counted after.
+ */
+async function copyCounted(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  const hold = await access.quota.holdFor(access, dst.real);
+  try {
+    let before = 0;
+    if (hold.active) {
+      before = await bytesOf(access, dst, false);
+      const size = await bytesOf(access, src, true);
+      // A merge keeps what it does not replace: only a replaced file gives its bytes back.
+      hold.need(size - (dst.stat?.isFile() ? before : 0));
+    }
+    await copyPath(access, src, dst, dirMode, progress);
+    if (hold.active) {
+      const after = await access.open(dst.virtual, { rules: false });
+      try {
+        hold.commit((await bytesOf(access, after, false)) - before);
+      } finally {
+        await after.close();
+      }
+    }
+  } finally {
+    hold.release();
+  }
+}
+
+/**
+ * `movePath` under the quotas: a move within the scopes it stays in changes nothing; into a
+ * scope with a quota it is checked like a copy, and counted out of the scopes it leaves.
+ */
+async function moveCounted(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  const hold = await access.quota.holdFor(access, dst.entry, src.entry);
+  // A rename over a file replaces it; over a folder it merges (see movePath), nothing given back.
+  const replacing = dst.linkStat?.isFile() ? dst : undefined;
+  const overwritten = replacing ? await access.quota.holdFor(access, dst.entry) : undefined;
+  try {
+    const size = hold.active
+      ? await bytesOf(access, src.isSymlink ? { virtual: src.virtual } : src, false)
+      : 0;
+    const replaced = overwritten?.active ? await bytesOf(access, dst, false) : 0;
+    hold.need(size - replaced);
+    await movePath(access, src, dst, dirMode, progress);
+    overwritten?.commit(-replaced);
+    hold.commit(size);
+  } finally {
+    hold.release();
+    overwritten?.release();
   }
 }
 
@@ -524,6 +728,7 @@ export async function copyOrMove(
   target: Opened,
   req: PatchRequest,
   dirMode: number,
+  progress: Progress = {},
 ): Promise<{ virtual: string; entry: string; real: string }> {
   const isRename = req.action === 'rename';
   if (src.virtual === '/' || target.virtual === '/') throw forbidden();
@@ -553,10 +758,10 @@ export async function copyOrMove(
         if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
         if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
           throw conflict('a folder exists at the destination');
-        await copyPath(access, src, dst, dirMode);
+        await copyCounted(access, src, dst, dirMode, progress);
         break;
       case 'rename':
-        await movePath(access, src, dst, dirMode);
+        await moveCounted(access, src, dst, dirMode, progress);
         break;
       default:
         throw badRequest(`unsupported action ${req.action}: invalid request params`);

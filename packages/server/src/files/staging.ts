@@ -1,7 +1,8 @@
 import type { Logger } from '../context.js';
 import type { Store } from '../store/index.js';
 import type { StagingRepo } from '../store/staging.js';
-import { Pinned, unlinkEntry } from './anchor.js';
+import { unlinkEntry, type Pinned } from './anchor.js';
+import { atRecordedFolder } from './reach.js';
 import { isStagingName } from './staging-names.js';
 
 /**
@@ -53,24 +54,15 @@ export class StagingLedger {
 
 async function removeStaging(folderReal: string, name: string): Promise<boolean> {
   if (!isStagingName(name)) return false;
-  const pins: Pinned[] = [await Pinned.folder('/')];
-  try {
-    for (const segment of folderReal.split('/').filter((s) => s !== '')) {
-      const next = await pins[pins.length - 1]!.lookup(segment);
-      if (!next) return false;
-      pins.push(next);
-      if (!next.stat.isDirectory()) return false;
-    }
-    const folder = pins[pins.length - 1]!;
+  const removed = await atRecordedFolder(folderReal, async (folder) => {
     const entry = await folder.lookup(name);
     if (!entry) return false;
     await entry.close();
     if (!entry.stat.isFile()) return false;
     await unlinkEntry(folder, name);
     return true;
-  } finally {
-    for (const pin of pins.reverse()) await pin.close();
-  }
+  });
+  return removed ?? false;
 }
 
 const ledgers = new WeakMap<Store, StagingLedger>();

@@ -7,8 +7,8 @@ import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
 import type { FileAccess } from './access.js';
-import { makeEntryFolder, Pinned, renameEntry } from './anchor.js';
-import { assertDeletable, copyEntryAsIs, deletePath, freeDestination, placeOf } from './ops.js';
+import { makeEntryFolder, Pinned } from './anchor.js';
+import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf, removeCounted } from './ops.js';
 import { serverPaths } from './private.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
@@ -87,34 +87,6 @@ async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise
   }
 }
 
-/**
- * Moves an entry to `toName` in another pinned folder by a rename; when the rename answers EXDEV,
- * copies it instead (`copied`), and the caller removes the source once the copy is recorded, so
- * that a failure at any point leaves one whole copy somewhere.
- */
-async function moveInto(
-  access: FileAccess,
-  from: Pinned,
-  name: string,
-  to: Pinned,
-  toName: string,
-): Promise<{ copied: boolean }> {
-  try {
-    await renameEntry(from, name, to, toName);
-    return { copied: false };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-  }
-  try {
-    await copyEntryAsIs(access, from, name, to, toName);
-  } catch (err) {
-    // Half a copy is worse than none: the original is still whole where it was.
-    await removeTree(to, toName).catch(() => undefined);
-    throw err;
-  }
-  return { copied: true };
-}
-
 export interface Trashed {
   item: StoredTrashItem;
   /** Moved across file systems by copying (no rename possible). */
@@ -136,12 +108,28 @@ export async function moveToTrash(
   if (rootPath === undefined) throw forbidden();
   const id = crypto.randomBytes(12).toString('hex');
   const name = r.leaf;
+  // Measured before it goes: the record of a copied move is made with the copy (moveEntry).
+  const size = await sizeOf(access, r.folder!, name);
   return inTrash(ctx, [String(user.id)], true, async (userFolder) => {
     const folder = await makeEntryFolder(userFolder, id, TRASH_DIR_MODE);
     try {
+      const item: StoredTrashItem = {
+        id,
+        userId: user.id,
+        rootId: access.root.id,
+        rootPath,
+        path: r.virtual,
+        size,
+        isDir: !!r.linkStat?.isDirectory(),
+        deletedBy: user.username,
+        deletedAt: Date.now(),
+        location: `${user.id}/${id}`,
+      };
       let moved: { copied: boolean };
       try {
-        moved = await moveInto(access, r.folder!, name, folder, name);
+        // Across file systems the item is on record exactly when its copy is whole, so that
+        // a process killed at any point leaves it either in place or in the trash, never lost.
+        moved = await moveEntry(access, r.folder!, name, folder, name, () => ctx.store.trash.add(item));
       } catch (err) {
         await removeTree(userFolder, id).catch(() => undefined);
         throw err;
@@ -151,22 +139,11 @@ export async function moveToTrash(
           { path: r.virtual },
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
+      } else {
+        ctx.store.trash.add(item);
       }
-      const item: StoredTrashItem = {
-        id,
-        userId: user.id,
-        rootId: access.root.id,
-        rootPath,
-        path: r.virtual,
-        size: await sizeOf(access, folder, name),
-        isDir: !!r.linkStat?.isDirectory(),
-        deletedBy: user.username,
-        deletedAt: Date.now(),
-        location: `${user.id}/${id}`,
-      };
-      ctx.store.trash.add(item);
-      // Only now, with the copy in the trash and on record, does the original go.
-      if (moved.copied) await removeTree(r.folder!, name);
+      // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
+      await access.quota.changed(access, r.entry, -item.size);
       return { item, copied: moved.copied };
     } finally {
       await folder.close();
@@ -257,27 +234,18 @@ export async function restoreItem(
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
       await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
-      if (dst.linkStat && opts.override) await replaceExisting(access, dst);
-      const { dirMode } = ctx.store.settings.get();
-      const place = await placeOf(dst, dirMode);
-      let copied: boolean;
+      // The trash counted the item in the scopes it goes back to: it adds nothing to them, but
+      // a scope already over its quota (lowered since) takes nothing back.
+      const quota = await access.quota.reserve(access, dst.real, 0);
       try {
-        ({ copied } = await moveInto(access, folder, name, place.folder, place.name));
-      } catch (err) {
-        // The folders made on the way for it go again with the failed restore.
-        await place.undo();
-        throw err;
+        if (dst.linkStat && opts.override) await replaceExisting(access, dst);
+        const restored = await putBack(ctx, access, folder, name, dst, item);
+        quota.commit(item.size);
+        await forgetItem(ctx, item);
+        return { path: dst.virtual, recreatedFolders, copied: restored.copied, real: dst.real };
       } finally {
-        await place.release();
+        quota.release();
       }
-      if (copied) {
-        ctx.log.warn(
-          { path: dst.virtual },
-          'restored across file systems: copied out of the trash, then removed',
-        );
-      }
-      await forgetItem(ctx, item);
-      return { path: dst.virtual, recreatedFolders, copied, real: dst.real };
     });
   } finally {
     if (dst !== target) await dst.close();
@@ -285,10 +253,43 @@ export async function restoreItem(
   }
 }
 
+/** Moves an item's entry from its trash folder to its place, making the folders on the way. */
+async function putBack(
+  ctx: AppContext,
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  dst: Opened,
+  item: StoredTrashItem,
+): Promise<{ copied: boolean }> {
+  const { dirMode } = ctx.store.settings.get();
+  const place = await placeOf(dst, dirMode);
+  let copied: boolean;
+  try {
+    // Across file systems the record goes exactly when the copy back is whole.
+    ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, () =>
+      ctx.store.trash.delete(item.id),
+    ));
+  } catch (err) {
+    // The folders made on the way for it go again with the failed restore.
+    await place.undo();
+    throw err;
+  } finally {
+    await place.release();
+  }
+  if (copied) {
+    ctx.log.warn(
+      { path: dst.virtual },
+      'restored across file systems: copied out of the trash, then removed',
+    );
+  }
+  return { copied };
+}
+
 /** Override: the entry standing where the item goes is removed, as a permanent delete would. */
 async function replaceExisting(access: FileAccess, target: Opened): Promise<void> {
   await assertDeletable(access, target);
-  await removeTree(target.folder!, target.leaf);
+  await removeCounted(access, target);
 }
 
 /** Everything in the item must be allowed at its restored place (rules and private paths). */

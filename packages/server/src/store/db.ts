@@ -164,6 +164,54 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   CREATE INDEX IF NOT EXISTS trash_user ON trash(user_id, deleted_at);
   CREATE INDEX IF NOT EXISTS trash_deleted_at ON trash(deleted_at);
   `,
+  // The audit log (issue 18). No foreign key to users: a record outlives the account it names.
+  // Paths are indexed for prefix ranges (source and destination); the id orders the pages.
+  `
+  CREATE TABLE IF NOT EXISTS audit_log (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    time        INTEGER NOT NULL,
+    user_id     INTEGER NOT NULL,
+    username    TEXT NOT NULL,
+    address     TEXT NOT NULL,
+    action      TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    destination TEXT NOT NULL,
+    status      INTEGER NOT NULL,
+    detail      TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log(time);
+  CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log(username, id);
+  CREATE INDEX IF NOT EXISTS audit_log_action ON audit_log(action, id);
+  CREATE INDEX IF NOT EXISTS audit_log_path ON audit_log(path);
+  CREATE INDEX IF NOT EXISTS audit_log_destination ON audit_log(destination);
+  `,
+  // Moves across file systems in progress (copy, then switch), so that a start after a crash
+  // finishes or undoes each one. IF NOT EXISTS: the step must not depend on its place in this list.
+  `
+  CREATE TABLE IF NOT EXISTS moves (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    source_folder  TEXT NOT NULL,
+    source_name    TEXT NOT NULL,
+    source_id      TEXT NOT NULL,
+    hidden_name    TEXT NOT NULL,
+    dest_folder    TEXT NOT NULL,
+    staging_name   TEXT NOT NULL,
+    dest_name      TEXT NOT NULL,
+    phase          TEXT NOT NULL,
+    created_at     INTEGER NOT NULL
+  );
+  `,
+  // Quotas (issue 18): the bytes each counted scope holds, so that a write adjusts a number
+  // instead of walking the tree. A cache of the disk: losing it costs one walk per scope.
+  `
+  CREATE TABLE IF NOT EXISTS scope_usage (
+    root_id    TEXT NOT NULL,
+    scope      TEXT NOT NULL,
+    bytes      INTEGER NOT NULL,
+    counted_at INTEGER NOT NULL,
+    PRIMARY KEY (root_id, scope)
+  );
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

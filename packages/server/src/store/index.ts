@@ -1,11 +1,14 @@
+import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
+import { MovesRepo } from './moves.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
 import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
 import { UploadsRepo } from './uploads.js';
+import { ScopeUsageRepo } from './scope-usage.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
 
@@ -19,9 +22,13 @@ export interface Store {
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
   staging: StagingRepo;
+  /** Moves across file systems in progress (files/moves.ts). */
+  moves: MovesRepo;
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
+  audit: AuditRepo;
+  scopeUsage: ScopeUsageRepo;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
   close(): void;
@@ -38,9 +45,12 @@ export function openStore(file: string): Store {
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
     staging: new StagingRepo(db),
+    moves: new MovesRepo(db),
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
+    audit: new AuditRepo(db),
+    scopeUsage: new ScopeUsageRepo(db),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

@@ -99,6 +99,18 @@ export class TrashRepo {
     return rows.map((r) => r.user_id);
   }
 
+  /** Bytes of the items deleted from `place` of a root or below it (`/` for the whole root). */
+  bytesBelow(rootId: string, place: string): number {
+    const prefix = place === '/' ? '/' : place + '/';
+    const row = this.db
+      .prepare(
+        `SELECT COALESCE(SUM(size), 0) AS bytes FROM trash
+         WHERE root_id = ? AND (root_path = ? OR substr(root_path, 1, length(?)) = ?)`,
+      )
+      .get(rootId, place, prefix, prefix) as { bytes: number };
+    return row.bytes;
+  }
+
   delete(id: string): boolean {
     return this.db.prepare('DELETE FROM trash WHERE id = ?').run(id).changes > 0;
   }

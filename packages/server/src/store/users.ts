@@ -4,14 +4,17 @@ import { usernameKey } from '../auth/usernames.js';
 import type { Db } from './db.js';
 
 /** A user as the server keeps it: the wire User with the password hash instead of a password. */
-export interface StoredUser extends Omit<User, 'password' | 'uploadsLimit'> {
+export interface StoredUser extends Omit<User, 'password' | 'uploadsLimit' | 'quota'> {
   passwordHash: string;
   uploadsLimit: number;
+  /** Bytes the user's scope may hold (0: no quota); see files/quota.ts. */
+  quota: number;
   /** Unix milliseconds of the last change made through the API or CLI. */
   updatedAt: number;
 }
 
-export type NewUser = Omit<StoredUser, 'id' | 'updatedAt'>;
+/** A user to create; an account made without a quota has none (imports, older callers). */
+export type NewUser = Omit<StoredUser, 'id' | 'updatedAt' | 'quota'> & { quota?: number };
 
 type Profile = Omit<StoredUser, 'id' | 'username' | 'passwordHash' | 'updatedAt'>;
 
@@ -64,6 +67,7 @@ function toProfile(u: NewUser | StoredUser): Profile {
     aceEditorTheme: u.aceEditorTheme ?? '',
     uploadsLimit: u.uploadsLimit,
     webdav: u.webdav ?? false,
+    quota: u.quota ?? 0,
   };
 }
 
@@ -89,6 +93,7 @@ function fromRow(row: Row): StoredUser {
     aceEditorTheme: p.aceEditorTheme ?? '',
     uploadsLimit: p.uploadsLimit ?? 5,
     webdav: p.webdav ?? false,
+    quota: p.quota ?? 0,
   };
 }
 

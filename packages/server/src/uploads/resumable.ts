@@ -16,6 +16,8 @@ import {
   type Pinned,
 } from '../files/anchor.js';
 import { placeOf } from '../files/ops.js';
+import type { QuotaHold } from '../files/quota.js';
+import type { Resolved } from '../files/resolver.js';
 import { serverPaths } from '../files/private.js';
 import { stagingName } from '../files/staging-names.js';
 import { stagingLedgerOf, type StagingLedger } from '../files/staging.js';
@@ -44,6 +46,8 @@ export class ResumableUploads {
    * all pass the check at once (the login limit's old mistake).
    */
   private readonly creating = new Map<number, { count: number; bytes: number }>();
+  /** What each upload in progress holds against the quotas, from creation to completion. */
+  private readonly holds = new Map<string, QuotaHold>();
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -87,8 +91,10 @@ export class ResumableUploads {
       const length = Number(lengthHeader);
       const release = this.reserve(user.id, target.virtual, length);
       let upload: PendingUpload;
+      let quota: QuotaHold | undefined;
       try {
         await this.assertRoomFor(length, target.linkFolder ?? target.folder);
+        quota = await access.quota.reserve(access, landing(target), length - replacedBytes(target, override));
         await beforeCreate(target.real);
         // The folders of the target exist from now on, as they did for File Browser's uploads.
         const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
@@ -107,9 +113,15 @@ export class ResumableUploads {
           staging,
         });
         upload = put.upload;
-        if (put.replaced) await removeQuietly(put.replaced.staging);
+        this.holds.set(upload.id, quota);
+        quota = undefined;
+        if (put.replaced) {
+          this.letGo(put.replaced.id);
+          await removeQuietly(put.replaced.staging);
+        }
       } finally {
         release();
+        quota?.release();
       }
       if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
       return { offset: 0, length };
@@ -207,11 +219,41 @@ export class ResumableUploads {
       if (!current || current.id !== upload.id) throw notFound('no upload in progress for this path');
       const offset = Number(offsetHeader);
       if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
+      await this.checkQuota(access, upload, target);
       const written = await this.writeAt(upload, offset, body);
       this.ctx.store.uploads.touch(upload.id);
       const completed = written === upload.length ? await this.complete(access, upload) : undefined;
       return { offset: written, length: upload.length, completed };
     });
+  }
+
+  /**
+   * Every request of an upload is checked against the quotas again: the creation's reservation
+   * (made again after a restart, which forgets it) must still fit. An upload that no longer fits
+   * is dropped with its staging file: nothing partial is kept.
+   */
+  private async checkQuota(access: FileAccess, upload: PendingUpload, target: Resolved): Promise<void> {
+    try {
+      const held = this.holds.get(upload.id);
+      if (held) return await held.recheck(access);
+      const quota = await access.quota.reserve(
+        access,
+        landing(target),
+        upload.length - replacedBytes(target, upload.override),
+      );
+      this.holds.set(upload.id, quota);
+    } catch (err) {
+      this.ctx.store.uploads.delete(upload.id);
+      this.letGo(upload.id);
+      await removeQuietly(upload.staging);
+      throw err;
+    }
+  }
+
+  /** An upload ended without its bytes arriving: what it held against the quotas is free. */
+  private letGo(id: string): void {
+    this.holds.get(id)?.release();
+    this.holds.delete(id);
   }
 
   private async writeAt(upload: PendingUpload, offset: number, body: Readable): Promise<number> {
@@ -245,14 +287,18 @@ export class ResumableUploads {
         const settings = this.ctx.store.settings.get();
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
+        const quota = this.holds.get(upload.id);
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
           await replaceAtomically(ledger, upload.staging, target.linkFolder, target.name);
+          quota?.commit(upload.length);
           return target.entry;
         }
+        const replaced = replacedBytes(target, true);
         const place = await placeOf(target, settings.dirMode);
         try {
           await replaceAtomically(ledger, upload.staging, place.folder, place.name);
+          quota?.commit(upload.length - replaced);
           return joinReal(place.folder.real, place.name);
         } finally {
           await place.release();
@@ -262,6 +308,7 @@ export class ResumableUploads {
       }
     } finally {
       this.ctx.store.uploads.delete(upload.id);
+      this.letGo(upload.id);
       await removeQuietly(upload.staging);
     }
   }
@@ -279,6 +326,7 @@ export class ResumableUploads {
     const upload = this.pending(user, target.virtual);
     await this.serialised(upload.id, async () => {
       this.ctx.store.uploads.delete(upload.id);
+      this.letGo(upload.id);
       await removeQuietly(upload.staging);
     });
   }
@@ -293,6 +341,7 @@ export class ResumableUploads {
     const stale = this.ctx.store.uploads.stale(before);
     for (const upload of stale) {
       this.ctx.store.uploads.delete(upload.id);
+      this.letGo(upload.id);
       await removeQuietly(upload.staging);
     }
     const known = new Set(this.ctx.store.uploads.all().map((u) => path.basename(u.staging)));
@@ -460,6 +509,16 @@ async function replaceAtomically(
   } finally {
     forget();
   }
+}
+
+/** Where an upload's bytes land: a link at the target is replaced itself, never written through. */
+function landing(target: Resolved): string {
+  return target.isSymlink ? target.entry : target.real;
+}
+
+/** Bytes the file an upload replaces holds now (a link is replaced itself: nothing). */
+function replacedBytes(target: Resolved, override: boolean): number {
+  return override && !target.isSymlink && target.stat?.isFile() ? target.stat.size : 0;
 }
 
 async function removeQuietly(file: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { audit } from '../../audit/http.js';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
@@ -51,6 +52,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/login',
       {
+        config: { audit: 'auth.login' },
         schema: {
           summary: 'sign in: the answer is a session token',
           readBody: lenientJson(
@@ -62,6 +64,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const body = jsonBody<LoginRequest>(request);
+        audit(request, { username: str(body?.username) ?? '' });
         const method = ctx.store.settings.get().authMethod;
         if (!body && method === 'json') throw forbidden();
         const token = await ctx.auth
@@ -77,6 +80,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
             if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
             throw err;
           });
+        // The account signed in to (proxy and noauth sign-ins name it only in the token).
+        const user = (await ctx.auth.verify(token).catch(() => undefined))?.user;
+        if (user) audit(request, { userId: user.id, username: user.username });
         return reply.type('text/plain; charset=utf-8').send(token);
       },
     );
@@ -85,6 +91,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/renew',
       {
         onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
+        // A renewal keeps a session going (each open page does it hourly): not a change to record.
+        config: { audit: false },
         schema: {
           summary: 'a fresh token for the session of the X-Auth token',
           response: { 200: text('the new session token', SessionToken, MEDIA.jwt) },
@@ -101,6 +109,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/logout',
       {
         onRequest: requireUser(ctx, { sessionOnly: true }),
+        config: { audit: 'auth.logout' },
         schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
       },
       async (request, reply) => {
@@ -112,6 +121,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/signup',
       {
+        config: { audit: 'auth.signup' },
         schema: {
           summary: 'make an account, when the settings allow sign-up',
           readBody: lenientJson('any method and Content-Type', SignupRequest),
@@ -129,6 +139,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
         const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
         const username = str(body?.username) ?? '';
         const password = str(body?.password) ?? '';
+        audit(request, { username });
         if (!username || !password) throw badRequest('username and password are required');
         await ctx.auth.checkSignupCaptcha(str(body?.recaptcha) ?? '');
         await createAccount(ctx, { username }, password, 'signup');

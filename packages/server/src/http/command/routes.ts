@@ -1,8 +1,10 @@
 import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import { PathParams } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { recordTakenOver } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
+import { fileAccessFor } from '../../files/access.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
 import { describeResult, startProcess, succeeded } from '../../runner/process.js';
@@ -122,6 +124,10 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     async function handle(socket: WebSocket, request: FastifyRequest): Promise<void> {
       const user = currentUser(request);
       if (!mayExecute(ctx, user)) {
+        recordTakenOver(ctx, request, 403, {
+          path: folderOf(request),
+          detail: 'not allowed to run commands',
+        });
         send(socket, NOT_ALLOWED);
         close(socket, CLOSE.policy);
         return;
@@ -145,12 +151,18 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     async function run(socket: WebSocket, request: FastifyRequest, user: StoredUser): Promise<void> {
       const line = await firstCommandLine(socket);
       if (line === undefined) return;
+      const record = (status: number, outcome: string) =>
+        recordTakenOver(ctx, request, status, {
+          path: folderOf(request),
+          detail: `${line.trim()} (${outcome})`,
+        });
 
       let prepared;
       try {
         prepared = await prepareCommand(ctx, user, folderOf(request), line);
       } catch (err) {
         if (err instanceof CommandRefused) {
+          record(403, err.message);
           send(socket, err.message);
           close(socket, CLOSE.policy);
           return;
@@ -177,8 +189,11 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       socket.once('close', stop);
       const result = await proc.done;
       socket.off('close', stop);
+      // What the command wrote is not seen byte by byte: the quota counts are walked again.
+      void recountAfter(ctx, user);
 
       const what = describeResult(result, prepared);
+      record(succeeded(result) ? 200 : 500, what);
       if (succeeded(result)) return close(socket, CLOSE.normal, what);
       if (result.outcome === 'stopped') return;
       if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
@@ -196,6 +211,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
         {
           websocket: true,
           onRequest: [requireUser(ctx), requireSameOrigin],
+          // Recorded by the handler once the command has run (or was refused): see recordTakenOver.
+          config: { audit: 'command.run' },
           schema: {
             summary: 'run a command of the user’s list: a WebSocket; the first message is the command line',
             tags: ['command'],
@@ -214,4 +231,13 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       );
     }
   };
+}
+
+async function recountAfter(ctx: AppContext, user: StoredUser): Promise<void> {
+  try {
+    const access = await fileAccessFor(ctx, user);
+    access.quota.changedOutside(access);
+  } catch (err) {
+    ctx.log.warn({ err }, 'after a command: the quota counts could not be refreshed');
+  }
 }

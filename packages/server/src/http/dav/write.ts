@@ -5,6 +5,7 @@ import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomi
 import { deleteOrTrash } from '../../files/trash.js';
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
+import { declaredLength } from '../content-length.js';
 import { withHooks } from '../file-hooks.js';
 import { davFollowDelete, davFollowMove } from './follow.js';
 import { guardWrite, davPlace } from './locks.js';
@@ -35,7 +36,12 @@ export async function handlePut(dav: DavRequest) {
       dav.reply,
       exists ? 'save' : 'upload',
       { file: r.real },
-      () => writeFileAtomic(dav.access, r, dav.request.raw, { fileMode, dirMode }),
+      () =>
+        writeFileAtomic(dav.access, r, dav.request.raw, {
+          fileMode,
+          dirMode,
+          length: declaredLength(dav.request.raw),
+        }),
     );
     await notify(dav, 'upload', () => dav.events.changed?.(r.real));
     void dav.reply.header('ETag', etagOf(st));

@@ -20,6 +20,7 @@ export function metricsRoutes(ctx: AppContext, metrics: AppMetrics | undefined):
       app.all(
         '/metrics',
         {
+          config: { audit: false },
           schema: {
             summary: 'metrics are off, or served on their own address',
             tags: ['metrics'],

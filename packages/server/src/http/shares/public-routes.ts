@@ -1,5 +1,7 @@
 import { FileInfo, MEDIA, PathParams, PublicShareQuery, SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AuditAction } from '@filebrowser/contract';
+import type { AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
@@ -22,6 +24,14 @@ function splitSharePath(p: string): { hash: string; subpath: string } {
  * Public share links (contract 8.5): no sign-in; the link, its password (or the short-lived token
  * the password earned) and the owner's live rights are checked on every request.
  */
+/** A visit of a public link: the share's hash and the path below what it shares. */
+const visit =
+  (action: AuditAction): AuditDeclaration =>
+  (request) => {
+    const { hash, subpath } = splitSharePath(requestPath(request));
+    return { action, path: subpath, detail: hash };
+  };
+
 export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
   const shares = new PublicShares(ctx);
 
@@ -53,6 +63,7 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/public/share/*',
       {
         exposeHeadRoute: false,
+        config: { audit: visit('share.access') },
         schema: {
           summary: 'what a share link shows: {hash}{path below it}; X-SHARE-PASSWORD when it has one',
           tags: ['public share'],
@@ -77,6 +88,7 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/public/dl/*',
       {
         exposeHeadRoute: false,
+        config: { audit: visit('share.download') },
         schema: {
           summary: 'download through a share link: {hash}{path below it}',
           tags: ['public share'],

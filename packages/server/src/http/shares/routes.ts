@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PathParams, Share, ShareRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { createShare, deleteShare, listShares, sharesOfPath } from '../../shares/service.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -41,6 +42,12 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/share/*',
       {
         onRequest: sharing,
+        config: {
+          audit: (request) => ({
+            action: 'share.create',
+            path: '/' + (request.params as { '*': string })['*'],
+          }),
+        },
         schema: {
           summary: 'make a share link of an item',
           params: PathParams,
@@ -52,7 +59,7 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const body = request.body as Record<string, unknown> | undefined;
         const text = (v: unknown) =>
           typeof v === 'number' ? String(v) : typeof v === 'string' ? v : undefined;
-        return createShare(
+        const share = await createShare(
           ctx,
           currentUser(request),
           '/' + request.params['*'],
@@ -60,6 +67,8 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ? { password: text(body.password), expires: text(body.expires), unit: text(body.unit) }
             : undefined,
         );
+        audit(request, { detail: share.hash });
+        return share;
       },
     );
 
@@ -67,6 +76,9 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/share/*',
       {
         onRequest: sharing,
+        config: {
+          audit: (request) => ({ action: 'share.delete', detail: (request.params as { '*': string })['*'] }),
+        },
         schema: {
           summary: 'delete a share link, by its hash',
           params: PathParams,
@@ -74,7 +86,9 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        deleteShare(ctx, currentUser(request), request.params['*'].replace(/\/+$/, ''));
+        const hash = request.params['*'].replace(/\/+$/, '');
+        audit(request, { detail: hash });
+        deleteShare(ctx, currentUser(request), hash);
         return sendStatus(reply, 200);
       },
     );

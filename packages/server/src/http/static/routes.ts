@@ -44,7 +44,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       tags: ['app'],
       response: { 200: HealthStatus, 503: HealthStatus },
     };
-    app.all('/health', { schema: health }, async (request, reply) => {
+    app.all('/health', { config: { audit: false }, schema: health }, async (request, reply) => {
       void reply.type('application/json; charset=utf-8');
       try {
         ctx.store.ping();

@@ -7,6 +7,7 @@ import {
   NumericIdParams,
 } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { audit } from '../../audit/http.js';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../auth/api-tokens.js';
 import { checkPassword } from '../../auth/passwords.js';
 import { may } from '../../auth/policy.js';
@@ -37,6 +38,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/tokens',
       {
         onRequest: session,
+        config: { audit: 'token.create' },
         schema: {
           summary: 'make an API token; the answer holds its secret, this once',
           body: ApiTokenRequest,
@@ -52,7 +54,10 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             throw badRequest('the current password is incorrect');
           }
         }
-        return reply.code(201).send(await createApiToken(ctx, caller, wanted));
+        audit(request, { detail: wanted.name });
+        const created = await createApiToken(ctx, caller, wanted);
+        audit(request, { detail: `${created.id} ${created.name}` });
+        return reply.code(201).send(created);
       },
     );
 
@@ -61,6 +66,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/tokens/:id',
       {
         onRequest: session,
+        config: { audit: 'token.revoke' },
         schema: {
           summary: 'revoke an API token',
           params: ApiTokenParams,
@@ -69,10 +75,12 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const caller = currentUser(request);
+        audit(request, { detail: request.params.id });
         const token = ctx.store.apiTokens.get(request.params.id);
         if (!token || (token.userId !== caller.id && !may(caller.perm, 'admin'))) throw notFound();
         const owner = ctx.store.users.get(token.userId);
         if (!owner) throw notFound();
+        audit(request, { detail: `${token.id} ${token.name} of ${owner.username}` });
         revokeApiToken(ctx, owner, token.id);
         return sendStatus(reply, 200);
       },

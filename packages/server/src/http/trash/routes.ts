@@ -9,6 +9,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { may, type Operation } from '../../auth/policy.js';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
@@ -78,6 +79,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash/:id/restore',
       {
         onRequest: requireUser(ctx, { needs: restoreNeeds }),
+        config: { audit: 'trash.restore' },
         schema: {
           summary: 'put an item back where it was',
           params: TrashItemParams,
@@ -87,7 +89,9 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       },
       async (request) => {
         const user = currentUser(request);
+        audit(request, { detail: request.params.id });
         const item = ownItem(ctx, user, request.params.id);
+        audit(request, { path: item.path });
         const access = await fileAccessFor(ctx, user);
         const restored = await restoreItem(ctx, access, item, {
           rename: isTrue(request.query.rename),
@@ -99,6 +103,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
           ctx.log.warn({ err }, 'after restore: listener failed');
         }
         const { real: _real, ...answer } = restored;
+        audit(request, { destination: answer.path });
         return answer;
       },
     );
@@ -107,6 +112,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash/:id',
       {
         onRequest: requireUser(ctx, { needs: 'delete' }),
+        config: { audit: 'trash.purge' },
         schema: {
           summary: 'delete an item of the trash forever',
           params: TrashItemParams,
@@ -114,7 +120,9 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
         },
       },
       async (request, reply) => {
+        audit(request, { detail: request.params.id });
         const item = ownItem(ctx, currentUser(request), request.params.id);
+        audit(request, { path: item.path });
         await deleteItemForever(ctx, item);
         return sendStatus(reply, 204);
       },
@@ -124,10 +132,12 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash',
       {
         onRequest: requireUser(ctx, { needs: 'delete' }),
+        config: { audit: 'trash.purge' },
         schema: { summary: 'empty the caller’s trash', response: { 204: empty('emptied') } },
       },
       async (request, reply) => {
-        await emptyTrash(ctx, currentUser(request));
+        const emptied = await emptyTrash(ctx, currentUser(request));
+        audit(request, { detail: `emptied: ${emptied} items` });
         return sendStatus(reply, 204);
       },
     );

@@ -1,5 +1,6 @@
 import { PathParams, TusQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { audit, type AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { FileEvents } from '../../files/events.js';
@@ -21,6 +22,9 @@ function pathOf(request: FastifyRequest): string {
   return '/' + ((request.params as { '*'?: string })['*'] ?? '');
 }
 
+/** An upload is recorded once, when it completes (or when a call fails): not each of its chunks. */
+const uploadAudit: AuditDeclaration = (request) => ({ action: 'file.upload', path: pathOf(request) });
+
 /**
  * `/api/tus{path}`: File Browser's resumable upload endpoint, where the upload URL is the target
  * path. It also answers the standard tus 1.0 handshake (OPTIONS, Tus-Resumable), so any tus client works.
@@ -32,7 +36,7 @@ export function tusRoutes(
 ): FastifyPluginAsync {
   /** A finished upload is an upload event like a plain POST: after-hooks and change listeners. */
   async function finished(request: FastifyRequest, reply: FastifyReply, status: UploadStatus) {
-    if (!status.completed) return;
+    if (!status.completed) return audit(request, { skip: true });
     const file = status.completed;
     await runAfterHooks(ctx, currentUser(request), reply, 'upload', { file });
     try {
@@ -91,6 +95,7 @@ export function tusRoutes(
         url,
         {
           onRequest: uploader,
+          config: { audit: uploadAudit },
           schema: schema('start an upload of Upload-Length bytes to the path', {
             querystring: TusQuery,
             response: { 201: statusLine('started: Location is the upload URL, Upload-Offset 0') },
@@ -139,6 +144,7 @@ export function tusRoutes(
         url,
         {
           onRequest: uploader,
+          config: { audit: uploadAudit },
           schema: schema('the next bytes of an upload, at Upload-Offset', {
             readBody: rawBody('the bytes', 'application/offset+octet-stream'),
             response: { 204: empty('taken: Upload-Offset is the new offset') },
@@ -164,6 +170,7 @@ export function tusRoutes(
         url,
         {
           onRequest: uploader,
+          config: { audit: (request) => ({ action: 'upload.cancel', path: pathOf(request) }) },
           schema: schema('cancel an upload', { response: { 204: empty('cancelled, its bytes removed') } }),
         },
         async (request, reply) => {

@@ -1,15 +1,38 @@
-import { PathParams, Usage } from '@filebrowser/contract';
+import { PathParams, Usage, UsageQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { fileAccessFor } from '../../files/access.js';
+import { fileAccessFor, serverAccess } from '../../files/access.js';
 import { usage } from '../../files/ops.js';
+import { RECOUNT_EVERY_MS } from '../../files/quota.js';
 import { currentUser, requireUser } from '../guards.js';
 import { TO_FOLDER } from '../openapi/declare.js';
-import { redirectToFolder, requestPath } from '../resources/request-path.js';
+import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 
-/** `GET /api/usage{path}`: disk usage of the file system holding a folder (contract 5.8). */
+/**
+ * `GET /api/usage{path}`: disk usage of the file system holding a folder (contract 5.8); with a
+ * quota on the user's scope, the quota and what the scope holds instead (files/quota.ts).
+ */
 export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
+    // Counts drift when files change behind the server's back: every counted scope is walked
+    // again at start (in the background: the server may have been down while things changed)
+    // and then periodically.
+    let timer: NodeJS.Timeout | undefined;
+    const recount = async () => {
+      try {
+        const access = await serverAccess(ctx);
+        await access.quota.recountAll(access);
+      } catch (err) {
+        ctx.log.warn({ err }, 'quota recount failed');
+      }
+    };
+    app.addHook('onReady', async () => {
+      void recount();
+      timer = setInterval(() => void recount(), RECOUNT_EVERY_MS);
+      timer.unref();
+    });
+    app.addHook('onClose', async () => clearInterval(timer));
+
     app.get('/api/usage', { schema: { response: TO_FOLDER } }, async (request, reply) =>
       redirectToFolder(request, reply),
     );
@@ -18,16 +41,25 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
       {
         onRequest: requireUser(ctx),
         schema: {
-          summary: 'space used and total of the file system holding a folder',
+          summary: 'space used and total of the file system holding a folder, or the user’s quota',
           params: PathParams,
+          querystring: UsageQuery,
           response: { 200: Usage },
         },
       },
       async (request) => {
-        const access = await fileAccessFor(ctx, currentUser(request));
+        const user = currentUser(request);
+        const access = await fileAccessFor(ctx, user);
         const r = await access.open(requestPath(request));
         try {
-          return await usage(r);
+          const disk = await usage(r);
+          const quota = await access.quota.ofScope(
+            access,
+            user.scope,
+            queryValue(request, 'recount') === 'true',
+          );
+          if (!quota) return disk;
+          return { total: quota.limit, used: quota.used, quota: quota.limit };
         } finally {
           await r.close();
         }

@@ -22,5 +22,6 @@ export function presentUser(u: StoredUser, forAdmin: boolean): User {
     aceEditorTheme: u.aceEditorTheme,
     uploadsLimit: u.uploadsLimit,
     webdav: u.webdav ?? false,
+    quota: u.quota,
   };
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { audit } from '../../audit/http.js';
 import { may } from '../../auth/policy.js';
 import { NumericIdParams, User, UserDeleteRequest, UserRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -63,6 +64,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       '/api/users',
       {
         onRequest: requireAdmin(ctx),
+        config: { audit: 'user.create' },
         schema: {
           summary: 'make a user (administrators)',
           body: UserRequest,
@@ -76,9 +78,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await requireCurrentPassword(currentUser(request), current_password);
         if (!data.password) throw badRequest('password is required');
         const scope = data.scope?.trim();
+        audit(request, { detail: `user ${data.username ?? ''}` });
         const user = await createAccount(ctx, { ...data, scope }, data.password, 'admin', {
           createHome: !scope && ctx.store.settings.get().createUserDir,
         });
+        audit(request, { detail: `user ${user.username} (id ${user.id})` });
         return sendStatus(reply.header('Location', `/settings/users/${user.id}`), 201);
       },
     );
@@ -87,6 +91,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       BY_ID,
       {
         onRequest: requireUser(ctx),
+        config: { audit: 'user.update' },
         schema: {
           summary: 'change the fields `which` of a user (all of them when empty)',
           params: NumericIdParams,
@@ -99,6 +104,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { what, which = [], current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
         const user = target(request.params.id, caller);
+        audit(request, { detail: `user ${user.username} (id ${user.id}): ${which.join(', ') || 'all'}` });
         const fields = which.map((w) => w.toLowerCase());
         const wholeRecord = fields.length === 0;
         if (wholeRecord || fields.some((f) => SENSITIVE_FIELDS.includes(f))) {
@@ -122,6 +128,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       BY_ID,
       {
         onRequest: requireUser(ctx),
+        config: { audit: 'user.delete' },
         schema: {
           summary: 'delete a user, with their trash',
           params: NumericIdParams,
@@ -132,6 +139,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const caller = currentUser(request);
         const user = target(request.params.id, caller);
+        audit(request, { detail: `user ${user.username} (id ${user.id})` });
         const body = request.body as UserDeleteRequest | undefined;
         if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
         await requireCurrentPassword(caller, body.current_password);

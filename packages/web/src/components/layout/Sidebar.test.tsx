@@ -104,4 +104,16 @@ describe('Sidebar', () => {
     await renderWithApp(<Sidebar />, { route: '/files/photos/' });
     expect(fetchMock).toHaveBeenCalledTimes(2);
   });
+
+  it('shows used of quota when the server says a quota applies', async () => {
+    signIn({});
+    useFilesStore.setState({ currentFolder: '/' });
+    fetchMock.mockResolvedValue(
+      Response.json({ total: 10 * 1024 ** 2, used: 3 * 1024 ** 2, quota: 10 * 1024 ** 2 }),
+    );
+    await renderWithApp(<Sidebar />, { route: '/files/' });
+    const bar = await screen.findByRole('progressbar', { name: 'Quota' });
+    expect(bar.getAttribute('max')).toBe(String(10 * 1024 ** 2));
+    expect(screen.getByText('3 MiB of 10 MiB quota used')).toBeTruthy();
+  });
 });

@@ -6,6 +6,7 @@ import { NumberField } from '../../../components/form/NumberField';
 import { SelectField } from '../../../components/form/SelectField';
 import { TextField } from '../../../components/form/TextField';
 import { startup } from '../../../startup';
+import { formatSize } from '../../../utils/format-size';
 import { isAscending, SORT_COLUMNS, sortingFor } from '../../files/listing/sorting';
 import { MAX_UPLOADS_LIMIT, MIN_UPLOADS_LIMIT } from './uploads-limit';
 import { LanguageSelect } from './LanguageSelect';
@@ -25,6 +26,7 @@ export type UserSettingsValue = Pick<
   | 'perm'
   | 'commands'
   | 'uploadsLimit'
+  | 'quota'
   | 'sorting'
 >;
 
@@ -36,13 +38,16 @@ interface UserSettingsFieldsProps {
 }
 
 export function UserSettingsFields({ value, onChange, scopeDisabled }: UserSettingsFieldsProps) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const viewModes = VIEW_MODES.map((mode) => ({ value: mode, label: t(`settings.viewModes.${mode}`) }));
   const sortColumns = SORT_COLUMNS.map((column) => ({
     value: column,
     label: t(column === 'modified' ? 'files.lastModified' : `files.${column}`),
   }));
   const ascending = isAscending(value.sorting);
+  // Bytes are what the server keeps; the size in words says what the number means.
+  const quotaHint = (quota: number) =>
+    quota > 0 ? `${formatSize(quota, i18n.language)}. ${t('settings.quotaHint')}` : t('settings.quotaHint');
   return (
     <>
       <TextField
@@ -77,6 +82,13 @@ export function UserSettingsFields({ value, onChange, scopeDisabled }: UserSetti
         max={MAX_UPLOADS_LIMIT}
         value={value.uploadsLimit ?? MIN_UPLOADS_LIMIT}
         onChange={(uploadsLimit) => onChange({ uploadsLimit })}
+      />
+      <NumberField
+        label={t('settings.quota')}
+        min={0}
+        value={value.quota ?? 0}
+        hint={quotaHint(value.quota ?? 0)}
+        onChange={(quota) => onChange({ quota })}
       />
       <Checkbox
         label={t('settings.singleClick')}

@@ -171,6 +171,23 @@ describe('UserForm', () => {
     expect((JSON.parse(init?.body as string) as { data: User }).data.webdav).toBe(true);
   });
 
+  it('sets the quota of a user in bytes, showing the size in words', async () => {
+    fetchMock.mockResolvedValue(new Response('200 OK\n'));
+    await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
+    const quota = field('Storage quota (bytes)');
+    expect(quota.value).toBe('0');
+    fireEvent.change(quota, { target: { value: '10485760' } });
+    expect(screen.getByText(/^10 MiB\. 0 means no quota/)).toBeTruthy();
+    fireEvent.change(field('Your current password'), { target: { value: 'admin-password' } });
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    });
+    await vi.waitFor(() => expect(fetchMock).toHaveBeenCalledTimes(1));
+    const [url, init] = fetchMock.mock.calls[0]!;
+    expect(url).toBe('/api/users/5');
+    expect((JSON.parse(init?.body as string) as { data: User }).data.quota).toBe(10485760);
+  });
+
   it('tells an admin editing a user that a blank password changes nothing', async () => {
     await renderForm({ initial: bob, isNew: false, offerHomeDir: false });
     const password = field('Password');

@@ -20,6 +20,7 @@ export function newUserFrom(defaults: UserDefaults): User {
     dateFormat: defaults.dateFormat,
     aceEditorTheme: defaults.aceEditorTheme,
     ...(defaults.uploadsLimit !== undefined && { uploadsLimit: defaults.uploadsLimit }),
+    ...(defaults.quota !== undefined && { quota: defaults.quota }),
   };
 }
 

@@ -1,0 +1,429 @@
+import path from 'node:path';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import type { FileAccess } from './access.js';
+import { Pinned } from './anchor.js';
+import { isInside } from './resolver.js';
+import { walkTree } from './tree.js';
+
+/**
+ * Quotas (issue 18). A user's quota is a limit on the bytes their scope holds, trash included.
+ * The quota belongs to the folder: users sharing a scope share it (the smallest non-zero quota
+ * of theirs applies), and every write landing below a folder with a quota counts against it,
+ * whoever writes (an administrator writing into a full home folder is refused too).
+ *
+ * What a scope holds is counted once by a walk (the first time it is needed, then again every
+ * `RECOUNT_EVERY_MS` or on demand, to catch changes made outside the server) and kept in the
+ * store (`scope_usage`); every write the server makes then adjusts that number instead of
+ * walking. The trash is not walked: its records say what each deleted item holds, and an item
+ * counts in every scope holding the place it was deleted from (where a restore puts it back).
+ *
+ * Writes reserve what they may add before their first byte (a declared length, the size of a
+ * copy) and the check counts what other writes in progress reserved, so parallel uploads cannot
+ * pass the check together; the reservation becomes usage when the write completes and is let go
+ * when it fails. This module is the one place the check is made: the write primitives of
+ * files/ops.ts, the trash and the resumable uploads call it.
+ */
+
+/** Recounts every counted scope at least this often: the disk may change behind the server. */
+export const RECOUNT_EVERY_MS = 3600_000;
+
+/** Quotas are kept for the users' root (every user's scope lies in `--root` today). */
+const USERS_ROOT = 'default';
+
+/** A quota on a folder: its place below the root and the bytes it may hold. */
+interface Limit {
+  scope: string;
+  bytes: number;
+}
+
+/** `1.2 MB`: decimal units, as disks are sold, one decimal at most. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
+  let value = Math.max(0, bytes);
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  const shown = unit === 0 ? String(Math.floor(value)) : String(Math.round(value * 10) / 10);
+  return `${shown} ${units[unit]}`;
+}
+
+function quotaExceeded(left: number, limit: number): AppError {
+  return new AppError(
+    'insufficient_storage',
+    `Quota exceeded: ${formatBytes(left)} left of ${formatBytes(limit)}`,
+  );
+}
+
+/** `/users/bob` for a user's scope as stored (`users/bob`, `./users/bob/`, `/`). */
+function scopePlace(scope: string): string {
+  return path.posix.normalize('/' + scope.replace(/^\.(\/|$)/, '/')).replace(/(.)\/+$/, '$1');
+}
+
+/**
+ * Bytes held back from the quotas that cover one write, from its start until it completes
+ * (`commit`) or fails (`release`). A write with no quota and no counted scope above it gets an
+ * idle hold: nothing to check, nothing to count.
+ */
+export class QuotaHold {
+  private held = 0;
+  private checked = false;
+  private done = false;
+
+  constructor(
+    private readonly ledger: QuotaLedger,
+    /** Quotas covering where the bytes go (and not where they come from, for a move). */
+    private readonly limits: readonly Limit[],
+    /** Counted scopes gaining what the write adds. */
+    private readonly gaining: readonly string[],
+    /** Counted scopes losing it (a move out of them). */
+    private readonly losing: readonly string[],
+  ) {}
+
+  /** Whether anything is checked or counted for this write (else no size needs measuring). */
+  get active(): boolean {
+    return this.limits.length > 0 || this.gaining.length > 0 || this.losing.length > 0;
+  }
+
+  /** Whether a quota covers the write (so its bytes must be metered as they come). */
+  get limited(): boolean {
+    return this.limits.length > 0;
+  }
+
+  /**
+   * Makes the write's net addition `bytes`: refused with 507 when that does not fit beside what
+   * the scopes hold and other writes reserved. Less than before is a no-op: what a write holds
+   * only grows until it ends.
+   */
+  need(bytes: number): void {
+    if (this.done) return;
+    const more = bytes - this.held;
+    // The first call checks even a write adding nothing: none goes into a scope over its quota.
+    if (this.checked && more <= 0) return;
+    this.ledger.check(this.limits, bytes, this.held);
+    this.checked = true;
+    if (more > 0) {
+      this.ledger.hold(this.limits, more);
+      this.held += more;
+    }
+  }
+
+  /**
+   * Checks again what the write holds (a resumable upload, at each of its requests): a quota
+   * lowered meanwhile, or a scope grown behind the server's back, refuses the rest.
+   */
+  async recheck(access: FileAccess): Promise<void> {
+    if (this.done || this.limits.length === 0) return;
+    const now = await this.ledger.currentLimits(access, this.limits);
+    this.ledger.check(now, this.held, this.held);
+  }
+
+  /** The write is done: `delta` bytes are now on the disk (or gone, negative), the hold goes. */
+  commit(delta: number): void {
+    if (this.done) return;
+    this.ledger.record(this.gaining, delta);
+    this.ledger.record(this.losing, -delta);
+    this.release();
+  }
+
+  /** The write failed or was abandoned: what it held is free again. */
+  release(): void {
+    if (this.done) return;
+    this.done = true;
+    this.ledger.hold(this.limits, -this.held);
+    this.held = 0;
+  }
+}
+
+export class QuotaLedger {
+  /** Bytes reserved by writes in progress, per quota'd scope. */
+  private readonly reserved = new Map<string, number>();
+  /** Walks in progress, shared by everyone who needs the count meanwhile. */
+  private readonly walks = new Map<string, Promise<void>>();
+  /** Changes made while a scope was being walked: added to the walk's result. */
+  private readonly duringWalk = new Map<string, number>();
+  /** Counted scopes (the store's rows), read once. */
+  private counted: Set<string> | undefined;
+  /** Real places of users' scopes, by scope as configured (a scope may be reached through a link). */
+  private places = new Map<string, string | undefined>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  private countedScopes(): Set<string> {
+    this.counted ??= new Set(
+      this.ctx.store.scopeUsage
+        .all()
+        .filter((u) => u.rootId === USERS_ROOT)
+        .map((u) => u.scope),
+    );
+    return this.counted;
+  }
+
+  /** Where a scope as configured really is below the root; undefined when it is outside or gone. */
+  private async placeOf(access: FileAccess, scope: string): Promise<string | undefined> {
+    const lexical = scopePlace(scope);
+    if (this.places.has(lexical)) return this.places.get(lexical);
+    let place: string | undefined;
+    try {
+      const folder = await Pinned.folder(path.join(access.scope.rootReal, lexical));
+      await folder.close();
+      place = access.rootPathOf(folder.real);
+    } catch {
+      place = undefined;
+    }
+    // A scope not there yet is looked up again next time, a found one is kept until a recount.
+    if (place !== undefined) this.places.set(lexical, place);
+    return place;
+  }
+
+  /** Quotas by folder: the smallest non-zero quota of the users whose scope it is. */
+  private async limits(access: FileAccess): Promise<Limit[]> {
+    const byScope = new Map<string, number>();
+    for (const user of this.ctx.store.users.list()) {
+      if (!(user.quota > 0)) continue;
+      const place = await this.placeOf(access, user.scope);
+      if (place === undefined) continue;
+      const before = byScope.get(place);
+      byScope.set(place, before === undefined ? user.quota : Math.min(before, user.quota));
+    }
+    return [...byScope].map(([scope, bytes]) => ({ scope, bytes }));
+  }
+
+  /** The quotas of these folders as they are now (an admin may have changed them). */
+  async currentLimits(access: FileAccess, of: readonly Limit[]): Promise<Limit[]> {
+    const now = await this.limits(access);
+    return of.flatMap((l) => now.filter((n) => n.scope === l.scope));
+  }
+
+  /** The quota of one folder (0: none). */
+  async limitOf(access: FileAccess, scope: string): Promise<number> {
+    if (access.root.id !== USERS_ROOT) return 0;
+    return (await this.limits(access)).find((l) => l.scope === scope)?.bytes ?? 0;
+  }
+
+  /** The place below the root of a user's scope as the access sees it (its real folder). */
+  scopeOf(access: FileAccess): string | undefined {
+    return access.rootPathOf(access.scope.real);
+  }
+
+  /**
+   * Holds the quotas covering the real path `real` for a write adding `need` bytes (negative: a
+   * write making room), measured only when something covers it; refused with 507 when it does not
+   * fit. With `from`, the write is a move from there: scopes holding both places gain nothing.
+   */
+  async reserve(
+    access: FileAccess,
+    real: string,
+    need: number | (() => Promise<number>),
+    from?: string,
+  ): Promise<QuotaHold> {
+    const hold = await this.holdFor(access, real, from);
+    if (!hold.active) return hold;
+    const bytes = typeof need === 'number' ? need : await need();
+    hold.need(bytes);
+    return hold;
+  }
+
+  /** An unchecked hold over what covers `real`: the caller calls `need` when it knows the size. */
+  async holdFor(access: FileAccess, real: string, from?: string): Promise<QuotaHold> {
+    if (access.root.id !== USERS_ROOT) return new QuotaHold(this, [], [], []);
+    const at = access.rootPathOf(real);
+    const was = from === undefined ? undefined : access.rootPathOf(from);
+    if (at === undefined) return new QuotaHold(this, [], [], []);
+    const covers = (scope: string, p: string | undefined) => p !== undefined && isInside(scope, p);
+    const newHere = (scope: string) => covers(scope, at) && !covers(scope, was);
+    const limits = (await this.limits(access)).filter((l) => newHere(l.scope));
+    // Every scope with a quota is counted from the first write that needs it.
+    for (const l of limits) await this.ensureCounted(access, l.scope);
+    const counted = [...this.countedScopes()];
+    const gaining = counted.filter(newHere);
+    const losing = was === undefined ? [] : counted.filter((s) => covers(s, was) && !covers(s, at));
+    return new QuotaHold(this, limits, gaining, losing);
+  }
+
+  /** Refuses `bytes` (with `mine` already held by the same write) beyond what any limit leaves. */
+  check(limits: readonly Limit[], bytes: number, mine: number): void {
+    for (const l of limits) {
+      const left = l.bytes - this.usedNow(l.scope) - ((this.reserved.get(l.scope) ?? 0) - mine);
+      if (bytes > left) throw quotaExceeded(Math.max(0, left), l.bytes);
+    }
+  }
+
+  hold(limits: readonly Limit[], bytes: number): void {
+    if (bytes === 0) return;
+    for (const l of limits) {
+      const now = (this.reserved.get(l.scope) ?? 0) + bytes;
+      if (now > 0) this.reserved.set(l.scope, now);
+      else this.reserved.delete(l.scope);
+    }
+  }
+
+  /** Adds `delta` bytes to counted scopes (a completed write, delete, move). */
+  record(scopes: readonly string[], delta: number): void {
+    if (delta === 0 || scopes.length === 0) return;
+    this.ctx.store.scopeUsage.add(USERS_ROOT, scopes, delta);
+    for (const s of scopes) {
+      const pending = this.duringWalk.get(s);
+      if (pending !== undefined) this.duringWalk.set(s, pending + delta);
+    }
+  }
+
+  /** A change of `delta` bytes at the real path `real` that nobody had to check (a delete). */
+  async changed(access: FileAccess, real: string, delta: number | (() => Promise<number>)): Promise<void> {
+    const hold = await this.holdFor(access, real);
+    if (hold.active) hold.commit(typeof delta === 'number' ? delta : await delta());
+  }
+
+  /** What a counted scope holds now, its trash included (0 for a scope never counted). */
+  private usedNow(scope: string): number {
+    const tree = this.ctx.store.scopeUsage.get(USERS_ROOT, scope)?.bytes ?? 0;
+    return tree + this.ctx.store.trash.bytesBelow(USERS_ROOT, scope);
+  }
+
+  /** What a scope holds, trash included: counted by a walk first when it never was. */
+  async usage(access: FileAccess, scope: string): Promise<number> {
+    await this.ensureCounted(access, scope);
+    return this.usedNow(scope);
+  }
+
+  /** Bytes writes in progress hold against a scope's quota. */
+  reservedIn(scope: string): number {
+    return this.reserved.get(scope) ?? 0;
+  }
+
+  private async ensureCounted(access: FileAccess, scope: string): Promise<void> {
+    if (this.countedScopes().has(scope)) return;
+    await this.recount(access, scope);
+  }
+
+  /**
+   * Walks a scope and records what it holds. Changes the server makes meanwhile are added to
+   * the result; a walk asked for while one runs waits for that one.
+   */
+  recount(access: FileAccess, scope: string): Promise<void> {
+    const running = this.walks.get(scope);
+    if (running) return running;
+    const walk = (async () => {
+      this.duringWalk.set(scope, 0);
+      try {
+        const bytes = await walkBytes(access, scope);
+        const meanwhile = this.duringWalk.get(scope) ?? 0;
+        this.ctx.store.scopeUsage.set({
+          rootId: USERS_ROOT,
+          scope,
+          bytes: Math.max(0, bytes + meanwhile),
+          countedAt: Date.now(),
+        });
+        this.countedScopes().add(scope);
+      } finally {
+        this.duringWalk.delete(scope);
+        this.walks.delete(scope);
+      }
+    })();
+    this.walks.set(scope, walk);
+    return walk;
+  }
+
+  /**
+   * The quota of a user's scope (undefined when none applies) and what the scope holds, counted
+   * by a fresh walk first with `recount`.
+   */
+  async ofScope(
+    access: FileAccess,
+    scope: string,
+    recount = false,
+  ): Promise<{ limit: number; used: number } | undefined> {
+    if (access.root.id !== USERS_ROOT) return undefined;
+    const place = await this.placeOf(access, scope);
+    if (place === undefined) return undefined;
+    const limit = await this.limitOf(access, place);
+    if (limit <= 0) return undefined;
+    if (recount) await this.recount(access, place);
+    return { limit, used: await this.usage(access, place) };
+  }
+
+  /**
+   * A change the server cannot follow byte by byte (a command run in a scope): the counted
+   * scopes overlapping it are walked again, in the background.
+   */
+  changedOutside(access: FileAccess): void {
+    const place = this.scopeOf(access);
+    if (place === undefined || access.root.id !== USERS_ROOT) return;
+    for (const scope of this.countedScopes()) {
+      if (!isInside(scope, place) && !isInside(place, scope)) continue;
+      this.recount(access, scope).catch((err: unknown) =>
+        this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota'),
+      );
+    }
+  }
+
+  /** Recounts every counted scope (drift from changes made outside the server). */
+  async recountAll(access: FileAccess): Promise<void> {
+    if (access.root.id !== USERS_ROOT) return;
+    // Scopes may have been moved or relinked since they were looked up.
+    this.places = new Map();
+    for (const scope of [...this.countedScopes()]) {
+      try {
+        await this.recount(access, scope);
+      } catch (err) {
+        // A scope folder that went away is counted again once it is needed.
+        this.ctx.store.scopeUsage.delete(USERS_ROOT, scope);
+        this.countedScopes().delete(scope);
+        this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota');
+      }
+    }
+  }
+}
+
+/**
+ * Bytes of the regular files below a place of the root (links and folders count nothing, links
+ * are not followed), the server's private paths (database, trash, staging) left out.
+ */
+async function walkBytes(access: FileAccess, scope: string): Promise<number> {
+  const folder = await Pinned.folder(path.join(access.scope.rootReal, scope));
+  try {
+    let total = 0;
+    const include = (e: { real: string }) => !access.isPrivate(e.real);
+    for await (const e of walkTree(access, folder, '/', { follow: false, include })) {
+      if (e.stat.isFile()) total += e.stat.size;
+    }
+    return total;
+  } finally {
+    await folder.close();
+  }
+}
+
+/**
+ * Bytes of what an opened path names: a file's size, a folder's files summed (see walkBytes;
+ * with `follow`, links inside the scope count as what they lead to, as a copy makes them).
+ */
+export async function bytesOf(
+  access: FileAccess,
+  r: { node?: Pinned; virtual: string },
+  follow: boolean,
+): Promise<number> {
+  const node = r.node;
+  if (!node) return 0;
+  if (node.stat.isFile()) return node.stat.size;
+  if (!node.stat.isDirectory()) return 0;
+  let total = 0;
+  const include = (e: { real: string }) => !access.isPrivate(e.real);
+  for await (const e of walkTree(access, node, r.virtual, { follow, include })) {
+    if (e.stat.isFile()) total += e.stat.size;
+  }
+  return total;
+}
+
+const ledgers = new WeakMap<object, QuotaLedger>();
+
+/** The ledger of a server (one per store: reservations must be seen by every request). */
+export function quotaLedgerOf(ctx: AppContext): QuotaLedger {
+  let ledger = ledgers.get(ctx.store);
+  if (!ledger) {
+    ledger = new QuotaLedger(ctx);
+    ledgers.set(ctx.store, ledger);
+  }
+  return ledger;
+}

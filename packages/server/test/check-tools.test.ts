@@ -1,0 +1,95 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+/** scripts/check-tools.mjs, run by `npm test` first, on a PATH that holds only what a case gives it. */
+const script = path.resolve(import.meta.dirname, '../../../scripts/check-tools.mjs');
+const OPTIONAL = [
+  'tar',
+  'zip',
+  'unzip',
+  'bzip2',
+  'xz',
+  'zstd',
+  'lz4',
+  'litmus',
+  'rclone',
+  'python3',
+  'nginx',
+  'caddy',
+  'systemd-analyze',
+];
+
+let dir: string;
+let bin: string;
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-check-tools-'));
+  bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+});
+afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Puts these programs on the test's PATH (each a real program; only its presence is checked). */
+function provide(names: string[]): void {
+  for (const name of names) fs.symlinkSync('/bin/true', path.join(bin, name));
+}
+
+function check(env: Record<string, string>, args: string[] = []) {
+  const r = spawnSync(process.execPath, [script, ...args], {
+    encoding: 'utf8',
+    env: { PATH: bin, CHROMIUM_PATH: '/bin/true', ...env },
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('check-tools', () => {
+  it('says nothing and passes when every program is there', () => {
+    provide(OPTIONAL);
+    expect(check({})).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+
+  it('names what is missing in one line with the packages to install, and lets the run go on', () => {
+    provide(OPTIONAL.filter((n) => !['litmus', 'xz'].includes(n)));
+    const r = check({}, ['--no-install']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      'check-tools: missing xz (archive downloads), litmus (WebDAV protocol suites); ' +
+        'install with: apt-get install xz-utils litmus (the tests that need them are skipped)\n',
+    );
+  });
+
+  it('stops the run under CI=true, where every test must run', () => {
+    provide(OPTIONAL.filter((n) => n !== 'rclone'));
+    const r = check({ CI: 'true' }, ['--no-install']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'check-tools: missing rclone (WebDAV client test); install with: apt-get install rclone\n',
+    );
+  });
+
+  it('stops the run without Chromium, in one line and no stack trace, before the browser driver starts', () => {
+    provide(OPTIONAL);
+    const missing = path.join(dir, 'no-chromium');
+    const r = check({ CHROMIUM_PATH: missing }, ['--no-install']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `check-tools: missing chromium (browser journeys); CHROMIUM_PATH=${missing} is not a program\n`,
+    );
+  });
+
+  it('with nothing at all, names every program and its Debian package on one line', () => {
+    // No apt-get on this PATH either: even as root there is nothing to install with.
+    const r = check({ CHROMIUM_PATH: path.join(dir, 'none') });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 nginx caddy systemd',
+    );
+    for (const name of ['chromium', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
+  });
+});
