@@ -60,6 +60,7 @@ export const DownloadQuery = Type.Object({
   files: Query('comma-separated items of the folder to archive'),
   algo: Query('archive format: zip, tar, targz, …'),
   inline: Flag('Content-Disposition inline instead of attachment'),
+  progress: Query('a folder archive: follow it as the job of this id (GET /api/jobs/{id})'),
 });
 
 /** The public share routes: the token a share password earned, as the old client sends it. */
@@ -118,4 +119,5 @@ export const MEDIA = {
   xml: 'application/xml',
   prometheus: 'text/plain',
   json: 'application/json',
+  csv: 'text/csv',
 } as const;

@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
-import { Type } from '@sinclair/typebox';
 import {
   AUDIT_DEFAULT_PAGE,
   AUDIT_MAX_PAGE,
   AuditExportQuery,
   AuditPage,
   AuditQuery,
+  MEDIA,
 } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CSV_COLUMNS, csvLine, presentRecord } from '../../audit/present.js';
@@ -13,6 +13,7 @@ import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import type { AuditFilter } from '../../store/audit.js';
 import { requireAdmin } from '../guards.js';
+import { raw } from '../openapi/declare.js';
 
 /** Records read per query while an export streams: the database is free between pages. */
 const EXPORT_PAGE = 1000;
@@ -40,7 +41,14 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/audit',
-      { onRequest: requireAdmin(ctx), schema: { querystring: AuditQuery, response: { 200: AuditPage } } },
+      {
+        onRequest: requireAdmin(ctx),
+        schema: {
+          summary: 'a page of the audit log, newest first (administrators)',
+          querystring: AuditQuery,
+          response: { 200: AuditPage },
+        },
+      },
       async (request) => {
         const limit = request.query.limit === undefined ? AUDIT_DEFAULT_PAGE : Number(request.query.limit);
         if (limit < 1 || limit > AUDIT_MAX_PAGE)
@@ -58,9 +66,16 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       {
         onRequest: requireAdmin(ctx),
         schema: {
+          summary: 'every matching audit record as a CSV or JSON download (administrators)',
           querystring: AuditExportQuery,
-          // Streamed: CSV text, or a JSON array of AuditEntry.
-          response: { 200: Type.Any({ description: 'CSV (text/csv) or a JSON array of AuditEntry' }) },
+          // Streamed page by page, so never serialized with a schema: raw bytes of either format.
+          response: {
+            200: raw(
+              'the records as CSV, or as a JSON array of AuditEntry (an attachment)',
+              MEDIA.csv,
+              MEDIA.json,
+            ),
+          },
         },
       },
       async (request, reply) => {

@@ -24,7 +24,11 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
       '/api/jobs',
       {
         onRequest: requireUser(ctx),
-        schema: { body: JobStart, response: { 202: JobStarted } },
+        schema: {
+          summary: 'start copying or moving items into a folder, as a job the client follows',
+          body: JobStart,
+          response: { 202: JobStarted },
+        },
         // each item is recorded when it ends (run-transfer.ts); starting changes nothing yet
         config: { audit: false },
       },
@@ -52,13 +56,26 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
 
     app.get(
       '/api/jobs',
-      { onRequest: requireUser(ctx), schema: { response: { 200: Type.Array(Job) } } },
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'the caller’s running jobs',
+          response: { 200: Type.Array(Job) },
+        },
+      },
       async (request) => ctx.jobs.running(currentUser(request).id),
     );
 
     app.get(
       '/api/jobs/:id',
-      { onRequest: requireUser(ctx), schema: { params: JobParams, response: { 200: Job } } },
+      {
+        onRequest: requireUser(ctx),
+        schema: {
+          summary: 'how far a job is (a copy, a move or a followed archive download)',
+          params: JobParams,
+          response: { 200: Job },
+        },
+      },
       async (request) => {
         const record = ctx.jobs.get(currentUser(request).id, request.params.id);
         if (!record) throw notFound();
@@ -70,7 +87,11 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
       '/api/jobs/:id',
       {
         onRequest: requireUser(ctx),
-        schema: { params: JobParams, response: { 200: Job } },
+        schema: {
+          summary: 'cancel a job: answered once it has stopped and removed what it had made',
+          params: JobParams,
+          response: { 200: Job },
+        },
         // the item a cancel stops is recorded as cancelled by the job itself
         config: { audit: false },
       },
