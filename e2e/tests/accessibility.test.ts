@@ -266,3 +266,47 @@ describe.each(['light', 'dark'] as const)('accessibility on a phone-sized screen
     }
   });
 });
+
+describe('keyboard', () => {
+  it('arrow keys move through the list and the mosaic, the selection follows, Enter opens', async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      await login(page, server.url, ADMIN.username, ADMIN.password);
+      await openFolder(page, 'docs/');
+      await showView(page, 'list');
+      const focused = () =>
+        page.evaluate(() => document.activeElement?.closest<HTMLElement>('.item')?.dataset.name);
+      const selected = () =>
+        page
+          .locator('.item[aria-selected="true"]')
+          .evaluateAll((items) => items.map((el) => el.getAttribute('data-name')));
+
+      // Entries: photos | .hidden notes.md photo.png readme.txt table.csv
+      await entry(page, 'notes.md').locator('.item__name').focus();
+      await page.keyboard.press('ArrowDown');
+      expect(await focused()).toBe('photo.png');
+      expect(await selected()).toEqual(['photo.png']);
+      await page.keyboard.press('Shift+ArrowDown');
+      expect(await selected()).toEqual(['photo.png', 'readme.txt']);
+      await page.keyboard.press('ArrowUp');
+      await page.keyboard.press('ArrowUp');
+      expect(await focused()).toBe('notes.md');
+      expect(await selected()).toEqual(['notes.md']);
+
+      // Tab leaves the listing from the focused entry: it is one stop.
+      const tabStops = await page.locator('.item__name:not([tabindex="-1"])').count();
+      expect(tabStops).toBe(1);
+
+      await showView(page, 'mosaic');
+      await entry(page, '.hidden').locator('.item__name').focus();
+      await page.keyboard.press('ArrowRight');
+      expect(await focused()).toBe('notes.md');
+      await page.keyboard.press('ArrowUp');
+      expect(await focused()).toBe('photos');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${server.url}/files/docs/photos/`);
+    } finally {
+      await context.close();
+    }
+  });
+});

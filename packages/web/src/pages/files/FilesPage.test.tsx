@@ -346,6 +346,94 @@ describe('FilesPage', () => {
     });
   });
 
+  describe('arrow keys', () => {
+    const link = (name: string) => screen.getByRole('link', { name });
+    /** Presses a key on the focused entry, as the browser sends it there. */
+    const press = (key: string, init: KeyboardEventInit = {}) => {
+      const focused = document.activeElement;
+      if (!(focused instanceof HTMLElement)) throw new Error('nothing has the focus');
+      act(() => void fireEvent.keyDown(focused, { key, ...init }));
+    };
+    const focusedName = () => document.activeElement?.closest<HTMLElement>('.item')?.dataset.name;
+
+    it('Up and Down move through the list, the selection follows, Shift extends it, Enter opens', async () => {
+      on('GET', '/api/resources/docs/', docs());
+      on('GET', '/api/resources/docs/photos/', folder('/docs/photos/', []));
+      await open('/files/docs/');
+      await screen.findByRole('link', { name: 'a.txt' });
+      act(() => link('a.txt').focus());
+
+      press('ArrowDown');
+      expect(focusedName()).toBe('b.txt');
+      expect(selected()).toEqual(['b.txt']);
+      press('ArrowDown', { shiftKey: true });
+      press('ArrowDown', { shiftKey: true });
+      expect(focusedName()).toBe('d.txt');
+      expect(selected()).toEqual(['b.txt', 'c.txt', 'd.txt']);
+      // Back towards the anchor shrinks the range.
+      press('ArrowUp', { shiftKey: true });
+      expect(selected()).toEqual(['b.txt', 'c.txt']);
+      // The last entry is the end: Down stays there; Left and Right mean nothing in the list.
+      press('End');
+      press('ArrowDown');
+      press('ArrowLeft');
+      expect(focusedName()).toBe('d.txt');
+      expect(selected()).toEqual(['d.txt']);
+      press('Home');
+      expect(focusedName()).toBe('photos');
+      expect(selected()).toEqual(['photos']);
+
+      // The listing is one Tab stop: the entry last focused.
+      const tabbable = [...document.querySelectorAll<HTMLElement>('.item__name')].filter(
+        (el) => el.tabIndex === 0,
+      );
+      expect(tabbable.map((el) => el.textContent)).toEqual(['photos']);
+
+      // Enter on a link is a click without a pointer, which opens.
+      fireEvent.click(document.activeElement!, { detail: 0 });
+      await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/files/docs/photos/'));
+    });
+
+    it('Left and Right move through the mosaic; Up and Down keep the column across the headings', async () => {
+      useAuthStore.setState({ user: tokenUser(ALL, { viewMode: 'mosaic' }) });
+      on('GET', '/api/resources/docs/', docs());
+      await open('/files/docs/');
+      await screen.findByRole('link', { name: 'a.txt' });
+      // Two tiles a row (the test DOM has no width): photos | a.txt b.txt | c.txt d.txt
+      act(() => link('a.txt').focus());
+      press('ArrowRight');
+      expect(focusedName()).toBe('b.txt');
+      press('ArrowDown');
+      expect(focusedName()).toBe('d.txt');
+      press('ArrowLeft');
+      expect(focusedName()).toBe('c.txt');
+      press('ArrowUp');
+      expect(focusedName()).toBe('a.txt');
+      press('ArrowRight');
+      // The folders' row has one tile: Up from the second column lands on it.
+      press('ArrowUp');
+      expect(focusedName()).toBe('photos');
+      expect(selected()).toEqual(['photos']);
+      press('ArrowRight', { shiftKey: true });
+      press('ArrowRight', { shiftKey: true });
+      expect(selected()).toEqual(['photos', 'a.txt', 'b.txt']);
+    });
+
+    it('moves the focus without touching the selection in "select multiple" mode', async () => {
+      on('GET', '/api/resources/docs/', docs());
+      await open('/files/docs/');
+      await screen.findByRole('link', { name: 'a.txt' });
+      act(() => useFilesStore.getState().setMultiple(true));
+      act(() => link('a.txt').focus());
+      press(' ');
+      press('ArrowDown');
+      press('ArrowDown');
+      press(' ');
+      expect(focusedName()).toBe('c.txt');
+      expect(selected()).toEqual(['a.txt', 'c.txt']);
+    });
+  });
+
   describe('keyboard', () => {
     it('Escape clears the selection, Ctrl+A selects everything', async () => {
       on('GET', '/api/resources/docs/', docs());
