@@ -293,6 +293,11 @@ describe('keyboard', () => {
       expect(await focused()).toBe('notes.md');
       expect(await selected()).toEqual(['notes.md']);
 
+      // After a click the keys go on from the entry clicked.
+      await entry(page, 'readme.txt').click();
+      await page.keyboard.press('ArrowDown');
+      expect(await selected()).toEqual(['table.csv']);
+
       // Tab leaves the listing from the focused entry: it is one stop.
       const tabStops = await page.locator('.item__name:not([tabindex="-1"])').count();
       expect(tabStops).toBe(1);

@@ -389,6 +389,13 @@ describe('FilesPage', () => {
       );
       expect(tabbable.map((el) => el.textContent)).toEqual(['photos']);
 
+      // After a click the keys go on from the entry clicked.
+      click('b.txt');
+      press('ArrowDown');
+      expect(focusedName()).toBe('c.txt');
+      expect(selected()).toEqual(['c.txt']);
+      press('Home');
+
       // Enter on a link is a click without a pointer, which opens.
       fireEvent.click(document.activeElement!, { detail: 0 });
       await waitFor(() => expect(screen.getByTestId('location').textContent).toBe('/files/docs/photos/'));

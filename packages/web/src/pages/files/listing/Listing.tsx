@@ -120,9 +120,13 @@ export function Listing({ folder }: { folder: FileInfo }) {
     [clipboard],
   );
 
-  /** The entry that is the listing's Tab stop: the one last focused. */
-  const [active, setActive] = useState(0);
-  const tabStop = Math.min(active, Math.max(0, ordered.length - 1));
+  /** The entry that is the listing's Tab stop: the one last focused in this folder. */
+  const [active, setActiveEntry] = useState({ folder: folder.path, index: 0 });
+  const setActive = useCallback(
+    (index: number) => setActiveEntry({ folder: folder.path, index }),
+    [folder.path],
+  );
+  const tabStop = active.folder === folder.path ? Math.min(active.index, Math.max(0, ordered.length - 1)) : 0;
   /** An entry the arrow keys moved to that was not in the page yet; focused once rendered. */
   const pendingFocus = useRef<number | null>(null);
   // The key handler reads the layout of the moment without being rebuilt (and every entry
@@ -179,6 +183,10 @@ export function Listing({ folder }: { folder: FileInfo }) {
             range: event.shiftKey,
           }),
         );
+        // The arrow keys go on from the entry clicked.
+        if (event.currentTarget instanceof HTMLElement) {
+          event.currentTarget.querySelector<HTMLElement>('.item__name')?.focus({ preventScroll: true });
+        }
       },
       keyDown: (event, index) => {
         if (event.key === ' ') {
@@ -228,7 +236,17 @@ export function Listing({ folder }: { folder: FileInfo }) {
         void moveIntoFolder(items, target, folder.path);
       },
     };
-  }, [navigate, ordered, order, user.singleClick, user.perm.rename, folder.path, focusEntry, virtualizer]);
+  }, [
+    navigate,
+    ordered,
+    order,
+    user.singleClick,
+    user.perm.rename,
+    folder.path,
+    focusEntry,
+    virtualizer,
+    setActive,
+  ]);
 
   if (ordered.length === 0) return <EmptyState />;
 
