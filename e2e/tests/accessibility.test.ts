@@ -9,7 +9,7 @@ import { ADMIN, startServer, type RunningServer } from '../support/server.js';
 
 let server: RunningServer;
 let browser: Browser;
-const shares = { file: '', folder: '' };
+const shares = { file: '', folder: '', locked: '' };
 
 async function adminToken(): Promise<string> {
   const res = await fetch(`${server.url}/api/login`, {
@@ -20,11 +20,11 @@ async function adminToken(): Promise<string> {
   return res.text();
 }
 
-async function shareByApi(token: string, p: string): Promise<string> {
+async function shareByApi(token: string, p: string, body: Record<string, string> = {}): Promise<string> {
   const res = await fetch(`${server.url}/api/share${p}`, {
     method: 'POST',
     headers: { 'X-Auth': token, 'Content-Type': 'application/json' },
-    body: '{}',
+    body: JSON.stringify(body),
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { hash: string }).hash;
@@ -45,6 +45,14 @@ beforeAll(async () => {
   const token = await adminToken();
   shares.file = await shareByApi(token, '/docs/readme.txt');
   shares.folder = await shareByApi(token, '/docs/');
+  shares.locked = await shareByApi(token, '/docs/notes.md', { password: 'open sesame' });
+  // Something in the trash, for its screen and its confirmation prompt.
+  await fs.writeFile(path.join(docs, 'old.txt'), 'old\n');
+  const deleted = await fetch(`${server.url}/api/resources/docs/old.txt`, {
+    method: 'DELETE',
+    headers: { 'X-Auth': token },
+  });
+  expect(deleted.status).toBe(204);
 });
 
 afterAll(async () => {
@@ -228,7 +236,16 @@ describe.each(['light', 'dark'] as const)('accessibility, %s theme', (theme) => 
     }
   });
 
-  it('public share page of a file and of a folder', async () => {
+  it('trash and its confirmation prompt', async () => {
+    await page.goto(`${server.url}/trash`);
+    await page.getByRole('row').filter({ hasText: 'old.txt' }).waitFor();
+    await expectNoAxeViolations(page, `trash (${theme})`);
+    await checkPrompt(page, 'Empty the trash?', `confirmation prompt (${theme})`, () =>
+      page.getByRole('button', { name: 'Empty trash' }).click(),
+    );
+  });
+
+  it('public share page of a file, of a folder and behind a password', async () => {
     const { context: visitorContext, page: visitor } = await newPage(browser, { colorScheme: theme });
     try {
       await visitor.goto(`${server.url}/share/${shares.file}`);
@@ -237,6 +254,9 @@ describe.each(['light', 'dark'] as const)('accessibility, %s theme', (theme) => 
       await visitor.goto(`${server.url}/share/${shares.folder}`);
       await visitor.getByText('photo.png').first().waitFor();
       await expectNoAxeViolations(visitor, `share page of a folder (${theme})`);
+      await visitor.goto(`${server.url}/share/${shares.locked}`);
+      await visitor.getByLabel('Password', { exact: true }).waitFor();
+      await expectNoAxeViolations(visitor, `share page asking for a password (${theme})`);
     } finally {
       await visitorContext.close();
     }
