@@ -16,6 +16,7 @@ export default defineConfig({
           name: 'server',
           root: 'packages/server',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          setupFiles: ['test/setup-pins.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
         },

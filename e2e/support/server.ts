@@ -42,13 +42,14 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     cacheDir: path.join(base, 'cache'),
     webDist,
     port: 0,
+    bcryptCost: 4,
     ...overrides,
   };
   const store = openStore(config.database);
   const { app, ctx } = await buildApp(config, store);
   await quickSetup(ctx, {
     username: ADMIN.username,
-    passwordHash: await hashPassword(ADMIN.password),
+    passwordHash: await hashPassword(ADMIN.password, 4),
     noauth: false,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -127,7 +127,8 @@ async function mainJourney(page: Page, narrow: boolean, base: string): Promise<v
   await entry(page, 'todo.txt').waitFor();
   await expect.poll(() => entry(page, 'todo(1).txt').count()).toBe(0);
   await entry(page, 'todo.txt').dragTo(entry(page, 'Archive'));
-  await expect.poll(() => entry(page, 'todo.txt').count()).toBe(0);
+  // A move runs as a job: the listing reloads when the jobs panel sees it end.
+  await expect.poll(() => entry(page, 'todo.txt').count(), { timeout: 15_000 }).toBe(0);
   expect(await exists(`${base}/Archive/todo.txt`)).toBe(true);
 
   // Download the folder as tar.gz and look inside.

@@ -5,3 +5,5 @@ export * from './shares.js';
 export * from './http.js';
 export * from './tokens.js';
 export * from './trash.js';
+export * from './audit.js';
+export * from './jobs.js';

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { AuditSettings } from './audit.js';
 import { TRASH_MAX_RETENTION_DAYS } from './trash.js';
 import { Permissions, Rule, Sorting } from './users.js';
 
@@ -93,6 +94,8 @@ export const Settings = Type.Object({
    */
   unsafeCommands: Type.Array(Type.String()),
   trash: TrashSettings,
+  /** How long the audit log keeps its records (issue 18); optional so older clients' bodies validate. */
+  audit: Type.Optional(AuditSettings),
   /** WebDAV at `/dav/` (issue 17): `on` by default. Optional so older clients' bodies still validate. */
   webdav: Type.Optional(WebDavModeSchema),
   /**
@@ -112,6 +115,7 @@ export const SettingsInput = Type.Partial(
     branding: Type.Partial(Branding),
     tus: Type.Partial(TusSettings),
     trash: Type.Partial(TrashSettings),
+    audit: Type.Partial(AuditSettings),
     rules: Type.Union([Type.Array(Rule), Type.Null()]),
     shell: Type.Union([Type.Array(Type.String()), Type.Null()]),
     unsafeCommands: Type.Union([Type.Array(Type.String()), Type.Null()]),

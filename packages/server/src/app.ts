@@ -1,12 +1,17 @@
 import path from 'node:path';
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { AuditLog } from './audit/log.js';
+import { installAudit } from './audit/http.js';
+import { auditRoutes } from './http/audit/routes.js';
 import { AuthService } from './auth/service.js';
 import type { ServerConfig } from './config/types.js';
 import type { AppContext, Logger } from './context.js';
 import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
+import { jobsRoutes } from './http/jobs/routes.js';
+import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { stagingLedgerOf } from './files/staging.js';
@@ -78,9 +83,12 @@ export async function buildApp(
   });
   const ctx = { config, store, log: app.log as Logger } as AppContext;
   ctx.auth = new AuthService(ctx);
+  ctx.audit = new AuditLog(store.audit, ctx.log);
+  ctx.jobs = new JobRegistry();
 
   installAccessLog(app);
   installErrorHandler(app);
+  installAudit(app, ctx);
   readBodiesAsJson(app);
   // Staging files of writes a killed process never finished go before the first request.
   app.addHook('onReady', async () => void (await stagingLedgerOf(store).sweep(ctx.log)));
@@ -123,7 +131,7 @@ export async function buildApp(
     metrics && config.metricsAddress ? serveMetricsApart(app, metrics, config.metricsAddress) : undefined;
   // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
   const routes = new RouteIndex();
-  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url, route.config?.audit !== undefined));
 
   await app.register(authRoutes(ctx));
   await app.register(usersRoutes(ctx));
@@ -139,7 +147,9 @@ export async function buildApp(
   await app.register(publicShareRoutes(ctx));
   await app.register(tusRoutes(ctx, fileEvents));
   await app.register(trashRoutes(ctx, fileEvents));
+  await app.register(jobsRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
+  await app.register(auditRoutes(ctx));
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));
   await app.register(metricsRoutes(ctx, metrics));

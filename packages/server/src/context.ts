@@ -1,5 +1,7 @@
 import type { ServerConfig } from './config/types.js';
+import type { AuditLog } from './audit/log.js';
 import type { AuthService } from './auth/service.js';
+import type { JobRegistry } from './jobs/registry.js';
 import type { Store } from './store/index.js';
 
 /** A minimal logger interface so services do not depend on Fastify's. */
@@ -18,4 +20,8 @@ export interface AppContext {
   store: Store;
   log: Logger;
   auth: AuthService;
+  /** Where requests' records go (audit/http.ts queues them, in batches). */
+  audit: AuditLog;
+  /** Copies, moves and downloads followed by their clients (in this instance's memory). */
+  jobs: JobRegistry;
 }

@@ -14,6 +14,8 @@ import type { StoredUser } from '../src/store/users.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const USER_PASSWORD = 'user-password-for-tests';
+/** bcrypt's lowest cost, for the test apps only (a configured server refuses less than 10). */
+export const TEST_BCRYPT_COST = 4;
 
 export interface TestApp {
   app: FastifyInstance;
@@ -52,6 +54,8 @@ export async function startTestApp(
     database: dbFile,
     cacheDir: path.join(base, 'cache'),
     webDist: path.join(base, 'web'),
+    // the lowest cost bcrypt takes: every test app hashes passwords, the loader refuses it
+    bcryptCost: TEST_BCRYPT_COST,
     ...overrides,
   };
   const store = openStore(dbFile);
@@ -59,7 +63,7 @@ export async function startTestApp(
   const { hashPassword } = await import('../src/auth/passwords.js');
   await quickSetup(ctx, {
     username: 'admin',
-    passwordHash: await hashPassword(ADMIN_PASSWORD),
+    passwordHash: await hashPassword(ADMIN_PASSWORD, TEST_BCRYPT_COST),
     noauth: false,
   });
   // Tests log in many times from one address; the limiter itself has its own tests.

@@ -6,6 +6,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { passwordComparesStarted } from '../src/auth/passwords.js';
 import { runCli, type CliIO } from '../src/cli/index.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load.js';
 import { migrate, SCHEMA_BEFORE_NFKC_KEYS } from '../src/store/db.js';
 import { openStore } from '../src/store/index.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
@@ -437,3 +439,38 @@ function userLike(username: string) {
     uploadsLimit: 5,
   };
 }
+
+describe('the bcrypt cost', () => {
+  it('is at least 10 in any configured server; a higher one is used for new hashes', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-bcrypt-config-'));
+    try {
+      const places = { cwd: dir, home: dir, systemDir: path.join(dir, 'etc') };
+      expect(loadConfig([], {}, places).bcryptCost).toBe(10);
+      expect(() => loadConfig(['--bcryptCost', '4'], {}, places)).toThrow(/bcryptCost must be from 10 to 15/);
+      expect(() => loadConfig([], { FB_BCRYPT_COST: '9' }, places)).toThrow(
+        /bcryptCost must be from 10 to 15/,
+      );
+      fs.writeFileSync(path.join(dir, '.filebrowser.json'), JSON.stringify({ bcryptCost: 4 }));
+      expect(() => loadConfig([], {}, places)).toThrow(ConfigError);
+      fs.writeFileSync(path.join(dir, '.filebrowser.json'), JSON.stringify({ bcryptCost: 16 }));
+      expect(() => loadConfig([], {}, places)).toThrow(ConfigError);
+      fs.writeFileSync(path.join(dir, '.filebrowser.json'), JSON.stringify({ bcryptCost: 11 }));
+      expect(loadConfig([], {}, places).bcryptCost).toBe(11);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('of a server is the cost of the hashes it makes for users and share passwords', async () => {
+    const strong = await startTestApp({ bcryptCost: 11 });
+    try {
+      const created = await strong.createUser({ username: 'carol' });
+      expect(strong.ctx.store.users.get(created.id)!.passwordHash).toMatch(/^\$2[aby]\$11\$/);
+    } finally {
+      await strong.close();
+    }
+    // the test apps run at bcrypt's lowest cost, which no configuration can ask for
+    const alice = await t.createUser({ username: 'alice' });
+    expect(t.ctx.store.users.get(alice.id)!.passwordHash).toMatch(/^\$2[aby]\$04\$/);
+  });
+});

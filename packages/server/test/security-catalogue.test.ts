@@ -564,3 +564,65 @@ describe('permission matrix of the public endpoints', () => {
     }
   });
 });
+
+describe('the audit log', () => {
+  let t: FilesApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await startFilesApp();
+    admin = await t.user('boss', { perm: { ...ALL, admin: true } });
+  });
+  afterAll(() => t.close());
+
+  const token = async (readOnly: boolean) => {
+    const res = await t.req(admin, {
+      method: 'POST',
+      url: '/api/tokens',
+      payload: {
+        name: readOnly ? 'reader' : 'writer',
+        expiresInDays: 0,
+        readOnly,
+        current_password: PASSWORD,
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return (res.json() as { secret: string }).secret;
+  };
+  const urls = ['/api/audit', '/api/audit/export?format=csv', '/api/audit/export?format=json'];
+
+  it('is closed to users without the admin permission, and to none signed in', async () => {
+    const user = await t.user('plain', { perm: ALL });
+    for (const url of urls) {
+      expect((await t.get(user, url)).statusCode, url).toBe(403);
+      expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(401);
+    }
+  });
+
+  it('is closed to an administrator’s read-only API token, open to a read-write one', async () => {
+    const reader = await token(true);
+    const writer = await token(false);
+    for (const url of urls) {
+      const bearer = (secret: string) => ({
+        method: 'GET' as const,
+        url,
+        headers: { authorization: `Bearer ${secret}` },
+      });
+      expect((await t.app.inject(bearer(reader))).statusCode, url).toBe(403);
+      expect((await t.app.inject(bearer(writer))).statusCode, url).toBe(200);
+    }
+  });
+
+  it('never records a password or a token secret', async () => {
+    const secret = await token(false);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'boss', password: 'a-wrong-guess-123' },
+    });
+    const all = await t.get(admin, '/api/audit/export?format=json');
+    expect(all.statusCode).toBe(200);
+    expect(all.body).toContain('auth.login');
+    for (const word of [PASSWORD, 'a-wrong-guess-123', secret, secret.slice(-43)])
+      expect(all.body).not.toContain(word);
+  });
+});

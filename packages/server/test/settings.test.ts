@@ -31,12 +31,14 @@ describe('/api/settings', () => {
       'commands',
       'unsafeCommands',
       'trash',
+      'audit',
       'webdav',
       'webdavPasswords',
     ]);
     expect(body.unsafeCommands).toEqual([]);
     expect(body.webdav).toBe('on');
     expect(body.trash).toEqual({ enabled: true, retentionDays: 30 });
+    expect(body.audit).toEqual({ retentionDays: 90 });
     expect(body.webdavPasswords).toBe(true);
     expect(body.tus).toEqual({ chunkSize: 10485760, retryCount: 5 });
     expect(body.minimumPasswordLength).toBe(12);

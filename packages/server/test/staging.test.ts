@@ -9,7 +9,7 @@ import { startFilesApp, type FilesApp } from './files-helpers.js';
 /**
  * Issue 13, item 1 (part): the staging files of writes in progress are in nobody's view, and
  * those a process left when it died mid-write are removed when the next one starts. The
- * SIGKILL of a real server process in the middle of a PUT is in shutdown.test.ts.
+ * SIGKILL of a real server process in the middle of a PUT is in e2e/tests/shutdown.test.ts.
  */
 let t: FilesApp | undefined;
 afterEach(async () => {

@@ -32,6 +32,7 @@ const GlobalSettings = lazy(() =>
 const UsersList = lazy(() =>
   import('./pages/settings/users/UsersList').then((m) => ({ default: m.UsersList })),
 );
+const AuditLog = lazy(() => import('./pages/settings/audit/AuditLog').then((m) => ({ default: m.AuditLog })));
 const UserEdit = lazy(() => import('./pages/settings/users/UserEdit').then((m) => ({ default: m.UserEdit })));
 
 /** The interface language follows the signed-in user, or the browser for visitors. */
@@ -78,6 +79,7 @@ function AppRoutes() {
                 <Route path="users" element={<UsersList />} />
                 <Route path="users/new" element={<UserEdit />} />
                 <Route path="users/:id" element={<UserEdit />} />
+                <Route path="audit" element={<AuditLog />} />
               </Route>
             </Route>
           </Route>

@@ -43,7 +43,7 @@ export async function createAccount(
   if (!opts.passwordIsHash) {
     if (!password) throw badRequest('password is required');
     validatePassword(password, settings.minimumPasswordLength);
-    passwordHash = await hashPassword(password);
+    passwordHash = await hashPassword(password, ctx.config.bcryptCost);
   }
 
   const d = settings.defaults;
@@ -169,7 +169,7 @@ export async function updateAccount(
         if (fullReplace && !pw) break; // blank on the admin form keeps the password
         if (!isAdmin && target.lockPassword) throw forbidden();
         validatePassword(pw, settings.minimumPasswordLength);
-        next.passwordHash = await hashPassword(pw);
+        next.passwordHash = await hashPassword(pw, ctx.config.bcryptCost);
         revoke = true;
         break;
       }

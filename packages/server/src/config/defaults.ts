@@ -1,4 +1,5 @@
 import { LOOPBACK } from '../auth/ip.js';
+import { BCRYPT_COST } from '../auth/passwords.js';
 import type { ServerConfig } from './types.js';
 
 export const VERSION = '2.63.23-next.0.1.0';
@@ -41,6 +42,7 @@ export function defaultConfig(): ServerConfig {
     uploadsPendingBytes: 200 * 1024 ** 3,
     uploadsExpiry: 24 * 3600,
     shutdownGrace: 10,
+    bcryptCost: BCRYPT_COST,
     metrics: false,
     metricsAddress: '',
     webDist: '',

@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import YAML from 'yaml';
-import { looksLikeBcryptHash } from '../auth/passwords.js';
+import { BCRYPT_COST, looksLikeBcryptHash } from '../auth/passwords.js';
 import { defaultWebDist } from '../app.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logging.js';
 import { defaultConfig, parseDuration } from './defaults.js';
@@ -151,6 +151,12 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     name: 'uploadsExpiry',
     kind: 'duration',
     description: 'time without a byte after which a pending upload is dropped (default "24h")',
+  },
+  {
+    name: 'bcryptCost',
+    kind: 'uint',
+    max: 15,
+    description: 'bcrypt cost of stored password hashes, 10 to 15 (default 10); each step doubles the work',
   },
   {
     name: 'shutdownGrace',
@@ -545,6 +551,7 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
   ['shutdownGrace', 'shutdownGrace', false],
+  ['bcryptCost', 'bcryptCost', false],
   ['metrics', 'metrics', false],
   ['metricsAddress', 'metricsAddress', false],
 ];
@@ -601,6 +608,7 @@ export function serverRecordFromConfig(
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
       shutdownGrace: config.shutdownGrace,
+      bcryptCost: config.bcryptCost,
       metrics: config.metrics,
       metricsAddress: config.metricsAddress,
       ...extra,
@@ -710,6 +718,7 @@ export function resolveServerConfig(
     uploadsExpiry:
       v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
     shutdownGrace: (v.shutdownGrace as number | undefined) ?? d.shutdownGrace,
+    bcryptCost: (v.bcryptCost as number | undefined) ?? d.bcryptCost,
     metrics: (v.metrics as boolean | undefined) ?? d.metrics,
     metricsAddress: ((v.metricsAddress as string | undefined) ?? d.metricsAddress).trim(),
     webDist: v.webDist ? path.resolve(places.cwd, v.webDist as string) : defaultWebDist(),
@@ -719,6 +728,12 @@ export function resolveServerConfig(
   }
   if (config.uploadsExpiry <= 0) {
     throw new ConfigError('uploadsExpiry must be longer than zero');
+  }
+  // Only the test suite builds a server with a lower cost, from code: a configured one never may.
+  if (config.bcryptCost < BCRYPT_COST) {
+    throw new ConfigError(
+      `bcryptCost must be from ${BCRYPT_COST} to 15: a lower cost makes stolen hashes cheap to crack`,
+    );
   }
   if (config.metricsAddress) parseListenAddress(config.metricsAddress, 'metricsAddress');
   if (!!config.cert !== !!config.key) {

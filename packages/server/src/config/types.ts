@@ -49,6 +49,11 @@ export interface ServerConfig {
   uploadsExpiry: number;
   /** Seconds requests in flight may take to finish once SIGTERM or SIGINT asked the server to stop. */
   shutdownGrace: number;
+  /**
+   * bcrypt cost of the password hashes the server makes. The loader refuses less than
+   * `BCRYPT_COST`; the test suite builds its servers with a low one directly.
+   */
+  bcryptCost: number;
   /** Serve Prometheus metrics (off by default). */
   metrics: boolean;
   /**

@@ -103,13 +103,25 @@ async function writeStream(fh: fsp.FileHandle, body: Readable): Promise<void> {
   if (flushFailure) throw flushFailure;
 }
 
+/**
+ * How a long copy is followed and stopped (jobs): `done` hears of bytes and entries as they are
+ * copied; an aborted `signal` stops the copy between two reads, and the copy then removes what it
+ * made, as on any failure.
+ */
+export interface Progress {
+  signal?: AbortSignal;
+  done?(bytes: number, items: number): void;
+}
+
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
-async function copyHandle(input: fsp.FileHandle, output: fsp.FileHandle): Promise<void> {
+async function copyHandle(input: fsp.FileHandle, output: fsp.FileHandle, progress: Progress): Promise<void> {
   const buf = Buffer.allocUnsafe(1024 * 1024);
   for (;;) {
+    progress.signal?.throwIfAborted();
     const { bytesRead } = await input.read(buf, 0, buf.length, null);
     if (bytesRead === 0) return;
     await writeAll(output, buf.subarray(0, bytesRead));
+    progress.done?.(bytesRead, 0);
   }
 }
 
@@ -341,8 +353,10 @@ async function copyFileInto(
   mode: number,
   folder: Pinned,
   name: string,
+  progress: Progress = {},
 ): Promise<void> {
-  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out));
+  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out, progress));
+  progress.done?.(0, 1);
 }
 
 /**
@@ -351,7 +365,13 @@ async function copyFileInto(
  * is created inside the one above it and entered by descriptor: a link already standing in the
  * destination where the copy needs a folder is a conflict, never a way out.
  */
-export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+export async function copyPath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
   if (!src.stat || !src.node) throw notFound();
   if (!src.stat.isDirectory()) {
     if (isSpecial(src.stat)) throw forbidden();
@@ -359,7 +379,7 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
     try {
       const place = await placeOf(dst, dirMode);
       try {
-        await copyFileInto(access, input, src.stat.mode, place.folder, place.name).catch(
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name, progress).catch(
           async (err: unknown) => {
             await place.undo();
             throw err;
@@ -375,7 +395,8 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
   }
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
-    await copyTree(access, src.node, src.virtual, dst.node, false, true);
+    progress.done?.(0, 1);
+    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress);
     return;
   }
   if (dst.linkStat) throw conflict('a file or link exists at the destination');
@@ -387,7 +408,8 @@ export async function copyPath(access: FileAccess, src: Opened, dst: Opened, dir
       },
     );
     try {
-      await copyTree(access, src.node, src.virtual, top, true, true);
+      progress.done?.(0, 1);
+      await copyTree(access, src.node, src.virtual, top, true, true, progress);
     } catch (err) {
       // Nobody may see half a copy: the folder it made goes, with everything in it.
       await top.close();
@@ -414,6 +436,7 @@ async function copyTree(
   top: Pinned,
   topIsNew: boolean,
   follow: boolean,
+  progress: Progress = {},
 ): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
@@ -430,6 +453,7 @@ async function copyTree(
   };
   try {
     for await (const e of walkTree(access, src, srcVirtual, { follow })) {
+      progress.signal?.throwIfAborted();
       const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
       let depth = path.length;
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
@@ -452,11 +476,12 @@ async function copyTree(
           },
         );
         remember();
+        progress.done?.(0, 1);
         path.push({ virtual: e.virtual, folder, isNew: !existed });
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
         try {
-          await copyFileInto(access, input, e.stat.mode, into, name);
+          await copyFileInto(access, input, e.stat.mode, into, name, progress);
           remember();
         } finally {
           await input.close();
@@ -464,6 +489,7 @@ async function copyTree(
       } else if (e.stat.isSymbolicLink()) {
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
         remember();
+        progress.done?.(0, 1);
       }
     }
   } catch (err) {
@@ -478,8 +504,15 @@ async function copyTree(
 }
 
 /** Move/rename: the entry itself (a link stays a link); across file systems, copy then delete. */
-export async function movePath(access: FileAccess, src: Opened, dst: Opened, dirMode: number): Promise<void> {
+export async function movePath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
   if (!src.folder) throw forbidden();
+  progress.signal?.throwIfAborted();
   const place = await placeOf(dst, dirMode);
   try {
     await renameEntry(src.folder, src.leaf, place.folder, place.name);
@@ -490,7 +523,7 @@ export async function movePath(access: FileAccess, src: Opened, dst: Opened, dir
     try {
       const target = await access.open(dst.virtual);
       try {
-        await copyPath(access, followed, target, dirMode);
+        await copyPath(access, followed, target, dirMode, progress);
       } finally {
         await target.close();
       }
@@ -501,6 +534,7 @@ export async function movePath(access: FileAccess, src: Opened, dst: Opened, dir
     } finally {
       await followed.close();
     }
+    // Once the copy is whole the move completes: a cancel from here on would cut the source.
     await removeTree(src.folder, src.leaf);
   } finally {
     await place.release();
@@ -524,6 +558,7 @@ export async function copyOrMove(
   target: Opened,
   req: PatchRequest,
   dirMode: number,
+  progress: Progress = {},
 ): Promise<{ virtual: string; entry: string; real: string }> {
   const isRename = req.action === 'rename';
   if (src.virtual === '/' || target.virtual === '/') throw forbidden();
@@ -553,10 +588,10 @@ export async function copyOrMove(
         if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
         if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
           throw conflict('a folder exists at the destination');
-        await copyPath(access, src, dst, dirMode);
+        await copyPath(access, src, dst, dirMode, progress);
         break;
       case 'rename':
-        await movePath(access, src, dst, dirMode);
+        await movePath(access, src, dst, dirMode, progress);
         break;
       default:
         throw badRequest(`unsupported action ${req.action}: invalid request params`);

@@ -164,3 +164,40 @@ export async function* recursiveEntries(
     }
   }
 }
+
+/** What a selection holds, counted ahead of long work so that its progress can be told. */
+export interface Measure {
+  bytes: number;
+  items: number;
+  /** The count stopped at the bound: the totals are lower bounds. */
+  partial: boolean;
+}
+
+/** Entries a measure counts at most: a bounded walk, so that counting never costs more than the work. */
+export const MEASURE_LIMIT = 200_000;
+
+/**
+ * Bytes of files and number of entries of an opened entry and (a folder) its tree, walked as the
+ * work will walk it (`follow` as the copy or archive does, rules applied through `include`).
+ */
+export async function measure(
+  access: FileAccess,
+  r: Opened,
+  opts: WalkOptions,
+  into: Measure = { bytes: 0, items: 0, partial: false },
+): Promise<Measure> {
+  const st = opts.follow ? r.stat : r.linkStat;
+  if (!st) return into;
+  into.items++;
+  if (st.isFile()) into.bytes += st.size;
+  if (!st.isDirectory() || !r.node || (!opts.follow && st.isSymbolicLink())) return into;
+  for await (const e of walkTree(access, r.node, r.virtual, opts)) {
+    if (into.items >= MEASURE_LIMIT) {
+      into.partial = true;
+      break;
+    }
+    into.items++;
+    if (e.stat.isFile()) into.bytes += e.stat.size;
+  }
+  return into;
+}

@@ -9,11 +9,14 @@ import type { StoredUser } from '../store/users.js';
  */
 export const HOOK_WARNING_HEADER = 'X-Hook-Warning';
 
+/** Where after-hook warnings go: a reply's header, or whoever follows work without a reply (a job). */
+export type HookWarnings = FastifyReply | ((warning: string) => void);
+
 /** Runs the `after_` hooks of an operation that happened: failures become a warning header. */
 export async function runAfterHooks(
   ctx: AppContext,
   user: StoredUser,
-  reply: FastifyReply,
+  reply: HookWarnings,
   event: HookEvent,
   target: HookTarget,
 ): Promise<void> {
@@ -24,7 +27,9 @@ export async function runAfterHooks(
     ctx.log.warn({ err, event }, 'after-hooks could not run');
     warnings = [`the after_${event} hooks could not run`];
   }
-  if (warnings.length) void reply.header(HOOK_WARNING_HEADER, encodeURIComponent(warnings.join('; ')));
+  if (!warnings.length) return;
+  if (typeof reply === 'function') reply(warnings.join('; '));
+  else void reply.header(HOOK_WARNING_HEADER, encodeURIComponent(warnings.join('; ')));
 }
 
 /**
@@ -34,7 +39,7 @@ export async function runAfterHooks(
 export async function withHooks<T>(
   ctx: AppContext,
   user: StoredUser,
-  reply: FastifyReply,
+  reply: HookWarnings,
   event: HookEvent,
   target: HookTarget,
   operation: () => Promise<T>,

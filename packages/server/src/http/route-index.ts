@@ -4,8 +4,10 @@
  */
 export class RouteIndex {
   private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
+  /** `METHOD url` of the routes that declare no audit action (audit/http.ts). */
+  private readonly undeclared = new Set<string>();
 
-  add(method: string | string[], url: string): void {
+  add(method: string | string[], url: string, auditDeclared = false): void {
     const methods = Array.isArray(method) ? method : [method];
     const source = patternSource(url);
     let entry = this.routes.find((r) => r.pattern.source === source);
@@ -13,7 +15,18 @@ export class RouteIndex {
       entry = { url, pattern: new RegExp(source), methods: new Set() };
       this.routes.push(entry);
     }
-    for (const m of methods) entry.methods.add(m.toUpperCase());
+    for (const m of methods) {
+      entry.methods.add(m.toUpperCase());
+      if (!auditDeclared) this.undeclared.add(`${m.toUpperCase()} ${url}`);
+    }
+  }
+
+  /**
+   * The routes that may change state (any method but GET, HEAD and OPTIONS) and declare no audit
+   * action, as `METHOD url`: the route-index test requires none.
+   */
+  unaudited(): string[] {
+    return [...this.undeclared].filter((r) => !/^(GET|HEAD|OPTIONS) /.test(r)).sort();
   }
 
   /** The route patterns as registered (`/api/raw/*`), for tests that must cover every route. */

@@ -92,7 +92,7 @@ export async function createShare(
     rootPath: marked(place, path.endsWith('/')),
     userId: user.id,
     expire,
-    passwordHash: password ? await hashPassword(password) : '',
+    passwordHash: password ? await hashPassword(password, ctx.config.bcryptCost) : '',
   });
   return presentShare(share);
 }

@@ -164,6 +164,27 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   CREATE INDEX IF NOT EXISTS trash_user ON trash(user_id, deleted_at);
   CREATE INDEX IF NOT EXISTS trash_deleted_at ON trash(deleted_at);
   `,
+  // The audit log (issue 18). No foreign key to users: a record outlives the account it names.
+  // Paths are indexed for prefix ranges (source and destination); the id orders the pages.
+  `
+  CREATE TABLE IF NOT EXISTS audit_log (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    time        INTEGER NOT NULL,
+    user_id     INTEGER NOT NULL,
+    username    TEXT NOT NULL,
+    address     TEXT NOT NULL,
+    action      TEXT NOT NULL,
+    path        TEXT NOT NULL,
+    destination TEXT NOT NULL,
+    status      INTEGER NOT NULL,
+    detail      TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS audit_log_time ON audit_log(time);
+  CREATE INDEX IF NOT EXISTS audit_log_user ON audit_log(username, id);
+  CREATE INDEX IF NOT EXISTS audit_log_action ON audit_log(action, id);
+  CREATE INDEX IF NOT EXISTS audit_log_path ON audit_log(path);
+  CREATE INDEX IF NOT EXISTS audit_log_destination ON audit_log(destination);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

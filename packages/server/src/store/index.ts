@@ -1,3 +1,4 @@
+import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
 import { SessionsRepo } from './sessions.js';
@@ -22,6 +23,7 @@ export interface Store {
   davProps: DavPropsRepo;
   davLocks: DavLocksRepo;
   trash: TrashRepo;
+  audit: AuditRepo;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
   close(): void;
@@ -41,6 +43,7 @@ export function openStore(file: string): Store {
     davProps: new DavPropsRepo(db),
     davLocks: new DavLocksRepo(db),
     trash: new TrashRepo(db),
+    audit: new AuditRepo(db),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
-import { HOOK_TRIGGERS, type Settings, type UserDefaults, type WebDavMode } from '@filebrowser/contract';
+import {
+  AUDIT_DEFAULT_RETENTION_DAYS,
+  HOOK_TRIGGERS,
+  type AuditSettings,
+  type Settings,
+  type UserDefaults,
+  type WebDavMode,
+} from '@filebrowser/contract';
 import type { Db } from './db.js';
 
 /** Auth-method details that the settings API never exposes. */
@@ -21,6 +28,7 @@ export interface StoredSettings extends Settings {
   auther: AutherConfig;
   webdav: WebDavMode;
   webdavPasswords: boolean;
+  audit: AuditSettings;
 }
 
 export const DEFAULT_USER_DEFAULTS: UserDefaults = {
@@ -75,6 +83,7 @@ export function defaultSettings(): StoredSettings {
     commands: emptyCommands(),
     unsafeCommands: [],
     trash: { enabled: true, retentionDays: 30 },
+    audit: { retentionDays: AUDIT_DEFAULT_RETENTION_DAYS },
     key: crypto.randomBytes(64).toString('base64'),
     logoutPage: '/login',
     fileMode: 0o640,
@@ -106,6 +115,8 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
       : [],
     // Records written before the trash existed get it on, as new installations do.
     trash: { ...d.trash, ...s.trash },
+    // Records written before the audit log existed keep its records for the default time.
+    audit: { ...d.audit, ...s.audit },
     key: s.key || d.key,
     logoutPage: s.logoutPage || '/login',
     fileMode: s.fileMode || d.fileMode,

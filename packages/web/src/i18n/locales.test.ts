@@ -5,21 +5,29 @@ import { LOCALE_CODES } from './locales';
 
 const LOCALES_DIR = path.join(import.meta.dirname, 'locales');
 
+// The old File Browser client's 33 languages (its pt-pt is our pt, its sv is our sv-se).
 const EXPECTED = [
-  'he',
-  'hu',
   'ar',
+  'bg',
   'ca',
+  'cs',
   'de',
   'el',
   'en',
   'es',
+  'fa',
   'fr',
+  'he',
+  'hr',
+  'hu',
   'is',
   'it',
   'ja',
   'ko',
+  'lv',
+  'nl',
   'nl-be',
+  'no',
   'pl',
   'pt-br',
   'pt',
@@ -29,6 +37,7 @@ const EXPECTED = [
   'sv-se',
   'tr',
   'uk',
+  'vi',
   'zh-cn',
   'zh-tw',
 ];
@@ -55,11 +64,11 @@ const present = fs
   .map((file) => file.slice(0, -'.json'.length));
 
 describe('locale files', () => {
-  it('the app offers exactly the 25 supported languages', () => {
+  it('the app offers exactly the 33 supported languages', () => {
     expect([...LOCALE_CODES].sort()).toEqual([...EXPECTED].sort());
   });
 
-  it('are exactly the 25 supported languages', () => {
+  it('are exactly the 33 supported languages', () => {
     const missing = EXPECTED.filter((code) => !present.includes(code));
     const unexpected = present.filter((code) => !EXPECTED.includes(code));
     const problems = [
@@ -116,6 +125,23 @@ describe('locale files', () => {
       })
       .filter(Boolean);
     expect(copies, copies.join('\n')).toEqual([]);
+  });
+
+  it('have every plural form their language needs', () => {
+    // i18next picks the suffix Intl.PluralRules names for the count (Czech "few", Latvian "zero",
+    // …); a form the catalogue lacks silently falls back to English.
+    const pluralBases = flattenKeys(readCatalogue('en'))
+      .filter((key) => key.endsWith('_other'))
+      .map((key) => key.slice(0, -'_other'.length));
+    const gaps = present.flatMap((code) => {
+      const keys = new Set(flattenKeys(readCatalogue(code)));
+      const forms = new Intl.PluralRules(code).resolvedOptions().pluralCategories;
+      const lacking = pluralBases.flatMap((base) =>
+        forms.map((form) => `${base}_${form}`).filter((key) => !keys.has(key)),
+      );
+      return lacking.length ? [`${code}.json lacks ${lacking.join(', ')}`] : [];
+    });
+    expect(gaps, gaps.join('\n')).toEqual([]);
   });
 
   it('hold no keys the English catalogue dropped (plural forms of its keys aside)', () => {

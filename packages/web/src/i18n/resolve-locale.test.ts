@@ -16,7 +16,30 @@ describe('resolveLocale', () => {
     expect(resolveLocale('zh-Hant-HK')).toBe('zh-tw');
     expect(resolveLocale('zh')).toBe('zh-cn');
     expect(resolveLocale('sv')).toBe('sv-se');
-    expect(resolveLocale('nl-NL')).toBe('nl-be');
+    expect(resolveLocale('nl-NL')).toBe('nl');
+    expect(resolveLocale('nl-BE')).toBe('nl-be');
+  });
+
+  it('keeps the language codes the old File Browser stored in profiles', () => {
+    for (const code of ['bg', 'cs', 'fa', 'hr', 'lv', 'nl', 'nl-be', 'no', 'vi', 'sv-se', 'pt-br', 'zh-cn']) {
+      expect(resolveLocale(code)).toBe(code);
+    }
+    expect(resolveLocale('pt-pt')).toBe('pt');
+    expect(resolveLocale('sv')).toBe('sv-se');
+  });
+
+  it('maps browser languages (Accept-Language tags) to the newer locales', () => {
+    expect(resolveLocale('bg-BG')).toBe('bg');
+    expect(resolveLocale('cs-CZ')).toBe('cs');
+    expect(resolveLocale('fa-IR')).toBe('fa');
+    expect(resolveLocale('hr-HR')).toBe('hr');
+    expect(resolveLocale('lv-LV')).toBe('lv');
+    expect(resolveLocale('nl')).toBe('nl');
+    expect(resolveLocale('nb-NO')).toBe('no');
+    expect(resolveLocale('nb')).toBe('no');
+    expect(resolveLocale('nn-NO')).toBe('no');
+    expect(resolveLocale('no')).toBe('no');
+    expect(resolveLocale('vi-VN')).toBe('vi');
   });
 
   it('falls back to English', () => {
@@ -28,6 +51,7 @@ describe('resolveLocale', () => {
   it('knows the right-to-left languages', () => {
     expect(isRtl('he')).toBe(true);
     expect(isRtl('ar')).toBe(true);
+    expect(isRtl('fa')).toBe(true);
     expect(isRtl('en')).toBe(false);
   });
 });

@@ -75,6 +75,7 @@ export function settingsFixture(overrides: Partial<Settings> = {}): Settings {
     unsafeCommands: [],
     webdav: 'on',
     trash: { enabled: true, retentionDays: 30 },
+    audit: { retentionDays: 90 },
     webdavPasswords: true,
     ...overrides,
   };

@@ -20,6 +20,8 @@ export interface ArchiveEntry {
    * folder the walk holds open for it, which is let go when the next member is asked for.
    */
   open(): Promise<fsp.FileHandle>;
+  /** Hears of the bytes of the file read into the archive (a download's progress). */
+  onRead?(bytes: number): void;
 }
 
 const CHUNK = 256 * 1024;
@@ -46,6 +48,7 @@ export async function* readExactly(entry: ArchiveEntry): AsyncGenerator<Buffer> 
         return;
       }
       pos += bytesRead;
+      entry.onRead?.(bytesRead);
       yield bytesRead === want ? buf : buf.subarray(0, bytesRead);
     }
   } finally {

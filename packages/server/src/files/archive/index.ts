@@ -65,6 +65,8 @@ export interface ArchiveStream {
   contentType: string;
   /** Stops the producer (and a compressor process) when the client goes away. */
   abort(): void;
+  /** Settles once the producer has ended and let go of every file and folder it held. */
+  released: Promise<void>;
 }
 
 const CONTENT_TYPES: Record<ArchiveFormat, string> = {
@@ -88,11 +90,13 @@ export function archiveStream(format: ArchiveFormat, entries: AsyncIterable<Arch
     objectMode: false,
   });
   const contentType = CONTENT_TYPES[format];
+  // Readable.from closes only after the generators' `finally` blocks (which close files) have run.
+  const released = new Promise<void>((resolve) => source.once('close', () => resolve()));
   let compressor: Duplex | undefined;
   switch (format) {
     case 'zip':
     case 'tar':
-      return { stream: source, contentType, abort: () => source.destroy() };
+      return { stream: source, contentType, abort: () => source.destroy(), released };
     case 'targz':
       compressor = zlib.createGzip({ level: 6 });
       break;
@@ -121,6 +125,7 @@ export function archiveStream(format: ArchiveFormat, entries: AsyncIterable<Arch
           source.destroy();
           child.kill('SIGKILL');
         },
+        released,
       };
     }
   }
@@ -134,5 +139,6 @@ export function archiveStream(format: ArchiveFormat, entries: AsyncIterable<Arch
       source.destroy();
       out.destroy();
     },
+    released,
   };
 }

@@ -1,5 +1,6 @@
 import { RENEW_HEADER, type LoginRequest, type SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { audit } from '../../audit/http.js';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
@@ -47,8 +48,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     );
 
     // File Browser accepted any method on these three.
-    app.all('/api/login', async (request, reply) => {
+    app.all('/api/login', { config: { audit: 'auth.login' } }, async (request, reply) => {
       const body = jsonBody<LoginRequest>(request);
+      audit(request, { username: str(body?.username) ?? '' });
       const method = ctx.store.settings.get().authMethod;
       if (!body && method === 'json') throw forbidden();
       const token = await ctx.auth
@@ -64,12 +66,19 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
           if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
           throw err;
         });
+      // The account signed in to (proxy and noauth sign-ins name it only in the token).
+      const user = (await ctx.auth.verify(token).catch(() => undefined))?.user;
+      if (user) audit(request, { userId: user.id, username: user.username });
       return reply.type('text/plain; charset=utf-8').send(token);
     });
 
     app.all(
       '/api/renew',
-      { onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })] },
+      {
+        onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
+        // A renewal keeps a session going (each open page does it hourly): not a change to record.
+        config: { audit: false },
+      },
       async (request, reply) => {
         const token = await ctx.auth.renew(currentAuth(request));
         return reply.header(RENEW_HEADER, 'false').type('text/plain; charset=utf-8').send(token);
@@ -79,14 +88,14 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     // New: POST only, so that no link or image can end a session.
     app.post(
       '/api/logout',
-      { onRequest: requireUser(ctx, { sessionOnly: true }) },
+      { onRequest: requireUser(ctx, { sessionOnly: true }), config: { audit: 'auth.logout' } },
       async (request, reply) => {
         ctx.auth.logout(currentAuth(request).sessionId);
         return sendStatus(reply, 200);
       },
     );
 
-    app.all('/api/signup', async (request, reply) => {
+    app.all('/api/signup', { config: { audit: 'auth.signup' } }, async (request, reply) => {
       const settings = ctx.store.settings.get();
       if (!settings.signup) return sendStatus(reply, 405);
       if (settings.authMethod !== 'json')
@@ -94,6 +103,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
       const body = jsonBody<SignupRequest & { recaptcha?: string }>(request);
       const username = str(body?.username) ?? '';
       const password = str(body?.password) ?? '';
+      audit(request, { username });
       if (!username || !password) throw badRequest('username and password are required');
       await ctx.auth.checkSignupCaptcha(str(body?.recaptcha) ?? '');
       await createAccount(ctx, { username }, password, 'signup');

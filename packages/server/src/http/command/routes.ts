@@ -1,5 +1,6 @@
 import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { recordTakenOver } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
@@ -120,6 +121,10 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     async function handle(socket: WebSocket, request: FastifyRequest): Promise<void> {
       const user = currentUser(request);
       if (!mayExecute(ctx, user)) {
+        recordTakenOver(ctx, request, 403, {
+          path: folderOf(request),
+          detail: 'not allowed to run commands',
+        });
         send(socket, NOT_ALLOWED);
         close(socket, CLOSE.policy);
         return;
@@ -143,12 +148,18 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     async function run(socket: WebSocket, request: FastifyRequest, user: StoredUser): Promise<void> {
       const line = await firstCommandLine(socket);
       if (line === undefined) return;
+      const record = (status: number, outcome: string) =>
+        recordTakenOver(ctx, request, status, {
+          path: folderOf(request),
+          detail: `${line.trim()} (${outcome})`,
+        });
 
       let prepared;
       try {
         prepared = await prepareCommand(ctx, user, folderOf(request), line);
       } catch (err) {
         if (err instanceof CommandRefused) {
+          record(403, err.message);
           send(socket, err.message);
           close(socket, CLOSE.policy);
           return;
@@ -177,6 +188,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       socket.off('close', stop);
 
       const what = describeResult(result, prepared);
+      record(succeeded(result) ? 200 : 500, what);
       if (succeeded(result)) return close(socket, CLOSE.normal, what);
       if (result.outcome === 'stopped') return;
       if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
@@ -191,7 +203,12 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
     for (const url of ['/api/command', '/api/command/*']) {
       app.get(
         url,
-        { websocket: true, onRequest: [requireUser(ctx), requireSameOrigin] },
+        {
+          websocket: true,
+          onRequest: [requireUser(ctx), requireSameOrigin],
+          // Recorded by the handler once the command has run (or was refused): see recordTakenOver.
+          config: { audit: 'command.run' },
+        },
         async (socket, request) => {
           try {
             await handle(socket, request);

@@ -55,6 +55,8 @@ export async function davCredentials(
   username: string,
   secret: string,
   ip: string,
+  /** Told the token a request came with, when it came with one. */
+  onToken: (grant: ApiTokenGrant) => void = () => {},
 ): Promise<StoredUser & Confinement> {
   if (isApiTokenSecret(secret)) {
     let grant: ApiTokenGrant;
@@ -69,6 +71,7 @@ export async function davCredentials(
     if (usernameKey(username) !== usernameKey(grant.owner.username)) {
       throw challenge('this API token belongs to another user');
     }
+    onToken(grant);
     return grant.user;
   }
   // Checked before the remembered credentials, so that turning passwords off takes effect at once.
@@ -133,7 +136,9 @@ export async function davUser(ctx: AppContext, request: FastifyRequest): Promise
       const basic = basicCredentials(request);
       if (!basic) throw challenge();
       try {
-        return await davCredentials(ctx, basic.username, basic.secret, request.ip);
+        return await davCredentials(ctx, basic.username, basic.secret, request.ip, (grant) => {
+          request.apiToken = grant;
+        });
       } catch (err) {
         // Wrong credentials answer 401 here (a challenge), not 403 as on /api/login.
         const kind = err instanceof AppError ? err.kind : undefined;

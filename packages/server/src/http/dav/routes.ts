@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditAction } from '@filebrowser/contract';
+import type { AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { davUser } from './auth.js';
 import { evaluateIf, handleLock, handleUnlock } from './locks.js';
-import { DAV_MOUNT, davPrefix, requestVirtual } from './paths.js';
+import { DAV_MOUNT, davPrefix, destinationVirtual, requestVirtual } from './paths.js';
 import { handlePropfind, handleProppatch } from './props.js';
 import { handleGet } from './read.js';
 import type { DavRequest } from './request.js';
@@ -52,6 +54,41 @@ async function dispatch(dav: DavRequest) {
 }
 
 /**
+ * WebDAV's writes as audit records. Reads, PROPFIND and locks are not recorded: clients lock and
+ * list constantly, and a lock changes nothing on disk.
+ */
+function davAudit(ctx: AppContext): AuditDeclaration {
+  return (request, reply) => {
+    const writes: Record<string, AuditAction> = {
+      PUT: reply.statusCode === 204 ? 'file.modify' : 'file.upload',
+      MKCOL: 'file.create',
+      DELETE: 'file.delete',
+      PROPPATCH: 'file.props',
+      COPY: 'file.copy',
+      MOVE: 'file.move',
+    };
+    let action = writes[request.method];
+    if (!action) return undefined;
+    let path: string;
+    try {
+      path = requestVirtual(request);
+    } catch {
+      path = request.url;
+    }
+    if (action !== 'file.copy' && action !== 'file.move') return { action, path, detail: 'dav' };
+    let destination: string;
+    try {
+      destination = destinationVirtual(ctx, request);
+    } catch {
+      destination = String(request.headers.destination ?? '');
+    }
+    const parent = (p: string) => p.replace(/\/+$/, '').replace(/\/[^/]*$/, '') || '/';
+    if (action === 'file.move' && parent(path) === parent(destination)) action = 'file.rename';
+    return { action, path, destination, detail: 'dav' };
+  };
+}
+
+/**
  * WebDAV (RFC 4918 class 1 and 2) at `{baseURL}/dav/`: the signed-in user's scope, through the
  * same file access, permission policy, rules, hooks and share bookkeeping as the web API.
  */
@@ -68,6 +105,8 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
         .send();
     }
     const user = await davUser(ctx, request);
+    // For the access log and the audit record.
+    request.user = user;
     if (ctx.store.settings.get().webdav === 'per-user' && !user.webdav) {
       throw new AppError('forbidden', 'WebDAV is not enabled for this account');
     }
@@ -101,7 +140,7 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     for (const url of [DAV_MOUNT, `${DAV_MOUNT}/*`]) {
-      app.route({ method: METHODS, url, exposeHeadRoute: false, handler });
+      app.route({ method: METHODS, url, exposeHeadRoute: false, handler, config: { audit: davAudit(ctx) } });
     }
   };
 }

@@ -15,7 +15,7 @@ import type { AppMetrics } from './collectors.js';
 export function metricsRoutes(ctx: AppContext, metrics: AppMetrics | undefined): FastifyPluginAsync {
   return async (app) => {
     if (!metrics || ctx.config.metricsAddress) {
-      app.all('/metrics', async (_request, reply) => sendStatus(reply, 404));
+      app.all('/metrics', { config: { audit: false } }, async (_request, reply) => sendStatus(reply, 404));
       return;
     }
     app.get('/metrics', { onRequest: requireAdmin(ctx) }, async (_request, reply) => {

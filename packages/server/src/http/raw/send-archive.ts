@@ -1,15 +1,55 @@
-import { ARCHIVE_FORMATS } from '@filebrowser/contract';
+import { ARCHIVE_FORMATS, ARCHIVE_PROGRESS_QUERY, JOB_ID_PATTERN } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
 import type { FileAccess } from '../../files/access.js';
-import { archiveFormatOf, archiveStream, parseFilesParam, planArchive } from '../../files/archive/index.js';
+import {
+  archiveFormatOf,
+  archiveStream,
+  parseFilesParam,
+  planArchive,
+  type ArchiveEntry,
+} from '../../files/archive/index.js';
+import { measure, type Measure } from '../../files/tree.js';
+import type { JobRecord } from '../../jobs/registry.js';
+import { currentUser } from '../guards.js';
 import { queryValue } from '../resources/request-path.js';
 import { contentDisposition, fileSecurityHeaders } from './send-file.js';
+
+const jobId = new RegExp(JOB_ID_PATTERN);
+
+/** Bytes of the files an archive of `paths` will read, walked as the archive walks (a bounded walk). */
+async function measureArchive(access: FileAccess, paths: string[], signal: AbortSignal): Promise<Measure> {
+  const total: Measure = { bytes: 0, items: 0, partial: false };
+  for (const p of paths) {
+    const r = await access.open(p).catch(() => undefined);
+    if (!r) continue;
+    try {
+      await measure(access, r, { follow: true, signal, include: (e) => access.checkResolved(e) }, total);
+    } finally {
+      await r.close();
+    }
+  }
+  return total;
+}
+
+/** The members, each telling the job of the bytes read from it. */
+async function* counted(
+  entries: AsyncIterable<ArchiveEntry>,
+  record: JobRecord,
+): AsyncGenerator<ArchiveEntry> {
+  for await (const entry of entries) {
+    yield { ...entry, onRead: (bytes) => record.advance(bytes, 0) };
+    record.advance(0, 1);
+  }
+}
 
 /**
  * Streams the archive of the folder `base`, or of the `files=` list under it, in the `algo`
  * format (contract 6.1). Nothing is built ahead: entries are read as the client takes them, and
- * a client that goes away stops the walk.
+ * a client that goes away stops the walk. With `progress=<id>` the download is also the job
+ * `<id>` of the user: bytes of files read against the total counted first, and cancelling the
+ * job ends the response as a client going away would.
  */
 export async function sendArchive(
   ctx: AppContext,
@@ -19,11 +59,52 @@ export async function sendArchive(
   base: string,
 ): Promise<FastifyReply> {
   const format = archiveFormatOf(queryValue(request, 'algo'));
-  const plan = await planArchive(access, parseFilesParam(base, queryValue(request, 'files')), ctx.log);
-  const archive = archiveStream(format, plan.entries);
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) archive.abort();
-  });
+  const paths = parseFilesParam(base, queryValue(request, 'files'));
+  const progressId = queryValue(request, ARCHIVE_PROGRESS_QUERY);
+  if (progressId !== undefined && !jobId.test(progressId)) {
+    throw badRequest(`${ARCHIVE_PROGRESS_QUERY} must match ${JOB_ID_PATTERN}`);
+  }
+  const plan = await planArchive(access, paths, ctx.log);
+  let record: JobRecord | undefined;
+  if (progressId !== undefined) {
+    record = ctx.jobs.start(currentUser(request).id, {
+      id: progressId,
+      action: 'archive',
+      items: paths,
+      destination: '',
+    });
+    try {
+      record.measured(await measureArchive(access, paths, record.signal));
+    } catch (err) {
+      record.finish(err);
+      throw err;
+    }
+  }
+  const archive = archiveStream(format, record ? counted(plan.entries, record) : plan.entries);
+  let produced = false;
+  archive.stream.once('end', () => (produced = true));
+  const responseEnded = new Promise<boolean>((resolve) =>
+    reply.raw.once('close', () => {
+      const whole = produced || reply.raw.writableFinished;
+      if (!whole) {
+        archive.abort();
+        record?.cancel();
+      }
+      resolve(whole);
+    }),
+  );
+  if (record) {
+    const job = record;
+    // A cancelled job cuts the response: the browser sees a failed download, the walk stops.
+    job.signal.addEventListener('abort', () => {
+      archive.abort();
+      reply.raw.destroy();
+    });
+    // Ended once the files are let go, so that whoever waits for the job finds them closed.
+    void Promise.all([responseEnded, archive.released]).then(([whole]) =>
+      job.finish(whole ? undefined : new Error('the download was cut short')),
+    );
+  }
   archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
   fileSecurityHeaders(reply, archive.contentType);
   void reply.header(

@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type fsp from 'node:fs/promises';
 import { etagOf } from '../../files/info.js';
 import { mimeByExtension, sniff } from '../../files/mime.js';
+import { recordBeforeHijack } from '../../audit/http.js';
 import { logRequest } from '../access-log.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { headerValue } from '../resources/request-path.js';
@@ -199,6 +200,8 @@ async function writeDirectly(
   reply: FastifyReply,
   write: (res: ServerResponse) => Promise<void>,
 ): Promise<FastifyReply> {
+  // Recorded as the answer starts (its status is set): hijacked replies skip the audit's hook.
+  recordBeforeHijack(request, reply);
   reply.hijack();
   const res = reply.raw;
   res.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);

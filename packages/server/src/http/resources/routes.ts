@@ -7,6 +7,8 @@ import {
 } from '@filebrowser/contract';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditAction } from '@filebrowser/contract';
+import { audit, type AuditDeclaration } from '../../audit/http.js';
 import { assertMay, may, patchOperations } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
@@ -14,28 +16,50 @@ import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { FileEvents } from '../../files/events.js';
 import { directoryInfoJson, etagOf, fileInfo } from '../../files/info.js';
-import { checksum, copyOrMove, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
+import { checksum, makeDirectory, recursiveEntries, writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
 import { deleteOrTrash } from '../../files/trash.js';
-import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
-import { davFollowDelete, davFollowMove } from '../dav/follow.js';
+import { sharesFollowDelete } from '../../shares/service.js';
+import { davFollowDelete } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { currentUser, requireUser } from '../guards.js';
+import { notify } from '../notify.js';
 import { sendStatus } from '../replies.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from './request-path.js';
+import { transfer } from './transfer.js';
 
 /** Only the exact string "true" counts, as in File Browser. */
 const isTrue = (v: string | undefined) => v === 'true';
 
-/** Runs change listeners without letting them decide the answer. */
-async function notify(ctx: AppContext, what: string, fn: () => Promise<void> | void): Promise<void> {
+/** The destination of a PATCH as the client named it (decoded twice, see the PATCH route). */
+function patchDestination(request: FastifyRequest): string {
   try {
-    await fn();
-  } catch (err) {
-    ctx.log.warn({ err }, `after ${what}: listener failed`);
+    return decodeURIComponent(queryValue(request, 'destination') ?? '/');
+  } catch {
+    return queryValue(request, 'destination') ?? '';
   }
 }
+
+const parentOf = (p: string) => p.replace(/\/+$/, '').replace(/\/[^/]*$/, '') || '/';
+
+/** A file route's record: the action, the request's path and, for PATCH, where it went. */
+const fileAudit =
+  (action: AuditAction | ((request: FastifyRequest) => AuditAction)): AuditDeclaration =>
+  (request) => ({
+    action: typeof action === 'function' ? action(request) : action,
+    path: requestPath(request),
+  });
+
+/** A rename into another folder is a move. */
+const patchAudit: AuditDeclaration = (request) => {
+  const path = requestPath(request);
+  const destination = patchDestination(request);
+  const kind = queryValue(request, 'action');
+  const action: AuditAction =
+    kind === 'copy' ? 'file.copy' : parentOf(path) === parentOf(destination) ? 'file.rename' : 'file.move';
+  return { action, path, destination };
+};
 
 /**
  * `/api/resources{path}` and `/api/resources/recursive{path}` (contract 5.1–5.7). Handlers are
@@ -108,6 +132,8 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       app.route({
         method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
         url: prefix,
+        // A redirect to the folder form: the request that follows it is the one recorded.
+        config: { audit: false },
         handler: async (request, reply) => redirectToFolder(request, reply),
       });
     }
@@ -138,7 +164,14 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.post(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'create' }) },
+      {
+        onRequest: requireUser(ctx, { needs: 'create' }),
+        config: {
+          audit: fileAudit((request) =>
+            request.url.split('?')[0]!.endsWith('/') ? 'file.create' : 'file.upload',
+          ),
+        },
+      },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -171,7 +204,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.put(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'modify' }) },
+      { onRequest: requireUser(ctx, { needs: 'modify' }), config: { audit: fileAudit('file.modify') } },
       async (request, reply) => {
         const access = await accessOf(request);
         const r = await access.open(requestPath(request));
@@ -193,7 +226,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.delete(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: 'delete' }) },
+      { onRequest: requireUser(ctx, { needs: 'delete' }), config: { audit: fileAudit('file.delete') } },
       async (request, reply) => {
         const access = await accessOf(request);
         // A link is removed itself, never its target: even a link leading out of the scope can go.
@@ -207,6 +240,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
             deleteOrTrash(ctx, access, user, r),
           );
           void reply.header(DELETE_OUTCOME_HEADER, trashed ? 'trash' : 'permanent');
+          audit(request, { detail: trashed ? 'to trash' : 'permanent' });
           if (trashed?.copied) void reply.header(TRASH_COPIED_HEADER, 'true');
         } finally {
           await r.close();
@@ -223,10 +257,9 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
 
     app.patch(
       '/api/resources/*',
-      { onRequest: requireUser(ctx, { needs: patchNeeds }) },
+      { onRequest: requireUser(ctx, { needs: patchNeeds }), config: { audit: patchAudit } },
       async (request, reply) => {
         const access = await accessOf(request);
-        const action = queryValue(request, 'action') ?? '';
         let destination: string;
         try {
           // Decoded twice, as File Browser does: clients encode the destination once more (contract 5.6).
@@ -234,50 +267,23 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         } catch {
           throw badRequest('the destination is not valid percent-encoding');
         }
-        const follow = action !== 'rename';
-        const src = await access.open(requestPath(request), { followFinal: follow });
-        try {
-          const dst = await access.open(destination, { followFinal: follow });
-          try {
-            if (action !== 'copy' && action !== 'rename') {
-              throw badRequest(`unsupported action ${action}: invalid request params`);
-            }
-            const { dirMode } = ctx.store.settings.get();
-            const file = action === 'copy' ? src.real : src.entry;
-            const moved = await withHooks(
-              ctx,
-              currentUser(request),
-              reply,
-              action,
-              { file, destination: dst.entry },
-              () =>
-                copyOrMove(
-                  access,
-                  src,
-                  dst,
-                  {
-                    action,
-                    override: isTrue(queryValue(request, 'override')),
-                    rename: isTrue(queryValue(request, 'rename')),
-                  },
-                  dirMode,
-                ),
-              (result) => ({ file, destination: result.entry }),
-            );
-            if (action === 'rename') {
-              await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
-              await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
-              await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
-            } else {
-              await notify(ctx, 'copy', () => events.changed?.(moved.real));
-            }
-            return sendStatus(reply, 200);
-          } finally {
-            await dst.close();
-          }
-        } finally {
-          await src.close();
-        }
+        // A rename with `rename=true` may have taken another name than the one asked for.
+        const landed = await transfer(
+          ctx,
+          currentUser(request),
+          access,
+          {
+            action: queryValue(request, 'action') ?? '',
+            source: requestPath(request),
+            destination,
+            override: isTrue(queryValue(request, 'override')),
+            rename: isTrue(queryValue(request, 'rename')),
+          },
+          events,
+          reply,
+        );
+        audit(request, { destination: landed });
+        return sendStatus(reply, 200);
       },
     );
   };

@@ -1,5 +1,6 @@
 import { BRAND_COLOR_PATTERN, Settings, SettingsInput, THEMES } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import { validateRules } from '../../rules/validate.js';
@@ -24,6 +25,7 @@ function present(s: StoredSettings): Settings {
     commands: s.commands,
     unsafeCommands: s.unsafeCommands,
     trash: s.trash,
+    audit: s.audit,
     webdav: s.webdav,
     webdavPasswords: s.webdavPasswords,
   };
@@ -46,6 +48,7 @@ export function mergeSettings(current: StoredSettings, input: SettingsInput): St
     branding: { ...current.branding, ...input.branding },
     tus: { ...current.tus, ...input.tus },
     trash: { ...current.trash, ...input.trash },
+    audit: { ...current.audit, ...input.audit },
     shell: input.shell === undefined ? current.shell : (input.shell ?? []),
     webdav: input.webdav ?? current.webdav,
     webdavPasswords: input.webdavPasswords ?? current.webdavPasswords,
@@ -96,8 +99,9 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.put(
       '/api/settings',
-      { onRequest: requireAdmin(ctx), schema: { body: SettingsInput } },
+      { onRequest: requireAdmin(ctx), schema: { body: SettingsInput }, config: { audit: 'settings.update' } },
       async (request, reply) => {
+        audit(request, { detail: Object.keys(request.body).sort().join(', ') });
         ctx.store.settings.save(mergeSettings(ctx.store.settings.get(), request.body));
         return sendStatus(reply, 200);
       },

@@ -1,5 +1,7 @@
 import { SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { AuditAction } from '@filebrowser/contract';
+import type { AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
@@ -20,6 +22,14 @@ function splitSharePath(p: string): { hash: string; subpath: string } {
  * Public share links (contract 8.5): no sign-in; the link, its password (or the short-lived token
  * the password earned) and the owner's live rights are checked on every request.
  */
+/** A visit of a public link: the share's hash and the path below what it shares. */
+const visit =
+  (action: AuditAction): AuditDeclaration =>
+  (request) => {
+    const { hash, subpath } = splitSharePath(requestPath(request));
+    return { action, path: subpath, detail: hash };
+  };
+
 export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
   const shares = new PublicShares(ctx);
 
@@ -41,41 +51,49 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       app.head(`${prefix}/*`, async (_request, reply) => reply.code(405).send());
     }
 
-    app.get('/api/public/share/*', { exposeHeadRoute: false }, async (request) => {
-      const { opened, subpath } = await openShare(request);
-      try {
-        return await shares.info(opened, subpath);
-      } finally {
-        await opened.close();
-      }
-    });
-
-    app.get('/api/public/dl/*', { exposeHeadRoute: false }, async (request, reply) => {
-      const { opened, subpath } = await openShare(request);
-      try {
-        const { access, item, own } = await shares.select(opened, subpath);
+    app.get(
+      '/api/public/share/*',
+      { exposeHeadRoute: false, config: { audit: visit('share.access') } },
+      async (request) => {
+        const { opened, subpath } = await openShare(request);
         try {
-          const inline = queryValue(request, 'inline') === 'true';
-          const stat = item.stat!;
-          if (isSpecial(stat) || !item.node) {
-            // Named pipes, sockets and devices are never opened.
-            void reply.header('Content-Disposition', contentDisposition(item.name, inline));
-            return reply.code(200).send();
-          }
-          if (!stat.isDirectory()) {
-            return await sendFile(request, reply, await openPinnedFile(item.node), {
-              name: item.name,
-              inline,
-            });
-          }
-          // The archive opens what it reads itself, as the client takes it.
-          return await sendArchive(ctx, request, reply, access, item.virtual);
+          return await shares.info(opened, subpath);
         } finally {
-          if (own) await item.close();
+          await opened.close();
         }
-      } finally {
-        await opened.close();
-      }
-    });
+      },
+    );
+
+    app.get(
+      '/api/public/dl/*',
+      { exposeHeadRoute: false, config: { audit: visit('share.download') } },
+      async (request, reply) => {
+        const { opened, subpath } = await openShare(request);
+        try {
+          const { access, item, own } = await shares.select(opened, subpath);
+          try {
+            const inline = queryValue(request, 'inline') === 'true';
+            const stat = item.stat!;
+            if (isSpecial(stat) || !item.node) {
+              // Named pipes, sockets and devices are never opened.
+              void reply.header('Content-Disposition', contentDisposition(item.name, inline));
+              return reply.code(200).send();
+            }
+            if (!stat.isDirectory()) {
+              return await sendFile(request, reply, await openPinnedFile(item.node), {
+                name: item.name,
+                inline,
+              });
+            }
+            // The archive opens what it reads itself, as the client takes it.
+            return await sendArchive(ctx, request, reply, access, item.virtual);
+          } finally {
+            if (own) await item.close();
+          }
+        } finally {
+          await opened.close();
+        }
+      },
+    );
   };
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Share } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { createShare, deleteShare, listShares, sharesOfPath } from '../../shares/service.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -27,12 +28,21 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/share/*',
-      { onRequest: sharing, schema: { params: Wildcard, response: { 200: Share } } },
+      {
+        onRequest: sharing,
+        schema: { params: Wildcard, response: { 200: Share } },
+        config: {
+          audit: (request) => ({
+            action: 'share.create',
+            path: '/' + (request.params as { '*': string })['*'],
+          }),
+        },
+      },
       async (request) => {
         const body = request.body as Record<string, unknown> | undefined;
         const text = (v: unknown) =>
           typeof v === 'number' ? String(v) : typeof v === 'string' ? v : undefined;
-        return createShare(
+        const share = await createShare(
           ctx,
           currentUser(request),
           '/' + request.params['*'],
@@ -40,14 +50,24 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             ? { password: text(body.password), expires: text(body.expires), unit: text(body.unit) }
             : undefined,
         );
+        audit(request, { detail: share.hash });
+        return share;
       },
     );
 
     app.delete(
       '/api/share/*',
-      { onRequest: sharing, schema: { params: Wildcard } },
+      {
+        onRequest: sharing,
+        schema: { params: Wildcard },
+        config: {
+          audit: (request) => ({ action: 'share.delete', detail: (request.params as { '*': string })['*'] }),
+        },
+      },
       async (request, reply) => {
-        deleteShare(ctx, currentUser(request), request.params['*'].replace(/\/+$/, ''));
+        const hash = request.params['*'].replace(/\/+$/, '');
+        audit(request, { detail: hash });
+        deleteShare(ctx, currentUser(request), hash);
         return sendStatus(reply, 200);
       },
     );

@@ -37,7 +37,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
 
     // Probes (the container's HEALTHCHECK, load balancers) ask whether requests can be served,
     // and nearly every one needs the database.
-    app.all('/health', async (request, reply) => {
+    app.all('/health', { config: { audit: false } }, async (request, reply) => {
       void reply.type('application/json; charset=utf-8');
       try {
         ctx.store.ping();

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApiToken, ApiTokenRequest, NewApiToken } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { audit } from '../../audit/http.js';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../auth/api-tokens.js';
 import { checkPassword } from '../../auth/passwords.js';
 import { may } from '../../auth/policy.js';
@@ -28,7 +29,11 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/tokens',
-      { onRequest: session, schema: { body: ApiTokenRequest, response: { 201: NewApiToken } } },
+      {
+        onRequest: session,
+        schema: { body: ApiTokenRequest, response: { 201: NewApiToken } },
+        config: { audit: 'token.create' },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const { current_password, ...wanted } = request.body;
@@ -38,20 +43,25 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             throw badRequest('the current password is incorrect');
           }
         }
-        return reply.code(201).send(await createApiToken(ctx, caller, wanted));
+        audit(request, { detail: wanted.name });
+        const created = await createApiToken(ctx, caller, wanted);
+        audit(request, { detail: `${created.id} ${created.name}` });
+        return reply.code(201).send(created);
       },
     );
 
     // The owner revokes their own; an administrator anyone's. Someone else's token is "not found".
     app.delete(
       '/api/tokens/:id',
-      { onRequest: session, schema: { params: TokenParams } },
+      { onRequest: session, schema: { params: TokenParams }, config: { audit: 'token.revoke' } },
       async (request, reply) => {
         const caller = currentUser(request);
+        audit(request, { detail: request.params.id });
         const token = ctx.store.apiTokens.get(request.params.id);
         if (!token || (token.userId !== caller.id && !may(caller.perm, 'admin'))) throw notFound();
         const owner = ctx.store.users.get(token.userId);
         if (!owner) throw notFound();
+        audit(request, { detail: `${token.id} ${token.name} of ${owner.username}` });
         revokeApiToken(ctx, owner, token.id);
         return sendStatus(reply, 200);
       },

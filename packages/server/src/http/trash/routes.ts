@@ -3,6 +3,7 @@ import { TrashItem, TrashRestoreResult } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { may, type Operation } from '../../auth/policy.js';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
@@ -74,11 +75,14 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       '/api/trash/:id/restore',
       {
         onRequest: requireUser(ctx, { needs: restoreNeeds }),
+        config: { audit: 'trash.restore' },
         schema: { params: ItemParams, querystring: RestoreQuery, response: { 200: TrashRestoreResult } },
       },
       async (request) => {
         const user = currentUser(request);
+        audit(request, { detail: request.params.id });
         const item = ownItem(ctx, user, request.params.id);
+        audit(request, { path: item.path });
         const access = await fileAccessFor(ctx, user);
         const restored = await restoreItem(ctx, access, item, {
           rename: isTrue(request.query.rename),
@@ -90,23 +94,35 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
           ctx.log.warn({ err }, 'after restore: listener failed');
         }
         const { real: _real, ...answer } = restored;
+        audit(request, { destination: answer.path });
         return answer;
       },
     );
 
     app.delete(
       '/api/trash/:id',
-      { onRequest: requireUser(ctx, { needs: 'delete' }), schema: { params: ItemParams } },
+      {
+        onRequest: requireUser(ctx, { needs: 'delete' }),
+        schema: { params: ItemParams },
+        config: { audit: 'trash.purge' },
+      },
       async (request, reply) => {
+        audit(request, { detail: request.params.id });
         const item = ownItem(ctx, currentUser(request), request.params.id);
+        audit(request, { path: item.path });
         await deleteItemForever(ctx, item);
         return sendStatus(reply, 204);
       },
     );
 
-    app.delete('/api/trash', { onRequest: requireUser(ctx, { needs: 'delete' }) }, async (request, reply) => {
-      await emptyTrash(ctx, currentUser(request));
-      return sendStatus(reply, 204);
-    });
+    app.delete(
+      '/api/trash',
+      { onRequest: requireUser(ctx, { needs: 'delete' }), config: { audit: 'trash.purge' } },
+      async (request, reply) => {
+        const emptied = await emptyTrash(ctx, currentUser(request));
+        audit(request, { detail: `emptied: ${emptied} items` });
+        return sendStatus(reply, 204);
+      },
+    );
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { audit, type AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { FileEvents } from '../../files/events.js';
@@ -19,6 +20,9 @@ function pathOf(request: FastifyRequest): string {
   return '/' + ((request.params as { '*'?: string })['*'] ?? '');
 }
 
+/** An upload is recorded once, when it completes (or when a call fails): not each of its chunks. */
+const uploadAudit: AuditDeclaration = (request) => ({ action: 'file.upload', path: pathOf(request) });
+
 /**
  * `/api/tus{path}`: File Browser's resumable upload endpoint, where the upload URL is the target
  * path. It also answers the standard tus 1.0 handshake (OPTIONS, Tus-Resumable), so any tus client works.
@@ -30,7 +34,7 @@ export function tusRoutes(
 ): FastifyPluginAsync {
   /** A finished upload is an upload event like a plain POST: after-hooks and change listeners. */
   async function finished(request: FastifyRequest, reply: FastifyReply, status: UploadStatus) {
-    if (!status.completed) return;
+    if (!status.completed) return audit(request, { skip: true });
     const file = status.completed;
     await runAfterHooks(ctx, currentUser(request), reply, 'upload', { file });
     try {
@@ -72,7 +76,7 @@ export function tusRoutes(
     for (const url of routes) {
       app.options(url, async (_request, reply) => tusHeaders(reply).code(204).send());
 
-      app.post(url, { onRequest: uploader }, async (request, reply) => {
+      app.post(url, { onRequest: uploader, config: { audit: uploadAudit } }, async (request, reply) => {
         const query = request.query as Record<string, string | undefined>;
         if (header(request, 'upload-defer-length')) {
           throw new AppError('bad_request', 'Upload-Defer-Length is not supported');
@@ -107,7 +111,7 @@ export function tusRoutes(
       app.get(url, { onRequest: uploader }, head);
 
       // The guard checks the permission first (contract 13: 403 before 415).
-      app.patch(url, { onRequest: uploader }, async (request, reply) => {
+      app.patch(url, { onRequest: uploader, config: { audit: uploadAudit } }, async (request, reply) => {
         if ((header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase() !== PATCH_TYPE) {
           throw new AppError('unsupported_media_type', `Content-Type must be ${PATCH_TYPE}`);
         }
@@ -122,10 +126,17 @@ export function tusRoutes(
         return reply.code(204).header('Upload-Offset', String(offset)).send();
       });
 
-      app.delete(url, { onRequest: uploader }, async (request, reply) => {
-        await uploads.cancel(currentUser(request), pathOf(request));
-        return reply.code(204).send();
-      });
+      app.delete(
+        url,
+        {
+          onRequest: uploader,
+          config: { audit: (request) => ({ action: 'upload.cancel', path: pathOf(request) }) },
+        },
+        async (request, reply) => {
+          await uploads.cancel(currentUser(request), pathOf(request));
+          return reply.code(204).send();
+        },
+      );
     }
   };
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { audit } from '../../audit/http.js';
 import { may } from '../../auth/policy.js';
 import { User, UserRequest, type UserDeleteRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -51,7 +52,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.post(
       '/api/users',
-      { onRequest: requireAdmin(ctx), schema: { body: UserRequest } },
+      { onRequest: requireAdmin(ctx), schema: { body: UserRequest }, config: { audit: 'user.create' } },
       async (request, reply) => {
         const { what, which, current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
@@ -59,21 +60,28 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         await requireCurrentPassword(currentUser(request), current_password);
         if (!data.password) throw badRequest('password is required');
         const scope = data.scope?.trim();
+        audit(request, { detail: `user ${data.username ?? ''}` });
         const user = await createAccount(ctx, { ...data, scope }, data.password, 'admin', {
           createHome: !scope && ctx.store.settings.get().createUserDir,
         });
+        audit(request, { detail: `user ${user.username} (id ${user.id})` });
         return sendStatus(reply.header('Location', `/settings/users/${user.id}`), 201);
       },
     );
 
     app.put(
       BY_ID,
-      { onRequest: requireUser(ctx), schema: { params: IdParams, body: UserRequest } },
+      {
+        onRequest: requireUser(ctx),
+        schema: { params: IdParams, body: UserRequest },
+        config: { audit: 'user.update' },
+      },
       async (request, reply) => {
         const caller = currentUser(request);
         const { what, which = [], current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
         const user = target(request.params.id, caller);
+        audit(request, { detail: `user ${user.username} (id ${user.id}): ${which.join(', ') || 'all'}` });
         const fields = which.map((w) => w.toLowerCase());
         const wholeRecord = fields.length === 0;
         if (wholeRecord || fields.some((f) => SENSITIVE_FIELDS.includes(f))) {
@@ -95,10 +103,11 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 
     app.delete(
       BY_ID,
-      { onRequest: requireUser(ctx), schema: { params: IdParams } },
+      { onRequest: requireUser(ctx), schema: { params: IdParams }, config: { audit: 'user.delete' } },
       async (request, reply) => {
         const caller = currentUser(request);
         const user = target(request.params.id, caller);
+        audit(request, { detail: `user ${user.username} (id ${user.id})` });
         const body = request.body as UserDeleteRequest | undefined;
         if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
         await requireCurrentPassword(caller, body.current_password);

@@ -1,6 +1,7 @@
 import { Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { useHelpShortcut } from '../../hooks/use-help-shortcut';
+import { JobsPanel } from '../jobs/JobsPanel';
 import { Spinner } from '../Spinner';
 import { UploadPanel } from '../upload/UploadPanel';
 import { Header } from './Header';
@@ -19,6 +20,7 @@ export function AppLayout() {
         </Suspense>
       </main>
       <UploadPanel />
+      <JobsPanel />
     </div>
   );
 }

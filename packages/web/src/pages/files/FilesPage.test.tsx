@@ -7,6 +7,7 @@ import { PromptHost } from '../../components/prompts/PromptHost';
 import { useAuthStore } from '../../stores/auth';
 import { useClipboardStore } from '../../stores/clipboard';
 import { useFilesStore } from '../../stores/files';
+import { useJobsStore } from '../../stores/jobs';
 import { useLayoutStore } from '../../stores/layout';
 import { useToastStore } from '../../stores/toasts';
 import { tokenUser } from '../../test/fixtures';
@@ -117,6 +118,7 @@ describe('FilesPage', () => {
     useClipboardStore.setState({ clipboard: null });
     useLayoutStore.setState({ prompts: [] });
     useToastStore.setState({ toasts: [] });
+    useJobsStore.setState({ jobs: [] });
   });
   afterEach(() => {
     cleanup();
@@ -515,7 +517,7 @@ describe('FilesPage', () => {
 
     it('Ctrl+C then Ctrl+V in the same folder copies with rename', async () => {
       on('GET', '/api/resources/docs/', docs());
-      on('PATCH', /^\/api\/resources\/docs\/b\.txt\?/, '200 OK\n');
+      on('POST', '/api/jobs', { id: 'job-copy-1' }, 202);
       await open('/files/docs/');
       await screen.findByRole('link', { name: 'b.txt' });
       click('b.txt');
@@ -526,10 +528,16 @@ describe('FilesPage', () => {
         path: '/docs/',
       });
       key({ key: 'v', ctrlKey: true });
-      await waitFor(() => expect(sent('PATCH')).toHaveLength(1));
-      expect(sent('PATCH')[0]?.url).toBe(
-        '/api/resources/docs/b.txt?action=copy&destination=%2Fdocs%2Fb.txt&override=false&rename=true',
-      );
+      await waitFor(() => expect(sent('POST')).toHaveLength(1));
+      expect(JSON.parse(sent('POST')[0]!.body!)).toEqual({
+        action: 'copy',
+        items: ['/docs/b.txt'],
+        destination: '/docs',
+        override: false,
+        rename: true,
+      });
+      // The copy runs as a job the panel follows.
+      await waitFor(() => expect(useJobsStore.getState().jobs[0]?.id).toBe('job-copy-1'));
       // A copy can be pasted again.
       expect(useClipboardStore.getState().clipboard).not.toBeNull();
     });
@@ -537,7 +545,7 @@ describe('FilesPage', () => {
     it('Ctrl+X then Ctrl+V elsewhere asks about clashes, and the cut is used up by the move', async () => {
       on('GET', '/api/resources/docs/', docs());
       on('GET', '/api/resources/other/', folder('/other/', [entry('/other/a.txt', false, 1)]));
-      on('PATCH', /^\/api\/resources\/docs\/[ab]\.txt\?/, '200 OK\n');
+      on('POST', '/api/jobs', { id: 'job-move-1' }, 202);
       const { unmount } = await open('/files/docs/');
       await screen.findByRole('link', { name: 'a.txt' });
       click('a.txt');
@@ -550,13 +558,16 @@ describe('FilesPage', () => {
       await screen.findByRole('link', { name: 'a.txt' });
       key({ key: 'v', ctrlKey: true });
       const dialog = await screen.findByRole('dialog', { name: 'Replace or rename' });
-      expect(sent('PATCH')).toHaveLength(0);
+      expect(sent('POST')).toHaveLength(0);
       fireEvent.click(within(dialog).getByRole('button', { name: 'Rename' }));
-      await waitFor(() => expect(sent('PATCH')).toHaveLength(2));
-      expect(sent('PATCH').map((call) => call.url)).toEqual([
-        '/api/resources/docs/a.txt?action=rename&destination=%2Fother%2Fa.txt&override=false&rename=true',
-        '/api/resources/docs/b.txt?action=rename&destination=%2Fother%2Fb.txt&override=false&rename=true',
-      ]);
+      await waitFor(() => expect(sent('POST')).toHaveLength(1));
+      expect(JSON.parse(sent('POST')[0]!.body!)).toEqual({
+        action: 'rename',
+        items: ['/docs/a.txt', '/docs/b.txt'],
+        destination: '/other',
+        override: false,
+        rename: true,
+      });
       await waitFor(() => expect(useClipboardStore.getState().clipboard).toBeNull());
     });
 
@@ -676,7 +687,14 @@ describe('FilesPage', () => {
         'Cancel',
       ]);
       fireEvent.click(within(dialog).getByRole('button', { name: 'tar.gz' }));
-      expect(anchorClicks).toHaveBeenCalledWith('/api/raw/docs/photos?algo=targz');
+      // Followed by the jobs panel under an id of the page's own.
+      expect(anchorClicks).toHaveBeenCalledWith(
+        expect.stringMatching(/^\/api\/raw\/docs\/photos\?algo=targz&progress=[0-9a-f]{32}$/),
+      );
+      const id = anchorClicks.mock.calls[0]![0].split('progress=')[1];
+      expect(useJobsStore.getState().jobs).toEqual([
+        { id, action: 'archive', label: 'photos', unseen: 0, cancelling: false },
+      ]);
     });
 
     it('downloads several entries as one archive of a files list', async () => {
@@ -690,8 +708,11 @@ describe('FilesPage', () => {
         within(await screen.findByRole('dialog', { name: 'Download' })).getByRole('button', { name: 'zip' }),
       );
       expect(anchorClicks).toHaveBeenCalledWith(
-        '/api/raw/?files=%252Fdocs%252Fa.txt,%252Fdocs%252Fb.txt&algo=zip',
+        expect.stringMatching(
+          /^\/api\/raw\/\?files=%252Fdocs%252Fa\.txt,%252Fdocs%252Fb\.txt&algo=zip&progress=[0-9a-f]{32}$/,
+        ),
       );
+      expect(useJobsStore.getState().jobs[0]?.label).toBe('2 items');
     });
 
     it('shows facts and checksums on demand in the info prompt', async () => {
@@ -727,7 +748,7 @@ describe('FilesPage', () => {
     it('moves into a folder picked in the dialog; Move is off for the current folder', async () => {
       on('GET', '/api/resources/docs/', docs());
       on('GET', '/api/resources/docs/photos/', folder('/docs/photos/', []));
-      on('PATCH', /^\/api\/resources\/docs\/a\.txt\?/, '200 OK\n');
+      on('POST', '/api/jobs', { id: 'job-move-2' }, 202);
       await open('/files/docs/');
       await screen.findByRole('link', { name: 'a.txt' });
       click('a.txt');
@@ -740,10 +761,13 @@ describe('FilesPage', () => {
       await within(dialog).findByText('No folders in here.');
       expect(move.disabled).toBe(false);
       fireEvent.click(move);
-      await waitFor(() => expect(sent('PATCH')).toHaveLength(1));
-      expect(sent('PATCH')[0]?.url).toBe(
-        '/api/resources/docs/a.txt?action=rename&destination=%2Fdocs%2Fphotos%2Fa.txt&override=false&rename=false',
-      );
+      await waitFor(() => expect(sent('POST')).toHaveLength(1));
+      expect(JSON.parse(sent('POST')[0]!.body!)).toMatchObject({
+        action: 'rename',
+        items: ['/docs/a.txt'],
+        destination: '/docs/photos',
+      });
+      await waitFor(() => expect(useJobsStore.getState().jobs[0]?.label).toBe('a.txt'));
     });
 
     it('cannot move a folder into itself', async () => {

@@ -1,14 +1,17 @@
 import type { FileInfo, FileItem, Permissions, Sorting } from '@filebrowser/contract';
-import { archiveURL, deleteResource, downloadURL, fetchResource, transfer } from '../../api/resources';
+import { newJobId, startJob, withProgress } from '../../api/jobs';
+import { archiveURL, deleteResource, downloadURL, fetchResource } from '../../api/resources';
+import { i18n } from '../../i18n';
 import { updateUser } from '../../api/users';
 import { useAuthStore } from '../../stores/auth';
 import { useClipboardStore, type ClipboardKey } from '../../stores/clipboard';
 import { useFilesStore } from '../../stores/files';
+import { useJobsStore } from '../../stores/jobs';
 import { useLayoutStore } from '../../stores/layout';
 import { showError } from '../../stores/toasts';
 import { clashingNames } from '../../utils/clash';
 import { triggerDownload } from '../../utils/download';
-import { joinPath, trimTrailingSlash } from '../../utils/paths';
+import { trimTrailingSlash } from '../../utils/paths';
 import { selectedInOrder } from '../../utils/selection';
 import { nextViewMode } from './listing/listing-layout';
 import { nextSorting, type SortField } from './listing/sorting';
@@ -71,9 +74,16 @@ export function reloadListing(): void {
   useFilesStore.getState().invalidateListing();
 }
 
+/** What the jobs panel calls a transfer: the entry's name, or how many there are. */
+function transferLabel(items: readonly TransferItem[]): string {
+  const [first] = items;
+  return items.length === 1 && first ? first.name : i18n.t('jobs.severalItems', { count: items.length });
+}
+
 /**
- * Copies or moves entries into `destination`, one after the other. Errors are shown and the
- * listing reloads either way, since some entries may have gone before one failed.
+ * Copies or moves entries into `destination` as a job on the server: the jobs panel shows its
+ * progress and lets it be cancelled, and reloads the listing when it ends, while the page stays
+ * usable. Resolves once the job has started; a refusal (a missing permission) is shown.
  */
 export async function runTransfer(
   kind: TransferKind,
@@ -81,21 +91,20 @@ export async function runTransfer(
   destination: string,
   options: { override?: boolean; rename?: boolean },
 ): Promise<boolean> {
+  const action = kind === 'copy' ? 'copy' : 'rename';
   try {
-    for (const item of items) {
-      await transfer(
-        kind === 'copy' ? 'copy' : 'rename',
-        item.path,
-        joinPath(destination, item.name),
-        options,
-      );
-    }
+    const { id } = await startJob({
+      action,
+      items: items.map((item) => trimTrailingSlash(item.path)),
+      destination: trimTrailingSlash(destination) || '/',
+      override: options.override ?? false,
+      rename: options.rename ?? false,
+    });
+    useJobsStore.getState().follow(id, action, transferLabel(items));
     return true;
   } catch (error) {
     showError(error);
     return false;
-  } finally {
-    reloadListing();
   }
 }
 
@@ -215,8 +224,18 @@ export function downloadEntries(items: readonly FileItem[], folder: string): voi
     return;
   }
   const paths = items.length > 0 ? items.map((item) => item.path) : [folder];
+  const [only] = paths;
+  const label = paths.length === 1 && only ? only.split('/').filter(Boolean).pop() || '/' : undefined;
   useLayoutStore.getState().openPrompt('download', {
-    onChoose: (format) => triggerDownload(archiveURL(paths, format)),
+    onChoose: (format) => {
+      // The browser downloads through a plain link (to disk, never into the page's memory); the
+      // server reports how much of the selection it has read under the id given with it.
+      const id = newJobId();
+      useJobsStore
+        .getState()
+        .follow(id, 'archive', label ?? i18n.t('jobs.severalItems', { count: paths.length }));
+      triggerDownload(withProgress(archiveURL(paths, format), id));
+    },
   });
 }
 

@@ -26,6 +26,9 @@ export function SettingsLayout() {
             <NavLink to="/settings/users" className="tabs__tab">
               {t('settings.users.title')}
             </NavLink>
+            <NavLink to="/settings/audit" className="tabs__tab">
+              {t('settings.audit.title')}
+            </NavLink>
           </>
         )}
       </nav>

@@ -116,6 +116,17 @@ describe('GlobalSettings', () => {
     expect(saved?.trash).toEqual({ enabled: false, retentionDays: 7 });
   });
 
+  it('sends the audit log retention in days', async () => {
+    await renderWithApp(<GlobalSettings />);
+    await screen.findByRole('heading', { name: 'Global settings' });
+    const days = field('Days to keep audit records');
+    expect(days.value).toBe('90');
+    fireEvent.change(days, { target: { value: '0' } });
+    fireEvent.blur(days);
+    await save();
+    expect(saved?.audit).toEqual({ retentionDays: 0 });
+  });
+
   it('applies a new theme as soon as the settings are saved', async () => {
     await renderWithApp(<GlobalSettings />);
     await screen.findByRole('heading', { name: 'Global settings' });

@@ -2,6 +2,8 @@ import {
   BRAND_COLOR_PATTERN,
   DEFAULT_MINIMUM_PASSWORD_LENGTH,
   MAX_MINIMUM_PASSWORD_LENGTH,
+  AUDIT_DEFAULT_RETENTION_DAYS,
+  AUDIT_MAX_RETENTION_DAYS,
   TRASH_MAX_RETENTION_DAYS,
   WEBDAV_MODES,
   type Settings,
@@ -179,6 +181,17 @@ function GlobalSettingsForm({ initial }: { initial: Settings }) {
               onChange={(retentionDays) =>
                 patch((current) => ({ trash: { ...current.trash, retentionDays } }))
               }
+            />
+          </fieldset>
+          <fieldset className="fieldset">
+            <legend>{t('settings.audit.title')}</legend>
+            <NumberField
+              label={t('settings.audit.retentionDays')}
+              hint={t('settings.audit.retentionDaysHint')}
+              min={0}
+              max={AUDIT_MAX_RETENTION_DAYS}
+              value={settings.audit?.retentionDays ?? AUDIT_DEFAULT_RETENTION_DAYS}
+              onChange={(retentionDays) => patch({ audit: { retentionDays } })}
             />
           </fieldset>
         </div>

@@ -4,16 +4,11 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtServer } from '../support/built.js';
 
 /** These tests run the built command, as users do: `node dist/main.js ...`. */
-const serverDir = path.resolve(import.meta.dirname, '..');
-const main = path.join(serverDir, 'dist', 'main.js');
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [path.join(serverDir, 'build.mjs')], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-}, 120_000);
+const main = builtServer();
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -120,7 +115,10 @@ describe('filebrowser (serving)', () => {
   });
 
   it("prints the version with the commit it was built from, in File Browser's format", () => {
-    const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: serverDir, encoding: 'utf8' });
+    const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: path.dirname(main),
+      encoding: 'utf8',
+    });
     const commit = git.status === 0 ? git.stdout.trim() : '(untracked)';
     const r = run(['version']);
     expect(r.status).toBe(0);

@@ -1,11 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtServer } from '../support/built.js';
 
 /**
  * Issue 13, item 3: SIGTERM stops accepting, lets the downloads and uploads in flight finish
@@ -13,18 +14,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
  * once. A real server process of the built command; every wait is for an event (a console line,
  * a socket event, the exit), never for a time.
  */
-const serverDir = path.resolve(import.meta.dirname, '..');
-// Its own build, inside the package so that the dependencies resolve, and apart from dist/, which
-// other tests build (and remove) at the same time.
-const buildDir = path.join(serverDir, 'node_modules', '.cache', 'fb-shutdown-test');
-const main = path.join(buildDir, 'main.js');
-
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [path.join(serverDir, 'build.mjs'), '--outdir', buildDir], {
-    encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`build failed: ${build.stderr}`);
-}, 120_000);
+const main = builtServer();
 
 let dir: string;
 let env: NodeJS.ProcessEnv;

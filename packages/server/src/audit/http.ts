@@ -1,0 +1,171 @@
+import type { AuditAction } from '@filebrowser/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { pathOnly } from '../logging.js';
+import { purgeExpiredAudit } from './retention.js';
+import { TokenUseThrottle } from './token-use.js';
+
+/** Expired records are purged at least this often (and at start: the server may have been down). */
+const PURGE_EVERY_MS = 3600_000;
+
+/** What one request's record says beyond who, where from, when and with what status. */
+export interface AuditDraft {
+  action: AuditAction;
+  /** The path acted on, as the user sees it. */
+  path?: string;
+  /** Where a copy, rename or move went. */
+  destination?: string;
+  detail?: string;
+  /** Who acted when nobody is signed in (the name a sign-in was tried with). */
+  username?: string;
+  userId?: number;
+}
+
+/**
+ * What a route declares in its config: the action its requests record, or a function of the
+ * request naming it (undefined: this request records nothing, e.g. a WebDAV read); `false` for a
+ * route that changes nothing worth a record (a redirect, a health check), said explicitly so that
+ * the route-index test can require a declaration of every route that takes a body.
+ */
+export type AuditDeclaration =
+  | false
+  | AuditAction
+  | ((request: FastifyRequest, reply: FastifyReply) => AuditAction | AuditDraft | undefined);
+
+/** What a handler adds to its request's record; `skip` when this request turned out to change nothing. */
+export type AuditNote = Partial<AuditDraft> & { skip?: boolean };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    audit?: AuditDeclaration;
+  }
+  interface FastifyRequest {
+    auditNote?: AuditNote;
+  }
+  interface FastifyInstance {
+    /** For routes that hijack their reply (see recordBeforeHijack). */
+    auditContext: AppContext;
+  }
+}
+
+/**
+ * Adds what only the handler knows (a token's id, the name a sign-in was tried with, where a
+ * rename really went) to the record the request makes when it is answered.
+ */
+export function audit(request: FastifyRequest, note: AuditNote): void {
+  request.auditNote = { ...request.auditNote, ...note };
+}
+
+/**
+ * The one place requests become audit records: when a route that declares an action answers,
+ * its record is queued with the answer's status (errors included). Routes that take the socket
+ * over (the command WebSocket) call `recordRequest` themselves, as onSend does not run for them.
+ */
+export function installAudit(app: FastifyInstance, ctx: AppContext): void {
+  const tokenUses = new TokenUseThrottle();
+  app.decorate('auditContext', ctx);
+  app.addHook('onSend', async (request, reply, payload) => {
+    recordRequest(ctx, request, reply);
+    const grant = request.apiToken;
+    if (grant && tokenUses.due(grant.token.id)) {
+      ctx.audit.record({
+        ...who(request),
+        time: Date.now(),
+        action: 'token.use',
+        path: pathOnly(request.url),
+        destination: '',
+        status: reply.statusCode,
+        detail: `${grant.token.id} ${grant.token.name}`,
+      });
+    }
+    return payload;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const purge = () =>
+    purgeExpiredAudit(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'audit purge failed'));
+  app.addHook('onReady', async () => {
+    await purge();
+    timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    ctx.audit.close();
+  });
+}
+
+/** Queues the record of a request whose route declares an action, unless the handler skipped it. */
+export function recordRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
+  const declared = request.routeOptions.config.audit;
+  const noted = request.auditNote ?? {};
+  if (!declared || noted.skip) return;
+  let draft: AuditDraft | undefined;
+  try {
+    const value = typeof declared === 'function' ? declared(request, reply) : declared;
+    draft = typeof value === 'string' ? { action: value } : value;
+  } catch (err) {
+    ctx.log.warn({ err }, 'audit: the route could not describe its request');
+  }
+  const action = noted.action ?? draft?.action;
+  if (action) write(ctx, request, reply.statusCode, { ...draft, ...noted, action });
+}
+
+/** Routes that send the body themselves (reply.hijack skips onSend) record here, status set. */
+export function recordBeforeHijack(request: FastifyRequest, reply: FastifyReply): void {
+  recordRequest(request.server.auditContext, request, reply);
+}
+
+/**
+ * The record of a route that took the socket over (the command WebSocket), which onSend does not
+ * see: its declared action, with the outcome it reports as an HTTP-like status.
+ */
+export function recordTakenOver(
+  ctx: AppContext,
+  request: FastifyRequest,
+  status: number,
+  note: AuditNote,
+): void {
+  const declared = request.routeOptions.config.audit;
+  if (typeof declared !== 'string') return;
+  write(ctx, request, status, { action: declared, ...request.auditNote, ...note });
+}
+
+/**
+ * The record of work a request started and that ends after its answer (a copy or move job's
+ * items): written when the outcome is known, as the request's user and address.
+ */
+export function recordOutcome(
+  ctx: AppContext,
+  request: FastifyRequest,
+  status: number,
+  draft: AuditDraft,
+): void {
+  write(ctx, request, status, draft);
+}
+
+function write(ctx: AppContext, request: FastifyRequest, status: number, d: AuditDraft): void {
+  const signedIn = who(request);
+  ctx.audit.record({
+    time: Date.now(),
+    userId: signedIn.userId || (d.userId ?? 0),
+    username: signedIn.username || (d.username ?? ''),
+    address: signedIn.address,
+    action: d.action,
+    path: d.path ?? '',
+    destination: d.destination ?? '',
+    status,
+    detail: withToken(d.detail ?? '', request),
+  });
+}
+
+/** Requests made with a personal API token say which (its use is also recorded apart, throttled). */
+function withToken(detail: string, request: FastifyRequest): string {
+  const id = request.apiToken?.token.id;
+  if (!id) return detail;
+  return detail ? `${detail}; token ${id}` : `token ${id}`;
+}
+
+function who(request: FastifyRequest): { userId: number; username: string; address: string } {
+  // A unix socket has no client address (unless a trusted proxy names one).
+  return { userId: request.user?.id ?? 0, username: request.user?.username ?? '', address: request.ip || '' };
+}

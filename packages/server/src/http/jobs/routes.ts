@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import { Job, JobParams, JobStart, JobStarted } from '@filebrowser/contract';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { assertMay, patchOperations } from '../../auth/policy.js';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { fileAccessFor } from '../../files/access.js';
+import type { FileEvents } from '../../files/events.js';
+import { recordOutcome } from '../../audit/http.js';
+import { currentUser, requireUser } from '../guards.js';
+import { runTransferJob } from './run-transfer.js';
+
+/**
+ * `/api/jobs` (issue 14): copies and moves that run while the client follows them, and the
+ * progress of archive downloads. The synchronous `PATCH /api/resources` stays as it was; a job
+ * does the same work through the same code, reporting progress and stoppable. Another user's
+ * job is "not found".
+ */
+export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addHook('onClose', () => ctx.jobs.cancelAll());
+
+    app.post(
+      '/api/jobs',
+      {
+        onRequest: requireUser(ctx),
+        schema: { body: JobStart, response: { 202: JobStarted } },
+        // each item is recorded when it ends (run-transfer.ts); starting changes nothing yet
+        config: { audit: false },
+      },
+      async (request, reply) => {
+        const user = currentUser(request);
+        const body = request.body;
+        // The permissions of the same PATCH, checked before anything is opened.
+        assertMay(
+          user.perm,
+          patchOperations(body.action, body.override ?? false) ?? [],
+          request.apiToken?.cut,
+        );
+        const access = await fileAccessFor(ctx, user);
+        const record = ctx.jobs.start(user.id, {
+          action: body.action,
+          items: body.items,
+          destination: body.destination,
+        });
+        void runTransferJob(ctx, user, access, body, record, events, (status, draft) =>
+          recordOutcome(ctx, request, status, draft),
+        );
+        return reply.code(202).send({ id: record.job.id });
+      },
+    );
+
+    app.get(
+      '/api/jobs',
+      { onRequest: requireUser(ctx), schema: { response: { 200: Type.Array(Job) } } },
+      async (request) => ctx.jobs.running(currentUser(request).id),
+    );
+
+    app.get(
+      '/api/jobs/:id',
+      { onRequest: requireUser(ctx), schema: { params: JobParams, response: { 200: Job } } },
+      async (request) => {
+        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        if (!record) throw notFound();
+        return record.job;
+      },
+    );
+
+    app.delete(
+      '/api/jobs/:id',
+      {
+        onRequest: requireUser(ctx),
+        schema: { params: JobParams, response: { 200: Job } },
+        // the item a cancel stops is recorded as cancelled by the job itself
+        config: { audit: false },
+      },
+      async (request) => {
+        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        if (!record) throw notFound();
+        record.cancel();
+        // Answered once the work has stopped and removed what it had made.
+        return record.ended;
+      },
+    );
+  };
+}

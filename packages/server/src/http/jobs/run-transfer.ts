@@ -1,0 +1,91 @@
+import path from 'node:path';
+import type { JobStart } from '@filebrowser/contract';
+import type { AppContext } from '../../context.js';
+import type { FileAccess } from '../../files/access.js';
+import type { FileEvents } from '../../files/events.js';
+import { joinVirtual } from '../../files/resolver.js';
+import { measure, type Measure } from '../../files/tree.js';
+import type { JobRecord } from '../../jobs/registry.js';
+import type { StoredUser } from '../../store/users.js';
+import type { AuditDraft } from '../../audit/http.js';
+import { fromSystemError } from '../../errors.js';
+import { transfer } from '../resources/transfer.js';
+
+/**
+ * What a copy or move will carry, walked as the copy walks (links followed for a copy, not for a
+ * move; rules applied). A path that cannot be opened counts nothing: the transfer itself then
+ * fails with the answer the PATCH route would give.
+ */
+async function measureItems(access: FileAccess, req: JobStart, signal: AbortSignal): Promise<Measure> {
+  const follow = req.action === 'copy';
+  const total: Measure = { bytes: 0, items: 0, partial: false };
+  for (const item of req.items) {
+    const r = await access.open(item, { followFinal: follow }).catch(() => undefined);
+    if (!r) continue;
+    try {
+      await measure(access, r, { follow, signal, include: (e) => access.checkResolved(e) }, total);
+    } finally {
+      await r.close();
+    }
+  }
+  return total;
+}
+
+/**
+ * Runs a copy or move job: the totals first, then each item into the destination folder under
+ * its own name, through the PATCH route's `transfer`. Each item lands whole or not at all; a
+ * cancel stops the item in progress (its partial copy removed, a move's source left whole) and
+ * the items after it.
+ */
+export async function runTransferJob(
+  ctx: AppContext,
+  user: StoredUser,
+  access: FileAccess,
+  req: JobStart,
+  record: JobRecord,
+  events: FileEvents,
+  recordItem: (status: number, draft: AuditDraft) => void,
+): Promise<void> {
+  const { signal } = record;
+  try {
+    record.measured(await measureItems(access, req, signal));
+    for (const item of req.items) {
+      signal.throwIfAborted();
+      const destination = joinVirtual(req.destination, path.posix.basename(item));
+      // Recorded as the PATCH route records the same work: a rename into another folder is a move.
+      const action = req.action === 'copy' ? 'file.copy' : 'file.move';
+      const detail = `job ${record.job.id}`;
+      try {
+        const landed = await transfer(
+          ctx,
+          user,
+          access,
+          {
+            action: req.action,
+            source: item,
+            destination,
+            override: req.override ?? false,
+            rename: req.rename ?? false,
+          },
+          events,
+          (warning) => ctx.log.warn({ job: record.job.id, warning }, 'job: after-hooks failed'),
+          { signal, done: record.advance },
+        );
+        recordItem(200, { action, path: item, destination: landed, detail });
+      } catch (err) {
+        const cancelled = signal.aborted;
+        const status = cancelled ? 499 : (fromSystemError(err)?.status ?? 500);
+        recordItem(status, {
+          action,
+          path: item,
+          destination,
+          detail: cancelled ? `${detail} cancelled` : detail,
+        });
+        throw err;
+      }
+    }
+    record.finish();
+  } catch (err) {
+    record.finish(err);
+  }
+}

@@ -1,0 +1,78 @@
+import type { AppContext } from '../../context.js';
+import { badRequest } from '../../errors.js';
+import type { FileAccess } from '../../files/access.js';
+import type { FileEvents } from '../../files/events.js';
+import { copyOrMove, type Progress } from '../../files/ops.js';
+import { sharesFollowMove } from '../../shares/service.js';
+import type { StoredUser } from '../../store/users.js';
+import { davFollowMove } from '../dav/follow.js';
+import { withHooks, type HookWarnings } from '../file-hooks.js';
+import { notify } from '../notify.js';
+
+export interface TransferRequest {
+  action: string;
+  /** Paths in the user's scope. */
+  source: string;
+  destination: string;
+  override: boolean;
+  rename: boolean;
+}
+
+/**
+ * One copy or move as `PATCH /api/resources` does it (contract 5.6), for the route and for jobs
+ * alike: both paths opened through the user's file access, the `before_`/`after_` hooks around
+ * it, and the shares, WebDAV locks and caches told afterwards. The caller has checked the
+ * permissions of `patchOperations`.
+ */
+export async function transfer(
+  ctx: AppContext,
+  user: StoredUser,
+  access: FileAccess,
+  req: TransferRequest,
+  events: FileEvents,
+  warnings: HookWarnings,
+  progress: Progress = {},
+): Promise<string> {
+  const { action } = req;
+  const follow = action !== 'rename';
+  const src = await access.open(req.source, { followFinal: follow });
+  try {
+    const dst = await access.open(req.destination, { followFinal: follow });
+    try {
+      if (action !== 'copy' && action !== 'rename') {
+        throw badRequest(`unsupported action ${action}: invalid request params`);
+      }
+      const { dirMode } = ctx.store.settings.get();
+      const file = action === 'copy' ? src.real : src.entry;
+      const moved = await withHooks(
+        ctx,
+        user,
+        warnings,
+        action,
+        { file, destination: dst.entry },
+        () =>
+          copyOrMove(
+            access,
+            src,
+            dst,
+            { action, override: req.override, rename: req.rename },
+            dirMode,
+            progress,
+          ),
+        (result) => ({ file, destination: result.entry }),
+      );
+      if (action === 'rename') {
+        await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
+        await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
+        await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
+      } else {
+        await notify(ctx, 'copy', () => events.changed?.(moved.real));
+      }
+      return moved.virtual;
+    } finally {
+      await dst.close();
+    }
+  } finally {
+    await src.close();
+  }
+}

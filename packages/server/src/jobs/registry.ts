@@ -1,0 +1,141 @@
+import crypto from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { STATUS_CODES } from 'node:http';
+import { MAX_RUNNING_JOBS_PER_USER, type Job, type JobAction, type JobState } from '@filebrowser/contract';
+import { AppError, conflict, fromSystemError } from '../errors.js';
+import type { Measure } from '../files/tree.js';
+
+/** Finished jobs kept per user so that a client can still read how one ended. */
+const KEEP_FINISHED = 20;
+
+/** A job while it is known: what the client sees, who owns it, and how to stop it. */
+export interface JobRecord {
+  readonly job: Job;
+  readonly userId: number;
+  /** Aborted by a cancel (or when the server closes): the work stops and cleans up after itself. */
+  readonly signal: AbortSignal;
+  /** Counts work done (bytes of files, entries). */
+  advance(bytes: number, items: number): void;
+  /** Sets the totals counted before the work started. */
+  measured(m: Measure): void;
+  /** Records how the work ended; a job whose signal aborted ended `cancelled`, whatever threw. */
+  finish(error?: unknown): void;
+  /** Stops a running job; a finished one stays as it ended. */
+  cancel(): void;
+  /** Settles once the job has ended and cleaned up after itself. */
+  readonly ended: Promise<Job>;
+}
+
+export interface JobStartOptions {
+  action: JobAction;
+  items: string[];
+  destination: string;
+  /** The client's id (a download's `progress=`); the server picks one otherwise. */
+  id?: string;
+}
+
+/**
+ * The jobs of one server instance, in memory: lost when it stops, not shared between instances
+ * behind one address. Each belongs to one user; another user's job does not exist for them.
+ * Emits `progress` and `finished` with the job (tests and logs follow work by these events).
+ */
+export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job] }> {
+  private readonly byUser = new Map<number, Map<string, JobRecord>>();
+
+  start(userId: number, opts: JobStartOptions): JobRecord {
+    const jobs = this.byUser.get(userId) ?? new Map<string, JobRecord>();
+    this.byUser.set(userId, jobs);
+    const running = [...jobs.values()].filter((r) => r.job.state === 'running').length;
+    if (running >= MAX_RUNNING_JOBS_PER_USER) {
+      throw new AppError(
+        'too_many_requests',
+        `at most ${MAX_RUNNING_JOBS_PER_USER} jobs may run at once; wait for one to end or cancel one`,
+      );
+    }
+    const id = opts.id ?? crypto.randomBytes(12).toString('base64url');
+    if (jobs.has(id)) throw conflict('a job with this id exists');
+    const job: Job = {
+      id,
+      action: opts.action,
+      state: 'running',
+      items: opts.items,
+      destination: opts.destination,
+      bytesDone: 0,
+      bytesTotal: 0,
+      itemsDone: 0,
+      itemsTotal: 0,
+      startedAt: Date.now(),
+    };
+    const abort = new AbortController();
+    let ended!: (job: Job) => void;
+    const endedPromise = new Promise<Job>((resolve) => (ended = resolve));
+    const end = (state: JobState, error?: string, status?: number) => {
+      if (job.state !== 'running') return;
+      job.state = state;
+      if (error) job.error = error;
+      if (status) job.status = status;
+      if (state === 'done') {
+        // Renames within one file system report nothing while they happen.
+        job.bytesDone = Math.max(job.bytesDone, job.bytesTotal);
+        job.itemsDone = Math.max(job.itemsDone, job.itemsTotal);
+      }
+      this.prune(jobs);
+      ended({ ...job });
+      this.emit('finished', { ...job });
+    };
+    const record: JobRecord = {
+      job,
+      ended: endedPromise,
+      userId,
+      signal: abort.signal,
+      advance: (bytes, items) => {
+        job.bytesDone += bytes;
+        job.itemsDone += items;
+        this.emit('progress', { ...job });
+      },
+      measured: (m) => {
+        job.bytesTotal = m.bytes;
+        job.itemsTotal = m.items;
+        this.emit('progress', { ...job });
+      },
+      finish: (error) => {
+        if (abort.signal.aborted) return end('cancelled');
+        if (error === undefined) return end('done');
+        // Told as the PATCH route's plain-text answer would tell it: "409 Conflict (why)".
+        const e = fromSystemError(error);
+        const status = e?.status ?? 500;
+        const reason = `${status} ${STATUS_CODES[status] ?? ''}`.trimEnd();
+        end('failed', e?.told && e.message ? `${reason} (${e.message})` : reason, status);
+      },
+      cancel: () => {
+        if (job.state === 'running') abort.abort();
+      },
+    };
+    jobs.set(id, record);
+    return record;
+  }
+
+  /** The user's job, or undefined (also for another user's). */
+  get(userId: number, id: string): JobRecord | undefined {
+    return this.byUser.get(userId)?.get(id);
+  }
+
+  /** The user's running jobs, oldest first. */
+  running(userId: number): Job[] {
+    return [...(this.byUser.get(userId)?.values() ?? [])]
+      .filter((r) => r.job.state === 'running')
+      .map((r) => r.job);
+  }
+
+  /** Stops every running job and waits until they have cleaned up (the server is closing). */
+  async cancelAll(): Promise<void> {
+    const records = [...this.byUser.values()].flatMap((jobs) => [...jobs.values()]);
+    for (const r of records) r.cancel();
+    await Promise.all(records.map((r) => r.ended));
+  }
+
+  private prune(jobs: Map<string, JobRecord>): void {
+    const finished = [...jobs.values()].filter((r) => r.job.state !== 'running');
+    for (const r of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) jobs.delete(r.job.id);
+  }
+}
