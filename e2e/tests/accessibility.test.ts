@@ -221,7 +221,7 @@ describe.each(['light', 'dark'] as const)('accessibility, %s theme', (theme) => 
     await expectNoAxeViolations(page, `CSV viewer (${theme})`);
   });
 
-  it('settings: profile, shares, global settings, users and the user form', async () => {
+  it('settings: profile, shares, global settings, users, the user form and the audit log', async () => {
     for (const [route, ready] of [
       ['profile', 'form'],
       ['shares', 'table, .empty-state, .lonely'],
@@ -229,6 +229,7 @@ describe.each(['light', 'dark'] as const)('accessibility, %s theme', (theme) => 
       ['users', 'table'],
       ['users/new', 'form'],
       ['users/1', 'form'],
+      ['audit', 'table, .empty-state'],
     ] as const) {
       await page.goto(`${server.url}/settings/${route}`);
       await page.locator(ready).first().waitFor();
