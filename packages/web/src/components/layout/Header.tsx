@@ -22,7 +22,8 @@ export function Header() {
       </button>
       <Link to="/files/" className="header__brand">
         <img src={logoURL()} alt="" width="32" height="32" />
-        <span className="header__title">{instanceName()}</span>
+        {/* The instance's name heads every page (the screens' own titles are level two). */}
+        <h1 className="header__title">{instanceName()}</h1>
       </Link>
       {/* Pages put their own actions here (see HeaderActions). */}
       <div className="header__actions" ref={setHeaderSlot} />

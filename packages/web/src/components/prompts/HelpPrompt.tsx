@@ -17,6 +17,8 @@ export function HelpPrompt({ close }: PromptProps<'help'>) {
     ['Ctrl + S', t('help.ctrlS')],
     ['I', t('help.i')],
     ['F', t('help.f')],
+    [t('help.arrowsKey'), t('help.arrows')],
+    ['Enter', t('help.enter')],
     ['Ctrl + Click', t('help.ctrlClick')],
     [t('help.clickKey'), t('help.click')],
     [t('help.doubleClickKey'), t('help.doubleClick')],

@@ -14,7 +14,8 @@ export function ActionButton({ action }: { action: FileAction }) {
     <button
       type="button"
       className={action.pressed ? 'icon-button action action--pressed' : 'icon-button action'}
-      aria-label={action.label}
+      // The counter is visible text, so it is part of the name too (WCAG 2.5.3, label in name).
+      aria-label={action.counter === undefined ? action.label : `${action.label} ${action.counter}`}
       title={action.label}
       aria-pressed={action.pressed}
       data-action={action.id}
@@ -35,27 +36,31 @@ function MoreMenu({ actions }: { actions: FileAction[] }) {
     menu.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
   }, []);
   return createPortal(
-    <div ref={menu} className="dropdown" role="menu" aria-label={t('header.moreActions')}>
-      {actions.map((action) => (
-        <button
-          key={action.id}
-          type="button"
-          role={action.pressed === undefined ? 'menuitem' : 'menuitemcheckbox'}
-          aria-checked={action.pressed}
-          className={action.pressed ? 'dropdown__item dropdown__item--on' : 'dropdown__item'}
-          data-action={action.id}
-          onClick={() => {
-            // Closed first: an action that opens a prompt must find the stack empty to show it.
-            closePrompt();
-            action.run();
-          }}
-        >
-          <Icon name={action.icon} />
-          <span>{action.label}</span>
-          {action.counter !== undefined && <span className="action__counter">{action.counter}</span>}
-        </button>
-      ))}
-    </div>,
+    // Drawn over the page from the end of <body>, so a named section makes it a landmark: no
+    // content lies outside one.
+    <section aria-label={t('header.moreActions')}>
+      <div ref={menu} className="dropdown" role="menu" aria-label={t('header.moreActions')}>
+        {actions.map((action) => (
+          <button
+            key={action.id}
+            type="button"
+            role={action.pressed === undefined ? 'menuitem' : 'menuitemcheckbox'}
+            aria-checked={action.pressed}
+            className={action.pressed ? 'dropdown__item dropdown__item--on' : 'dropdown__item'}
+            data-action={action.id}
+            onClick={() => {
+              // Closed first: an action that opens a prompt must find the stack empty to show it.
+              closePrompt();
+              action.run();
+            }}
+          >
+            <Icon name={action.icon} />
+            <span>{action.label}</span>
+            {action.counter !== undefined && <span className="action__counter">{action.counter}</span>}
+          </button>
+        ))}
+      </div>
+    </section>,
     document.body,
   );
 }

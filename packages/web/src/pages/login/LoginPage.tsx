@@ -78,7 +78,7 @@ export function LoginPage() {
   };
 
   return (
-    <div className="login">
+    <main className="login">
       <form
         className="login__card"
         aria-describedby={error ? errorId : undefined}
@@ -150,6 +150,6 @@ export function LoginPage() {
           </button>
         )}
       </form>
-    </div>
+    </main>
   );
 }

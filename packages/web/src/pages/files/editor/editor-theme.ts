@@ -1,7 +1,7 @@
-import { defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { syntaxHighlighting } from '@codemirror/language';
 import type { Extension } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
-import { oneDarkHighlightStyle } from '@codemirror/theme-one-dark';
+import { darkHighlightStyle, lightHighlightStyle } from './editor-highlight';
 
 /**
  * The editor in the app's colours: the surfaces come from the theme's CSS variables, so a theme
@@ -9,7 +9,7 @@ import { oneDarkHighlightStyle } from '@codemirror/theme-one-dark';
  * depends on `dark`.
  */
 export function editorTheme(dark: boolean): Extension {
-  const selection = dark ? 'rgba(92, 155, 255, 0.32)' : 'rgba(41, 121, 255, 0.22)';
+  const selection = dark ? 'rgba(92, 155, 255, 0.32)' : 'rgba(22, 89, 200, 0.22)';
   const chrome = EditorView.theme(
     {
       '&': {
@@ -59,6 +59,6 @@ export function editorTheme(dark: boolean): Extension {
     },
     { dark },
   );
-  // One Dark's colours on the dark surface; CodeMirror's defaults read well on white.
-  return [chrome, syntaxHighlighting(dark ? oneDarkHighlightStyle : defaultHighlightStyle)];
+  // One Dark's colours on the dark surface, CodeMirror's defaults on white (both at 4.5:1).
+  return [chrome, syntaxHighlighting(dark ? darkHighlightStyle : lightHighlightStyle)];
 }

@@ -4,6 +4,7 @@ import {
   useCallback,
   useLayoutEffect,
   useMemo,
+  useEffect,
   useRef,
   useState,
   type DragEvent,
@@ -21,6 +22,7 @@ import { filesRoute } from '../../../utils/paths';
 import { clickSelection, isDoubleClick, type LastClick } from '../../../utils/selection';
 import { isInside, moveIntoFolder } from '../operations';
 import { ListingItem, type ItemInteractions } from './ListingItem';
+import { focusSelection, isMoveKey, moveTarget, rowOf } from './listing-keys';
 import {
   buildRows,
   columnsFor,
@@ -118,6 +120,30 @@ export function Listing({ folder }: { folder: FileInfo }) {
     [clipboard],
   );
 
+  /** The entry that is the listing's Tab stop: the one last focused in this folder. */
+  const [active, setActiveEntry] = useState({ folder: folder.path, index: 0 });
+  const setActive = useCallback(
+    (index: number) => setActiveEntry({ folder: folder.path, index }),
+    [folder.path],
+  );
+  const tabStop = active.folder === folder.path ? Math.min(active.index, Math.max(0, ordered.length - 1)) : 0;
+  /** An entry the arrow keys moved to that was not in the page yet; focused once rendered. */
+  const pendingFocus = useRef<number | null>(null);
+  // The key handler reads the layout of the moment without being rebuilt (and every entry
+  // re-rendered) when a resize changes the columns.
+  const layout = useRef({ rows, mode });
+  layout.current = { rows, mode };
+
+  const focusEntry = useCallback((index: number): boolean => {
+    const link = bodyRef.current?.querySelector<HTMLElement>(`.item[data-index="${index}"] .item__name`);
+    if (!link) return false;
+    link.focus();
+    return true;
+  }, []);
+  useEffect(() => {
+    if (pendingFocus.current !== null && focusEntry(pendingFocus.current)) pendingFocus.current = null;
+  });
+
   const lastClick = useRef<LastClick | null>(null);
   /** The entries being dragged, from dragstart until the drop. */
   const dragged = useRef<FileItem[]>([]);
@@ -157,13 +183,32 @@ export function Listing({ folder }: { folder: FileInfo }) {
             range: event.shiftKey,
           }),
         );
+        // The arrow keys go on from the entry clicked.
+        if (event.currentTarget instanceof HTMLElement) {
+          event.currentTarget.querySelector<HTMLElement>('.item__name')?.focus({ preventScroll: true });
+        }
       },
       keyDown: (event, index) => {
-        if (event.key !== ' ') return;
+        if (event.key === ' ') {
+          event.preventDefault();
+          const { selection, setSelection } = useFilesStore.getState();
+          setSelection(clickSelection(selection, order, index, { toggle: true, range: event.shiftKey }));
+          return;
+        }
+        if (!isMoveKey(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+        const target = moveTarget(event.key, index, order.length, layout.current.rows, layout.current.mode);
+        if (target === null) return;
         event.preventDefault();
-        const { selection, setSelection } = useFilesStore.getState();
-        setSelection(clickSelection(selection, order, index, { toggle: true, range: event.shiftKey }));
+        const { selection, multiple, setSelection } = useFilesStore.getState();
+        // The selection follows the focus, as in File Browser's client; in "select multiple"
+        // mode it stays, and Space picks the entries.
+        if (!multiple) setSelection(focusSelection(selection, order, target, event.shiftKey));
+        setActive(target);
+        if (focusEntry(target)) return;
+        pendingFocus.current = target;
+        virtualizer.scrollToIndex(rowOf(layout.current.rows, target), { align: 'auto' });
       },
+      focus: setActive,
       dragStart: (event, index) => {
         const item = entry(index);
         if (!item || !user.perm.rename) {
@@ -191,7 +236,17 @@ export function Listing({ folder }: { folder: FileInfo }) {
         void moveIntoFolder(items, target, folder.path);
       },
     };
-  }, [navigate, ordered, order, user.singleClick, user.perm.rename, folder.path]);
+  }, [
+    navigate,
+    ordered,
+    order,
+    user.singleClick,
+    user.perm.rename,
+    folder.path,
+    focusEntry,
+    virtualizer,
+    setActive,
+  ]);
 
   if (ordered.length === 0) return <EmptyState />;
 
@@ -209,6 +264,7 @@ export function Listing({ folder }: { folder: FileInfo }) {
       dateFormat={user.dateFormat}
       thumbnails={thumbnails}
       interactions={interactions}
+      tabbable={index === tabStop}
     />
   );
 

@@ -15,6 +15,8 @@ import { Thumbnail } from './Thumbnail';
 export interface ItemInteractions {
   click: (event: MouseEvent, index: number) => void;
   keyDown: (event: KeyboardEvent, index: number) => void;
+  /** The entry's name got the focus (the listing remembers it as its one Tab stop). */
+  focus?: (index: number) => void;
   dragStart: (event: DragEvent, index: number) => void;
   /** Whether dragged entries may drop on this entry (a folder that is not one of them). */
   canDrop: (event: DragEvent, item: FileItem) => boolean;
@@ -34,6 +36,11 @@ interface ListingItemProps {
   dateFormat: boolean;
   thumbnails: boolean;
   interactions: ItemInteractions;
+  /**
+   * Whether Tab stops on this entry. The listing is one Tab stop (the entry last focused) and
+   * the arrow keys move inside it, so Tab goes on to what follows instead of through every entry.
+   */
+  tabbable?: boolean;
 }
 
 /**
@@ -69,6 +76,7 @@ export const ListingItem = memo(function ListingItem({
   dateFormat,
   thumbnails,
   interactions,
+  tabbable = true,
 }: ListingItemProps) {
   const { i18n } = useTranslation();
   const selected = useFilesStore((state) => state.selection.paths.has(item.path));
@@ -100,6 +108,8 @@ export const ListingItem = memo(function ListingItem({
       // middle-click and "open in new tab".
       onClick={(event) => event.preventDefault()}
       onKeyDown={(event) => interactions.keyDown(event, index)}
+      onFocus={() => interactions.focus?.(index)}
+      tabIndex={tabbable ? undefined : -1}
       title={item.name}
     >
       {item.name}
@@ -113,6 +123,7 @@ export const ListingItem = memo(function ListingItem({
       aria-rowindex={isList ? rowIndex : undefined}
       className={classes}
       data-name={item.name}
+      data-index={index}
       data-dir={item.isDir || undefined}
       // Files dropped from the desktop onto a folder upload into it (see use-upload-drop).
       data-upload-folder={item.isDir ? item.path : undefined}

@@ -367,7 +367,8 @@ export function ImageViewer({
           <button
             type="button"
             className="image-viewer__scale"
-            aria-label={t('preview.resetZoom')}
+            // The shown scale starts the name: speech users say what they see (WCAG 2.5.3).
+            aria-label={`${scaleText} ${t('preview.resetZoom')}`}
             title={t('preview.resetZoom')}
             onClick={fit}
           >
