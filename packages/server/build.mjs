@@ -44,7 +44,11 @@ function shortCommit() {
 
 fs.rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: { main: path.join(here, 'src/main.ts') },
+  // The reader threads' program is a worker of its own (see files/dir-snapshot.ts).
+  entryPoints: {
+    main: path.join(here, 'src/main.ts'),
+    'dir-reader-worker': path.join(here, 'src/files/dir-reader-worker.ts'),
+  },
   outdir,
   bundle: true,
   platform: 'node',
