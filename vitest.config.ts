@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // One config for the unit, component and API tiers; the browser tier lives in e2e/ with its own.
@@ -21,10 +20,7 @@ export default defineConfig({
           hookTimeout: 30_000,
           // Reader threads run src/files/dir-reader-worker.ts in a worker, loaded by Node rather
           // than by vitest: these hooks compile it (workers inherit the option).
-          execArgv: [
-            '--import',
-            fileURLToPath(new URL('packages/server/test/ts-register.mjs', import.meta.url)),
-          ],
+          execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
         },
       },
       {
