@@ -19,6 +19,9 @@ export default defineConfig({
           setupFiles: ['test/setup-pins.ts'],
           testTimeout: 30_000,
           hookTimeout: 30_000,
+          // Reader threads run src/files/dir-reader-worker.ts in a worker, loaded by Node rather
+          // than by vitest: these hooks compile it (workers inherit the option).
+          execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
         },
       },
       {

@@ -15,13 +15,14 @@ import { archiveRow } from './rows/archive.mjs';
 import { davRow } from './rows/dav.mjs';
 import { downloadRow } from './rows/download.mjs';
 import { listRow } from './rows/list.mjs';
+import { millionRow } from './rows/million.mjs';
 import { searchRow } from './rows/search.mjs';
 import { thumbsRow } from './rows/thumbs.mjs';
 import { uploadRow } from './rows/upload.mjs';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 /** @type {import('./lib/context.mjs').Row[]} */
-const ROWS = [listRow, downloadRow, uploadRow, archiveRow, searchRow, thumbsRow, davRow];
+const ROWS = [listRow, downloadRow, uploadRow, archiveRow, searchRow, thumbsRow, davRow, millionRow];
 
 /** @param {string} msg */
 const log = (msg) => console.error(`bench: ${msg}`);

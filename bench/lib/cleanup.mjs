@@ -10,6 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const children = new Set();
 /** @type {string[]} */
 const dirs = [];
+/** @type {(() => void)[]} */
+const beforeRemoving = [];
 let keepDirs = false;
 let installed = false;
 let interrupted = false;
@@ -31,6 +33,15 @@ export function track(child) {
  */
 export function trackDir(dir) {
   dirs.push(dir);
+}
+
+/**
+ * Runs `fn` (synchronous) before the registered folders are deleted, also on Ctrl-C: e.g. to
+ * move a cached data set out of the run's folder.
+ * @param {() => void} fn
+ */
+export function beforeRemovingDirs(fn) {
+  beforeRemoving.push(fn);
 }
 
 /** @param {boolean} keep */
@@ -65,6 +76,13 @@ export async function stopChild(child, graceMs = 5000) {
 
 /** Removes registered folders (synchronous: also usable from the 'exit' event). */
 function removeDirsSync() {
+  for (const fn of beforeRemoving.splice(0)) {
+    try {
+      fn();
+    } catch (err) {
+      console.error(`bench: ${/** @type {Error} */ (err).message}`);
+    }
+  }
   if (keepDirs) {
     for (const dir of dirs) console.error(`bench: kept ${dir}`);
     dirs.length = 0;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { wasInterrupted } from './cleanup.mjs';
+import { millionTree } from './million.mjs';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
@@ -56,6 +57,8 @@ const SEARCH_SPELLING = 'NeeDle';
  * @property {number} treeBytes size of the archive tree (1 GiB at scale 1)
  * @property {number} searchFiles files in the search tree (200,000 at scale 1)
  * @property {number} photos number of photos (200 at scale 1)
+ * @property {number} millionEntries entries of the million tree (1,000,000 at scale 1)
+ * @property {number} millionBig files in its big folder (100,000 at scale 1)
  */
 
 /**
@@ -70,6 +73,8 @@ export function sizesFor(scale) {
     treeBytes: mib(GiB),
     searchFiles: Math.max(2000, Math.round(200_000 * scale)),
     photos: Math.max(4, Math.round(200 * scale)),
+    millionEntries: Math.max(20_000, Math.round(1_000_000 * scale)),
+    millionBig: Math.max(2000, Math.round(100_000 * scale)),
   };
 }
 
@@ -141,6 +146,7 @@ function textBlock() {
  * @property {() => Promise<{ rel: string, abs: string, entries: number, hits: number, term: string }>} searchTree
  * @property {() => Promise<{ rel: string, abs: string, names: string[] }>} photos
  * @property {() => Promise<{ rel: string, abs: string }>} uploads
+ * @property {() => Promise<import('./million.mjs').MillionTree>} million
  */
 
 /**
@@ -314,5 +320,7 @@ export function createDataset(root, sizes, log) {
         fs.mkdirSync(abs, { recursive: true });
         return { rel, abs };
       }),
+
+    million: () => once('million tree', () => millionTree(root, sizes, log)),
   };
 }

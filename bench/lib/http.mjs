@@ -14,6 +14,7 @@ import { fmtSize, mibPerSecond } from './units.mjs';
  * @property {number} bytes body length
  * @property {number} ttfbMs time to the response headers
  * @property {number | null} firstLineMs time to the first body byte that completes a non-empty line
+ * @property {number | null} lastLineMs time to the last body chunk that completes a line (when lines)
  * @property {number} totalMs time to the end of the body
  * @property {Buffer | null} body the body when collect was set
  */
@@ -59,18 +60,23 @@ export function request(url, options = {}) {
       let bytes = 0;
       /** @type {number | null} */
       let firstLineMs = null;
+      /** @type {number | null} */
+      let lastLineMs = null;
       let sawContent = false;
       /** @type {Buffer[]} */
       const chunks = [];
       res.on('data', (/** @type {Buffer} */ chunk) => {
         bytes += chunk.length;
         if (collect) chunks.push(chunk);
+        // The answer's lines are whole lines of JSON: a chunk ending one holds the latest result.
+        if (lines && firstLineMs !== null && chunk.includes(10)) lastLineMs = performance.now() - start;
         if (lines && firstLineMs === null) {
           for (let i = 0; i < chunk.length; i++) {
             const c = chunk[i];
             if (c === 10) {
               if (sawContent) {
                 firstLineMs = performance.now() - start;
+                lastLineMs = firstLineMs;
                 break;
               }
             } else if (c !== 13 && c !== 32) {
@@ -87,6 +93,7 @@ export function request(url, options = {}) {
           bytes,
           ttfbMs,
           firstLineMs,
+          lastLineMs,
           totalMs: performance.now() - start,
           body: collect ? Buffer.concat(chunks) : null,
         });

@@ -13,6 +13,7 @@ export const ROW_IDS = [
   'dav-propfind',
   'dav-put',
   'dav-get',
+  'million',
   'memory',
 ];
 const ALIASES = /** @type {Record<string, string[]>} */ ({

@@ -50,6 +50,7 @@ export function freePort() {
  * @property {number} stdoutBytes bytes the tool wrote to stdout
  * @property {number} lines newline count on stdout (when countLines)
  * @property {number | null} firstLineMs time to the first stdout newline (when countLines)
+ * @property {number | null} lastLineMs time to the last stdout newline (when countLines)
  * @property {string} stderr last 4 KiB of stderr
  */
 
@@ -70,13 +71,18 @@ export function runTool(cmd, args, options = {}) {
     let lines = 0;
     /** @type {number | null} */
     let firstLineMs = null;
+    /** @type {number | null} */
+    let lastLineMs = null;
     let stderr = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.stdout?.on('data', (/** @type {Buffer} */ chunk) => {
       stdoutBytes += chunk.length;
       if (countLines) {
         let idx = chunk.indexOf(10);
-        if (idx !== -1 && firstLineMs === null) firstLineMs = performance.now() - start;
+        if (idx !== -1) {
+          lastLineMs = performance.now() - start;
+          firstLineMs ??= lastLineMs;
+        }
         while (idx !== -1) {
           lines++;
           idx = chunk.indexOf(10, idx + 1);
@@ -98,6 +104,7 @@ export function runTool(cmd, args, options = {}) {
         stdoutBytes,
         lines,
         firstLineMs,
+        lastLineMs,
         stderr,
       });
     });

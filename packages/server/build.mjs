@@ -1,6 +1,5 @@
 // Bundles the server and CLI into dist/ (entry dist/main.js) with esbuild.
-// Dependencies stay external (node_modules at run time) except the workspace package
-// @filebrowser/contract, which exports TypeScript source and so must be compiled in.
+// Dependencies stay external (node_modules at run time) except those in BUNDLED below.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,14 +10,19 @@ const here = import.meta.dirname;
 // must lie inside the package so that the external packages resolve from it.
 const outdirFlag = process.argv.indexOf('--outdir');
 const outdir = outdirFlag > 0 ? path.resolve(process.argv[outdirFlag + 1]) : path.join(here, 'dist');
-const BUNDLED = '@filebrowser/contract';
+/**
+ * Compiled in rather than loaded from node_modules at run time: the contract exports TypeScript
+ * source; TypeBox's package entry loads every one of its hundreds of ES modules (6 MB of a
+ * resting server's memory) where the bundle keeps only the builders the schemas use.
+ */
+const BUNDLED = ['@filebrowser/contract', '@sinclair/typebox'];
 
 /** Every bare import (package or node: built-in) is external, except the contract. */
 const externalPackages = {
   name: 'external-packages',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path === BUNDLED || args.path.startsWith(BUNDLED + '/')) return undefined;
+      if (BUNDLED.some((name) => args.path === name || args.path.startsWith(name + '/'))) return undefined;
       return { path: args.path, external: true };
     });
   },
@@ -40,7 +44,11 @@ function shortCommit() {
 
 fs.rmSync(outdir, { recursive: true, force: true });
 await esbuild.build({
-  entryPoints: { main: path.join(here, 'src/main.ts') },
+  // The reader threads' program is a worker of its own (see files/dir-snapshot.ts).
+  entryPoints: {
+    main: path.join(here, 'src/main.ts'),
+    'dir-reader-worker': path.join(here, 'src/files/dir-reader-worker.ts'),
+  },
   outdir,
   bundle: true,
   platform: 'node',

@@ -24,7 +24,7 @@ import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
 import { installErrorHandler } from './http/errors.js';
-import { AppMetrics } from './http/metrics/collectors.js';
+import type { AppMetrics } from './http/metrics/collectors.js';
 import { metricsRoutes, serveMetricsApart, type MetricsListener } from './http/metrics/routes.js';
 import type { RouteRecord } from './http/openapi/document.js';
 import { openApiRoutes } from './http/openapi/routes.js';
@@ -139,7 +139,10 @@ export async function buildApp(
   const previews = await PreviewService.start(ctx, opts.pathEnv ?? process.env.PATH ?? '');
   const fileEvents = previews.fileEvents();
   // Before any route, so that every route's responses are counted.
-  const metrics = config.metrics ? new AppMetrics(store, previews) : undefined;
+  // prom-client (about 9 MB with its default collectors) is loaded only when --metrics is on.
+  const metrics: AppMetrics | undefined = config.metrics
+    ? new (await import('./http/metrics/collectors.js')).AppMetrics(store, previews)
+    : undefined;
   metrics?.observe(app);
   const metricsListener =
     metrics && config.metricsAddress ? serveMetricsApart(app, metrics, config.metricsAddress) : undefined;

@@ -1,6 +1,6 @@
 import type { AppContext } from './context.js';
 import { createAccount } from './auth/accounts.js';
-import { randomPassword } from './auth/passwords.js';
+import { hashPassword, randomPassword } from './auth/passwords.js';
 import { ALL_PERMISSIONS } from './store/users.js';
 import { defaultSettings } from './store/settings.js';
 
@@ -26,12 +26,14 @@ export async function quickSetup(ctx: AppContext, opts: QuickSetupOptions): Prom
   if (opts.noauth) settings.authMethod = 'noauth';
   ctx.store.settings.save(settings);
   const generatedPassword = opts.passwordHash ? undefined : randomPassword(12);
+  // Random bytes need no check against the common passwords (a 15 MB list kept once loaded).
+  const hash = opts.passwordHash || (await hashPassword(generatedPassword!, ctx.config.bcryptCost));
   await createAccount(
     ctx,
     { username: opts.username || 'admin', perm: { ...ALL_PERMISSIONS }, scope: '.' },
-    opts.passwordHash || generatedPassword!,
+    hash,
     'setup',
-    { passwordIsHash: !!opts.passwordHash, createHome: false },
+    { passwordIsHash: true, createHome: false },
   );
   return { username: opts.username || 'admin', generatedPassword };
 }

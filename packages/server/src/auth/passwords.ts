@@ -1,11 +1,18 @@
 import crypto from 'node:crypto';
-import { compare, hash } from '@node-rs/bcrypt';
+import type * as Bcrypt from '@node-rs/bcrypt';
 import { createRequire } from 'node:module';
 import { badRequest } from '../errors.js';
 
 /** bcrypt reads at most 72 bytes; longer passwords are refused rather than silently cut. */
 export const MAX_PASSWORD_BYTES = 72;
 export const BCRYPT_COST = 10;
+
+let bcryptModule: Promise<typeof Bcrypt> | undefined;
+/** The native bcrypt module, loaded by the first hash or compare (a server at rest needs neither). */
+function bcrypt(): Promise<typeof Bcrypt> {
+  bcryptModule ??= import('@node-rs/bcrypt');
+  return bcryptModule;
+}
 
 let common: Set<string> | undefined;
 /**
@@ -33,8 +40,8 @@ export function validatePassword(password: string, minimumLength: number): void 
   if (commonPasswords().has(password)) throw badRequest('password is too easy');
 }
 
-export function hashPassword(password: string, cost = BCRYPT_COST): Promise<string> {
-  return hash(password, { cost });
+export async function hashPassword(password: string, cost = BCRYPT_COST): Promise<string> {
+  return (await bcrypt()).hash(password, { cost });
 }
 
 let comparesStarted = 0;
@@ -50,7 +57,7 @@ export async function checkPassword(password: string, passwordHash: string): Pro
   if (!passwordHash || Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return false;
   comparesStarted++;
   try {
-    return await compare(password, passwordHash);
+    return await (await bcrypt()).compare(password, passwordHash);
   } catch {
     return false;
   }

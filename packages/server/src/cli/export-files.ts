@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
-import { readDataFile } from '../config/load.js';
+import { readDataFile, yaml } from '../config/load.js';
 import { CliError } from './io.js';
 
 /**
@@ -31,7 +30,7 @@ export function writeExportFile(file: string, data: unknown): void {
   const text =
     formatOf(file) === 'json'
       ? JSON.stringify(data, null, 4) + '\n'
-      : YAML.stringify(lowerKeys(data), { lineWidth: 0, customTags: ['binary'] });
+      : yaml().stringify(lowerKeys(data), { lineWidth: 0, customTags: ['binary'] });
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   // Exports hold password hashes and the signing key: readable by the owner only.
   fs.writeFileSync(file, text, { mode: 0o600 });

@@ -17,6 +17,7 @@ import { configCommand } from './config-command.js';
 import { CliError, type CliIO } from './io.js';
 import { rulesCommand } from './rules-command.js';
 import { serve } from './serve.js';
+import { releaseStartupGrowth } from '../startup-memory.js';
 import { SERVER_SETTING_OPTIONS } from './server-flags.js';
 import { SETTINGS_OPTIONS } from './settings-flags.js';
 import { usersCommand } from './users-command.js';
@@ -43,6 +44,10 @@ export function buildProgram(io: CliIO): Command {
     });
   addOptions(program, SERVE_OPTIONS);
   nameVariables(program);
+  // Commands other than serving may do long work (imports, exports): full speed from the start.
+  program.hook('preAction', (_program, action) => {
+    if (action !== program) releaseStartupGrowth();
+  });
   program.addHelpText('after', WHERE_OPTIONS_COME_FROM);
   program.action(async (unknown: string | undefined, _opts, cmd: Command) => {
     if (unknown !== undefined) throw new CliError(`unknown command "${unknown}"`);

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import { createAccount } from '../auth/accounts.js';
-import { randomPassword } from '../auth/passwords.js';
+import { hashPassword, randomPassword } from '../auth/passwords.js';
 import {
   ConfigError,
   databasePath,
@@ -154,12 +154,15 @@ async function createFirstAdmin(
   passwordHash?: string,
 ): Promise<{ id: number; generatedPassword?: string }> {
   const generated = passwordHash ? undefined : randomPassword(12);
+  // A generated password is hashed here: 12 random bytes need no check against the common
+  // passwords, whose list (15 MB) would otherwise stay in a server that never sets another one.
+  const hash = passwordHash || (await hashPassword(generated!, ctx.config.bcryptCost));
   const user = await createAccount(
     ctx,
     { username, perm: { ...ALL_PERMISSIONS }, scope: '.' },
-    passwordHash || generated!,
+    hash,
     'setup',
-    { passwordIsHash: !!passwordHash, createHome: false },
+    { passwordIsHash: true, createHome: false },
   );
   return { id: user.id, ...(generated === undefined ? {} : { generatedPassword: generated }) };
 }

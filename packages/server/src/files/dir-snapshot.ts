@@ -1,15 +1,22 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
-import { Worker, type MessagePort } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
-import { compileNameFilter, type PreparedNameFilter } from './name-filter.js';
+import {
+  FIELDS,
+  pickEntries,
+  statInto,
+  type FolderScan,
+  type ReaderMessage,
+  type ReaderReply,
+} from './dir-layout.js';
+import type { PreparedNameFilter } from './name-filter.js';
 
 /**
  * A folder's entries with the `lstat` fields a listing needs, packed in one Float64Array
- * (`FIELDS` numbers per entry) so that it crosses between threads without a copy and costs the
- * main thread no object per entry. Times are split into seconds and nanoseconds and the inode
- * into two 32-bit halves, so every number is exact in a double.
+ * (`FIELDS` numbers per entry, laid out as dir-layout.ts says) so that it crosses between threads
+ * without a copy and costs the main thread no object per entry.
  */
 export class DirSnapshot {
   private namesList: string[] | undefined;
@@ -76,83 +83,6 @@ export class DirSnapshot {
   }
 }
 
-export const FIELDS = 9;
-/** st_mode, or -1 when the entry could not be stat'ed (vanished or unreadable). */
-export const F_MODE = 0;
-export const F_SIZE = 1;
-export const F_MTIME_S = 2;
-export const F_MTIME_NS = 3;
-export const F_CTIME_S = 4;
-export const F_CTIME_NS = 5;
-export const F_INO_HI = 6;
-export const F_INO_LO = 7;
-export const F_DEV = 8;
-
-/**
- * Writes the lstat of `names[from..to)` into `data`. Self-contained (it is also the body of the
- * worker, see `workerSource`): no reference to anything outside it but its arguments.
- */
-export function statInto(
-  lstat: (p: string) => fs.BigIntStats | undefined,
-  prefix: string,
-  names: readonly string[],
-  data: Float64Array,
-  from: number,
-  to: number,
-): void {
-  const GIGA = 1000000000n;
-  for (let i = from; i < to; i++) {
-    const o = i * 9;
-    let st: fs.BigIntStats | undefined;
-    try {
-      st = lstat(prefix + names[i]);
-    } catch {
-      st = undefined;
-    }
-    if (!st) {
-      data[o] = -1;
-      continue;
-    }
-    data[o] = Number(st.mode);
-    data[o + 1] = Number(st.size);
-    data[o + 2] = Number(st.mtimeNs / GIGA);
-    data[o + 3] = Number(st.mtimeNs % GIGA);
-    data[o + 4] = Number(st.ctimeNs / GIGA);
-    data[o + 5] = Number(st.ctimeNs % GIGA);
-    data[o + 6] = Number(st.ino >> 32n);
-    data[o + 7] = Number(st.ino & 0xffffffffn);
-    data[o + 8] = Number(st.dev);
-  }
-}
-
-/** What a search keeps of a folder: the entries worth a look, each with its kind (`KIND_*`). */
-export interface FolderScan {
-  names: string[];
-  kinds: number[];
-}
-/** A name that passed the filter and is neither a folder nor a link. */
-export const KIND_MATCH = 0;
-export const KIND_DIR = 1;
-export const KIND_LINK = 2;
-
-/**
- * Keeps a folder's sub-folders and links (the walk needs them whatever their names) and the other
- * entries whose names pass `keep`. Self-contained, like `statInto`.
- */
-export function pickEntries(dirents: readonly fs.Dirent[], keep: (name: string) => boolean): FolderScan {
-  const names: string[] = [];
-  const kinds: number[] = [];
-  for (const d of dirents) {
-    // KIND_DIR, KIND_LINK, KIND_MATCH, spelled out: this runs as source text on the threads.
-    const kind = d.isDirectory() ? 1 : d.isSymbolicLink() ? 2 : 0;
-    if (kind !== 0 || keep(d.name)) {
-      names.push(d.name);
-      kinds.push(kind);
-    }
-  }
-  return { names, kinds };
-}
-
 const lstatSync = (p: string) => fs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
 
 function prefixOf(dir: string): string {
@@ -160,98 +90,20 @@ function prefixOf(dir: string): string {
 }
 
 /**
- * The worker's program: read a folder, stat every entry, send the names and numbers back. Like
- * `statInto` it is sent to the worker as source text, so it uses only its parameters.
+ * The reader threads' program, a module of its own: dist/dir-reader-worker.js beside the bundle's
+ * chunks (an entry of build.mjs); from the TypeScript source (the tests), the .ts file beside this
+ * one, which the test runner's module hooks compile (test/ts-hooks.mjs).
  */
-function workerMain(
-  parentPort: MessagePort,
-  nodeFs: typeof fs,
-  statIntoFn: typeof statInto,
-  pickEntriesFn: typeof pickEntries,
-  compileFilter: typeof compileNameFilter,
-): void {
-  const lstat = (p: string) => nodeFs.lstatSync(p, { bigint: true, throwIfNoEntry: false });
-  // Buffers the main thread is done with come back, so that big folders listed again and again
-  // do not leave a trail of dead buffers for the collector.
-  const spare: ArrayBuffer[] = [];
-  const take = (bytes: number): ArrayBuffer => {
-    let best = -1;
-    for (let i = 0; i < spare.length; i++) {
-      const size = spare[i]!.byteLength;
-      if (size >= bytes && size <= bytes * 2 && (best < 0 || size < spare[best]!.byteLength)) best = i;
-    }
-    return best < 0 ? new ArrayBuffer(bytes) : spare.splice(best, 1)[0]!;
-  };
-  // A search sends the same filter with every folder; it is compiled once.
-  const filters = new Map<string, (name: string) => boolean>();
-  const filterFor = (json: string) => {
-    let keep = filters.get(json);
-    if (!keep) {
-      if (filters.size >= 8) filters.clear();
-      keep = compileFilter(JSON.parse(json));
-      filters.set(json, keep);
-    }
-    return keep;
-  };
-  parentPort.on('message', (job: { id: number; dir: string; filter?: string } | { recycle: ArrayBuffer }) => {
-    if ('recycle' in job) {
-      if (spare.length >= 16) spare.shift();
-      spare.push(job.recycle);
-      return;
-    }
-    const start = performance.now();
-    try {
-      if (job.filter !== undefined) {
-        const dirents = nodeFs.readdirSync(job.dir, { withFileTypes: true });
-        const scan = pickEntriesFn(dirents, filterFor(job.filter));
-        parentPort.postMessage({
-          id: job.id,
-          scan,
-          count: dirents.length,
-          ms: performance.now() - start,
-        });
-        return;
-      }
-      const names = nodeFs.readdirSync(job.dir);
-      const data = new Float64Array(take(names.length * 9 * 8), 0, names.length * 9);
-      statIntoFn(lstat, job.dir === '/' ? '/' : job.dir + '/', names, data, 0, names.length);
-      // The names as bytes in a buffer of their own (never Buffer's shared pool), transferred.
-      const joined = names.join('\0');
-      const length = Buffer.byteLength(joined);
-      const bytes = new Uint8Array(take(Math.max(length, 1)), 0, length);
-      Buffer.from(bytes.buffer, 0, length).write(joined);
-      parentPort.postMessage(
-        { id: job.id, bytes, count: names.length, data, ms: performance.now() - start },
-        [data.buffer, bytes.buffer],
-      );
-    } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      parentPort.postMessage({ id: job.id, error: { code: e.code, message: e.message } });
-    }
-  });
-}
-
-/**
- * An eval'd worker is a CommonJS script. The `require` calls stay inside this string: a bundler
- * rewrites `require` in code it compiles, and the worker has none of the bundle's helpers.
- */
-const workerSource = `(${workerMain.toString()})(require('node:worker_threads').parentPort, require('node:fs'), ${statInto.toString()}, ${pickEntries.toString()}, ${compileNameFilter.toString()});`;
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './dir-reader-worker.ts' : './dir-reader-worker.js',
+  import.meta.url,
+);
 
 interface Job {
   dir: string;
   dev: number;
-  resolve: (reply: WorkerReply) => void;
+  resolve: (reply: ReaderReply) => void;
   reject: (err: Error) => void;
-}
-
-interface WorkerReply {
-  id: number;
-  scan?: FolderScan;
-  bytes?: Uint8Array;
-  count?: number;
-  data?: Float64Array;
-  ms?: number;
-  error?: { code?: string; message: string };
 }
 
 /** An error shaped like the one `fs.readdir` throws, so callers see no difference. */
@@ -271,15 +123,14 @@ class ReaderThread {
     onDone: (job: { dir: string; dev: number }, ms: number, count: number) => void,
     private readonly idleMs: number,
   ) {
-    this.worker = new Worker(workerSource, {
-      eval: true,
+    this.worker = new Worker(WORKER_URL, {
       // A small young generation: a reader's garbage (names, stats) dies within one folder, and
       // each thread's heap counts against the server's memory (2 MB: same speed, 25 MB less).
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 2 },
     });
     // Idle workers must not keep the process alive (CLI commands, tests).
     this.worker.unref();
-    this.worker.on('message', (reply: WorkerReply) => {
+    this.worker.on('message', (reply: ReaderReply) => {
       const job = this.jobs.get(reply.id);
       if (!job) return;
       this.jobs.delete(reply.id);
@@ -332,12 +183,13 @@ class ReaderThread {
     return reply.scan as FolderScan;
   }
 
-  private send(id: number, dir: string, dev: number, filter?: string): Promise<WorkerReply> {
+  private send(id: number, dir: string, dev: number, filter?: string): Promise<ReaderReply> {
     return new Promise((resolve, reject) => {
       clearTimeout(this.idleTimer);
       if (this.jobs.size === 0) this.worker.ref();
       this.jobs.set(id, { dir, dev, resolve, reject });
-      this.worker.postMessage({ id, dir, filter });
+      const job: ReaderMessage = filter === undefined ? { id, dir } : { id, dir, filter };
+      this.worker.postMessage(job);
     });
   }
 }

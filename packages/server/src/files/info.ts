@@ -18,17 +18,8 @@ import {
   type Pinned,
 } from './anchor.js';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
-import {
-  dirReader,
-  FIELDS,
-  F_MODE,
-  F_MTIME_NS,
-  F_MTIME_S,
-  F_SIZE,
-  statInto,
-  DirSnapshot,
-  type DirReader,
-} from './dir-snapshot.js';
+import { FIELDS, F_MODE, F_MTIME_NS, F_MTIME_S, F_SIZE, statInto } from './dir-layout.js';
+import { dirReader, DirSnapshot, type DirReader } from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
 import { isSpecial, joinVirtual, type Opened } from './resolver.js';
 import { sortListing, type Sortable } from './sort.js';

@@ -6,17 +6,8 @@ import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
-import {
-  DirReader,
-  FIELDS,
-  F_MODE,
-  F_SIZE,
-  KIND_DIR,
-  KIND_LINK,
-  KIND_MATCH,
-  type DirSnapshot,
-  type FolderScan,
-} from './dir-snapshot.js';
+import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
+import { DirReader, type DirSnapshot } from './dir-snapshot.js';
 import type { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
 import { ListingCache } from './listing-cache.js';

@@ -1,7 +1,7 @@
 /**
  * A search query's conditions on a name (contract 7), as plain data: the same filter runs on the
- * main thread and on the reader threads that walk folders for a search, so it must cross threads
- * as JSON and be compiled by a function that refers to nothing outside itself.
+ * main thread and on the reader threads that walk folders for a search, so it crosses threads
+ * as JSON and is compiled on each side.
  */
 export interface NameFilterSpec {
   caseSensitive: boolean;
@@ -14,10 +14,7 @@ export interface NameFilterSpec {
   types: ({ suffix: string } | { extensions: string[] })[];
 }
 
-/**
- * The filter as a function of a name. Self-contained: reader threads receive its source text
- * (see `dir-snapshot.ts`), so it may use only its parameter and globals.
- */
+/** The filter as a function of a name (also on the reader threads, dir-reader-worker.ts). */
 export function compileNameFilter(spec: NameFilterSpec): (name: string) => boolean {
   const types = spec.types.map((t) =>
     'suffix' in t

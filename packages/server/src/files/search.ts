@@ -1,7 +1,8 @@
 import type { SearchHit } from '@filebrowser/contract';
 import type { FileAccess } from './access.js';
 import type { Pinned } from './anchor.js';
-import { dirReader, KIND_DIR, KIND_LINK, type DirReader, type FolderScan } from './dir-snapshot.js';
+import { KIND_DIR, KIND_LINK, type FolderScan } from './dir-layout.js';
+import { dirReader, type DirReader } from './dir-snapshot.js';
 import { extensionsOfType } from './mime.js';
 import { prepareNameFilter, type NameFilterSpec } from './name-filter.js';
 

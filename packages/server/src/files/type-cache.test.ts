@@ -10,7 +10,7 @@ import {
   F_MTIME_NS,
   F_MTIME_S,
   F_SIZE,
-} from './dir-snapshot.js';
+} from './dir-layout.js';
 import { TypeCache } from './type-cache.js';
 
 const NOW_MS = 1_700_000_000_000;

@@ -1,5 +1,5 @@
 import type { FileType } from '@filebrowser/contract';
-import { FIELDS, F_CTIME_NS, F_CTIME_S, F_DEV, F_MTIME_NS, F_MTIME_S, F_SIZE } from './dir-snapshot.js';
+import { FIELDS, F_CTIME_NS, F_CTIME_S, F_DEV, F_MTIME_NS, F_MTIME_S, F_SIZE } from './dir-layout.js';
 
 /** The fields of a snapshot entry (see `DirSnapshot`) that tell one version of a file from another. */
 const VERSION_FROM = F_SIZE;

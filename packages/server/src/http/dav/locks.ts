@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import { XMLSerializer } from '@xmldom/xmldom';
 import { assertMay } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { etagOf } from '../../files/info.js';
@@ -10,7 +9,16 @@ import type { DavLock } from '../../store/dav.js';
 import { withHooks } from '../file-hooks.js';
 import { hrefOf, virtualOfUrl } from './paths.js';
 import { header, notify, type DavRequest } from './request.js';
-import { DavError, davChild, escapeXml, isDav, parseXml, readBody, childElements } from './xml.js';
+import {
+  DavError,
+  davChild,
+  escapeXml,
+  isDav,
+  parseXml,
+  readBody,
+  childElements,
+  serializeXml,
+} from './xml.js';
 
 /** Longest lock a client gets (an `Infinite` request gets this): abandoned locks must end. */
 const MAX_TIMEOUT = 24 * 3600;
@@ -252,7 +260,7 @@ export async function handleLock(dav: DavRequest) {
       throw badRequest('a lock must be a write lock, exclusive or shared');
     }
     const ownerEl = davChild(info, 'owner');
-    const owner = ownerEl ? new XMLSerializer().serializeToString(ownerEl) : '';
+    const owner = ownerEl ? serializeXml(ownerEl) : '';
     const depthHeader = (header(dav, 'depth') ?? 'infinity').toLowerCase();
     if (depthHeader !== '0' && depthHeader !== 'infinity') throw badRequest('Depth must be 0 or infinity');
     const depth = depthHeader === '0' ? '0' : 'infinity';

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { XMLSerializer, type Element } from '@xmldom/xmldom';
+import type { Element } from '@xmldom/xmldom';
 import { assertMay } from '../../auth/policy.js';
 import { badRequest, notFound } from '../../errors.js';
 import { listDirectoryEntries } from '../../files/info.js';
@@ -18,6 +18,7 @@ import {
   isDav,
   parseXml,
   readBody,
+  serializeXml,
 } from './xml.js';
 
 /** What PROPFIND reports of one resource; times as whole seconds and nanoseconds (exact numbers). */
@@ -258,7 +259,6 @@ export async function handleProppatch(dav: DavRequest) {
     assertMay(dav.access.perm, 'modify');
     const place = davPlace(dav, r);
     guardWrite(dav, place);
-    const serializer = new XMLSerializer();
     const ops: Array<{ set: boolean; el: Element }> = [];
     for (const action of childElements(root)) {
       const set = isDav(action, 'set');
@@ -278,7 +278,7 @@ export async function handleProppatch(dav: DavRequest) {
       const changes = ops.map(({ set, el }) => ({
         ns: el.namespaceURI ?? '',
         name: el.localName ?? '',
-        ...(set && { xml: serializer.serializeToString(el) }),
+        ...(set && { xml: serializeXml(el) }),
       }));
       dav.ctx.store.davProps.patch(dav.access.root.id, place, changes);
       body = propstat(names.join(''), '200 OK');

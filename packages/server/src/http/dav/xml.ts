@@ -1,6 +1,24 @@
-import { DOMParser, type Document, type Element } from '@xmldom/xmldom';
+import { createRequire } from 'node:module';
+import type * as XmlDomModule from '@xmldom/xmldom';
+import type { Document, Element } from '@xmldom/xmldom';
 import type { FastifyRequest } from 'fastify';
 import { AppError, badRequest } from '../../errors.js';
+
+type XmlDom = typeof XmlDomModule;
+let loaded: XmlDom | undefined;
+/**
+ * The XML library is loaded by the first WebDAV request that carries XML, not at start: it is
+ * about 1 MB of code and strings that a server whose users never mount it would hold for nothing.
+ */
+function xmldom(): XmlDom {
+  loaded ??= createRequire(import.meta.url)('@xmldom/xmldom') as XmlDom;
+  return loaded;
+}
+
+/** An element and what it contains, as XML text. */
+export function serializeXml(el: Element): string {
+  return new (xmldom().XMLSerializer)().serializeToString(el);
+}
 
 /** The DAV: namespace of RFC 4918. */
 export const DAV = 'DAV:';
@@ -73,7 +91,7 @@ export function parseXml(body: Buffer): Document | undefined {
   if (/<!DOCTYPE|<!ENTITY/i.test(text)) throw badRequest('XML with a document type declaration is refused');
   let doc: Document;
   try {
-    doc = new DOMParser({
+    doc = new (xmldom().DOMParser)({
       onError: (level, message) => {
         if (level !== 'warning') throw new Error(message);
       },

@@ -1,0 +1,102 @@
+import type fs from 'node:fs';
+
+/**
+ * What the reader threads (dir-reader-worker.ts) and the main thread (dir-snapshot.ts) agree on:
+ * the layout of a folder's numbers in a Float64Array, the kinds of a search's entries, the
+ * messages between them, and the two functions both sides run.
+ *
+ * A folder's entries take `FIELDS` numbers each. Times are split into seconds and nanoseconds and
+ * the inode into two 32-bit halves, so every number is exact in a double.
+ */
+export const FIELDS = 9;
+/** st_mode, or -1 when the entry could not be stat'ed (vanished or unreadable). */
+export const F_MODE = 0;
+export const F_SIZE = 1;
+export const F_MTIME_S = 2;
+export const F_MTIME_NS = 3;
+export const F_CTIME_S = 4;
+export const F_CTIME_NS = 5;
+export const F_INO_HI = 6;
+export const F_INO_LO = 7;
+export const F_DEV = 8;
+
+const GIGA = 1000000000n;
+
+/** Writes the lstat of `names[from..to)` into `data`. */
+export function statInto(
+  lstat: (p: string) => fs.BigIntStats | undefined,
+  prefix: string,
+  names: readonly string[],
+  data: Float64Array,
+  from: number,
+  to: number,
+): void {
+  for (let i = from; i < to; i++) {
+    const o = i * FIELDS;
+    let st: fs.BigIntStats | undefined;
+    try {
+      st = lstat(prefix + names[i]);
+    } catch {
+      st = undefined;
+    }
+    if (!st) {
+      data[o + F_MODE] = -1;
+      continue;
+    }
+    data[o + F_MODE] = Number(st.mode);
+    data[o + F_SIZE] = Number(st.size);
+    data[o + F_MTIME_S] = Number(st.mtimeNs / GIGA);
+    data[o + F_MTIME_NS] = Number(st.mtimeNs % GIGA);
+    data[o + F_CTIME_S] = Number(st.ctimeNs / GIGA);
+    data[o + F_CTIME_NS] = Number(st.ctimeNs % GIGA);
+    data[o + F_INO_HI] = Number(st.ino >> 32n);
+    data[o + F_INO_LO] = Number(st.ino & 0xffffffffn);
+    data[o + F_DEV] = Number(st.dev);
+  }
+}
+
+/** What a search keeps of a folder: the entries worth a look, each with its kind (`KIND_*`). */
+export interface FolderScan {
+  names: string[];
+  kinds: number[];
+}
+/** A name that passed the filter and is neither a folder nor a link. */
+export const KIND_MATCH = 0;
+export const KIND_DIR = 1;
+export const KIND_LINK = 2;
+
+/**
+ * Keeps a folder's sub-folders and links (the walk needs them whatever their names) and the other
+ * entries whose names pass `keep`.
+ */
+export function pickEntries(dirents: readonly fs.Dirent[], keep: (name: string) => boolean): FolderScan {
+  const names: string[] = [];
+  const kinds: number[] = [];
+  for (const d of dirents) {
+    const kind = d.isDirectory() ? KIND_DIR : d.isSymbolicLink() ? KIND_LINK : KIND_MATCH;
+    if (kind !== KIND_MATCH || keep(d.name)) {
+      names.push(d.name);
+      kinds.push(kind);
+    }
+  }
+  return { names, kinds };
+}
+
+/**
+ * A job for a reader thread: list `dir` (names and numbers), or with `filter` (a name filter's
+ * JSON, see name-filter.ts) scan it for a search; or a buffer given back for reuse.
+ */
+export type ReaderMessage = { id: number; dir: string; filter?: string } | { recycle: ArrayBuffer };
+
+/** A reader thread's answer to job `id`. */
+export interface ReaderReply {
+  id: number;
+  scan?: FolderScan;
+  /** The names joined with NUL, as UTF-8 (a listing). */
+  bytes?: Uint8Array;
+  count?: number;
+  data?: Float64Array;
+  /** Time the thread spent on the job. */
+  ms?: number;
+  error?: { code?: string; message: string };
+}

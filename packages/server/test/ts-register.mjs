@@ -1,0 +1,4 @@
+// See ts-hooks.mjs.
+import { register } from 'node:module';
+
+register('./ts-hooks.mjs', import.meta.url);
