@@ -276,15 +276,18 @@ export class Scope {
   static async open(opts: ScopeOptions): Promise<Scope> {
     const scope = path.posix.normalize('/' + opts.scope.replace(/^\.(\/|$)/, '/'));
     const dir = path.join(opts.root, scope);
-    let pin: Pinned;
-    let rootPin: Pinned;
-    try {
-      [pin, rootPin] = await Promise.all([Pinned.folder(dir), Pinned.folder(opts.root)]);
-    } catch (err) {
+    // Both opened before either failure counts, so that the one that did open is closed again.
+    const [opened, openedRoot] = await Promise.allSettled([Pinned.folder(dir), Pinned.folder(opts.root)]);
+    if (opened.status === 'rejected' || openedRoot.status === 'rejected') {
+      await closeAll([opened, openedRoot].map((o) => (o.status === 'fulfilled' ? o.value : undefined)));
+      const err: unknown =
+        opened.status === 'rejected' ? opened.reason : (openedRoot as PromiseRejectedResult).reason;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound();
       throw err;
     }
+    const pin = opened.value;
+    const rootPin = openedRoot.value;
     try {
       // A scope folder replaced by a link to elsewhere must not widen the user's reach.
       if (!opts.followExternalSymlinks && !isInside(rootPin.real, pin.real)) throw forbidden();
