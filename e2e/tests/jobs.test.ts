@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredSettings } from '../../packages/server/src/store/settings.js';
+import { expectNoAxeViolations } from '../support/axe.js';
 import { launchBrowser, login, newPage, screenshot } from '../support/browser.js';
 import { ADMIN, startServer, type RunningServer } from '../support/server.js';
 
@@ -126,6 +127,42 @@ describe('long work', () => {
       });
       await route.fulfill({ response: answer });
       await expect.poll(() => jobsPanel(page).count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('on a 375 px phone in the dark theme the panel shows a running copy, reads well and cancels it', async () => {
+    const { context, page } = await newPage(browser, { width: 375, height: 740, colorScheme: 'dark' });
+    try {
+      await login(page, server.url, ADMIN.username, ADMIN.password);
+      // Started as the copy prompt starts it (the prompt itself at 375 px: accessibility.test.ts).
+      const token = await (
+        await fetch(`${server.url}/api/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(ADMIN),
+        })
+      ).text();
+      const started = await fetch(`${server.url}/api/jobs`, {
+        method: 'POST',
+        headers: { 'X-Auth': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'copy', items: ['/Big'], destination: '/Backup' }),
+      });
+      expect(started.status).toBe(202);
+      await page.goto(`${server.url}/files/`);
+      const panel = jobsPanel(page);
+      await panel.getByText('0% · 0 B / 2.5 MiB').waitFor();
+      await expect
+        .poll(() => panel.boundingBox().then((box) => box && box.x + box.width))
+        .toBeLessThanOrEqual(375);
+      await expectNoAxeViolations(page, 'jobs panel, 375 px, dark');
+      await screenshot(page, 'jobs-copy-progress-narrow-dark');
+      await panel.getByRole('button', { name: 'Cancel Big' }).click();
+      await panel.getByText('Cancelling…').waitFor();
+      await fs.writeFile(gate, 'go\n');
+      await expect.poll(() => jobsPanel(page).count()).toBe(0);
+      expect(await fs.readdir(path.join(server.root, 'Backup'))).toEqual([]);
     } finally {
       await context.close();
     }
