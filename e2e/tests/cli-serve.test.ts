@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtServer } from '../support/built.js';
+import { freePort } from '../../packages/server/test/tools.js';
 
 /** These tests run the built command, as users do: `node dist/main.js ...`. */
 const main = builtServer();
@@ -28,14 +29,6 @@ afterEach(async () => {
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [main, ...args], { cwd: dir, env, encoding: 'utf8' });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Server {

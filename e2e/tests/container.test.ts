@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../packages/server/test/tools.js';
 
 // The Dockerfile, built and run: only where a Docker engine answers and the base image is at hand
 // (FB_NODE_IMAGE, default node:20-bookworm-slim, already pulled or built). The machines this
@@ -25,14 +25,6 @@ function whyNot(): string | undefined {
 }
 const reason = whyNot();
 if (reason) console.warn(`skipped: container smoke test: ${reason}`);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe.skipIf(reason !== undefined)('the container image', () => {
   let dir: string;

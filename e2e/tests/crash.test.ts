@@ -2,12 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../packages/server/src/store/index.js';
-import { mountTmpfs, unmountTmpfs } from '../../packages/server/test/tools.js';
+import { freePort, mountTmpfs, unmountTmpfs } from '../../packages/server/test/tools.js';
 import { builtServer } from '../support/built.js';
 
 /**
@@ -54,14 +54,6 @@ interface Server {
   port: number;
   token: string;
   exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts the server over the test's folders, waits until it listens and signs the administrator in. */

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtServer } from '../support/built.js';
+import { freePort } from '../../packages/server/test/tools.js';
 
 /**
  * The resident memory of the built server at rest, right after it starts, as users start it.
@@ -27,14 +27,6 @@ function residentBytes(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
   if (!kb) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(kb) * 1024;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../packages/server/test/tools.js';
 
 // The release as an operator gets it: `npm run release` builds the tarball, npm installs it into
 // an empty prefix, and the installed `filebrowser` serves and administers from a folder that has
@@ -94,14 +94,6 @@ afterAll(() => {
 
 function cli(args: string[]) {
   return spawnSync(filebrowser, args, { cwd: work, env, encoding: 'utf8' });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts the installed command and waits for the line that says it serves. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtServer } from '../support/built.js';
+import { freePort } from '../../packages/server/test/tools.js';
 
 /**
  * Issue 13, item 3: SIGTERM stops accepting, lets the downloads and uploads in flight finish
@@ -49,14 +50,6 @@ interface Server {
   /** Resolves with the first match of `re` in stderr, now or later. */
   stderrLine(re: RegExp): Promise<string>;
   exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts the server, waits until it listens and signs the administrator in. */

@@ -1,23 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
+import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
 import { haveTool } from './tools.js';
+import { freePort } from './tools.js';
 
 /** The files in deploy/ that can be checked without a container engine, checked for real. */
 const deploy = path.resolve(import.meta.dirname, '../../../deploy');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Proxy {
   /** The public URL of the app through the proxy, base URL included. */

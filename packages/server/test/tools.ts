@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 
 /**
  * Whether a system tool a test needs is installed. Elsewhere a missing tool skips the test with a
@@ -42,4 +43,13 @@ export function remountTmpfs(dir: string, mode: 'ro' | 'rw'): void {
 /** Unmounts what `mountTmpfs` mounted (lazily, so a file still open does not keep it). */
 export function unmountTmpfs(dir: string): void {
   execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago, for a server process a test starts. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
