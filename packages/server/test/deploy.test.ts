@@ -6,8 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
-import { haveTool } from './tools.js';
-import { freePort } from './tools.js';
+import { ALL } from './files-helpers.js';
+import { freePort, haveTool } from './tools.js';
 
 /** The files in deploy/ that can be checked without a container engine, checked for real. */
 const deploy = path.resolve(import.meta.dirname, '../../../deploy');
@@ -96,16 +96,7 @@ function proxyChecks(baseURL: string, startProxy: (upstream: number, dir: string
     const user = await t.createUser({
       username: 'carol',
       scope: '/',
-      perm: {
-        admin: false,
-        execute: true,
-        create: true,
-        rename: true,
-        modify: true,
-        delete: true,
-        share: true,
-        download: true,
-      },
+      perm: { ...ALL, execute: true },
       commands: ['echo'],
     });
     expect(user.commands).toEqual(['echo']);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { TrashItem, Usage, User } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/private.js';
-import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * Quotas (issue 18): every write path refuses what does not fit with 507 and leaves nothing, the
@@ -20,22 +20,11 @@ const QUOTA = 10_000;
 beforeEach(async () => {
   t = await startFilesApp();
   bob = await t.user('bob', { quota: QUOTA });
-  admin = await t.user('root', { scope: '/', perm: { ...ALL_BUT_ADMIN, admin: true } });
+  admin = await t.user('root', { scope: '/', perm: { ...ALL, admin: true } });
 });
 afterEach(async () => {
   await t.close();
 });
-
-const ALL_BUT_ADMIN = {
-  admin: false,
-  execute: false,
-  create: true,
-  rename: true,
-  modify: true,
-  delete: true,
-  share: true,
-  download: true,
-};
 
 const bytes = (n: number, fill = 'x') => Buffer.alloc(n, fill);
 const file = (...p: string[]) => path.join(t.root, ...p);
