@@ -259,6 +259,45 @@ describe('records of each kind', () => {
     });
   });
 
+  it('a restore replacing an entry records that entry’s delete, into the trash or for good', async () => {
+    /** Deletes `name` into the trash, puts another file there, and answers the item's id. */
+    const takenOver = async (name: string) => {
+      await fs.writeFile(path.join(t.root, 'alice', name), 'old');
+      expect((await as(alice, 'DELETE', `/api/resources/${name}`)).statusCode).toBe(204);
+      await fs.writeFile(path.join(t.root, 'alice', name), 'taking its name');
+      const [item] = (await as(alice, 'GET', '/api/trash'))
+        .json<{ id: string; path: string }[]>()
+        .filter((i) => i.path === `/${name}`);
+      return item!.id;
+    };
+    const restoreOver = async (id: string) => {
+      const res = await as(alice, 'POST', `/api/trash/${id}/restore?override=true`);
+      expect(res.statusCode, res.body).toBe(200);
+    };
+
+    const id = await takenOver('over.txt');
+    await restoreOver(id);
+    expect(await last('file.delete', 'alice')).toMatchObject({
+      path: '/over.txt',
+      result: 'ok',
+      detail: 'to trash, replaced by a restore',
+    });
+    expect(await last('trash.restore', 'alice')).toMatchObject({ path: '/over.txt', detail: id });
+
+    const forGood = await takenOver('gone-for-good.txt');
+    const settings = t.ctx.store.settings.get();
+    t.ctx.store.settings.save({ ...settings, trash: { ...settings.trash, enabled: false } });
+    try {
+      await restoreOver(forGood);
+    } finally {
+      t.ctx.store.settings.save(settings);
+    }
+    expect(await last('file.delete', 'alice')).toMatchObject({
+      path: '/gone-for-good.txt',
+      detail: 'permanent, replaced by a restore',
+    });
+  });
+
   it('tus: one record when the upload completes, not one per chunk', async () => {
     const before = await count('file.upload', 'alice');
     const tus = { 'tus-resumable': '1.0.0' };

@@ -272,6 +272,35 @@ describe('the count follows every write without walking the tree', () => {
     expect((await usage(bob, '?recount=true')).used).toBe(450);
   });
 
+  it('a restore replacing an entry: the trash keeps counting it; with the trash off it leaves the count', async () => {
+    const takenOver = async (name: string) => {
+      await upload(bob, `/${name}`, bytes(1_000));
+      expect((await del(bob, `/${name}`)).statusCode).toBe(204);
+      await upload(bob, `/${name}`, bytes(400));
+      return (await trashItems()).find((i) => i.path === `/${name}`)!;
+    };
+    const restoreOver = (item: TrashItem) =>
+      t.req(bob, { method: 'POST', url: `/api/trash/${item.id}/restore?override=true` });
+
+    const item = await takenOver('a.bin');
+    expect((await usage()).used).toBe(1_400);
+    expect((await restoreOver(item)).statusCode).toBe(200);
+    // 1,000 back in the tree, the 400 replaced now in the trash: nothing left the scope.
+    expect((await usage()).used).toBe(1_400);
+    expect((await trashItems()).map((i) => i.size)).toEqual([400]);
+    expect((await usage(bob, '?recount=true')).used).toBe(1_400);
+
+    const other = await takenOver('b.bin');
+    expect((await usage()).used).toBe(2_800);
+    t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: false, retentionDays: 30 },
+    });
+    expect((await restoreOver(other)).statusCode).toBe(200);
+    expect((await usage()).used).toBe(2_400);
+    expect((await usage(bob, '?recount=true')).used).toBe(2_400);
+  });
+
   it('WebDAV COPY, MOVE and DELETE are counted too', async () => {
     const dav = (method: string, url: string, headers: Record<string, string> = {}, payload?: Buffer) =>
       t.app.inject({

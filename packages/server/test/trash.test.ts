@@ -225,11 +225,79 @@ describe('POST /api/trash/:id/restore', () => {
     const refused = await restore(alice, item.id, '?override=true');
     expect(refused.statusCode).toBe(403);
     expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('new alpha');
+    expect((await list(alice)).map((i) => i.id)).toEqual([item.id]);
     setUser('alice', { perm: ALL });
     const res = await restore(alice, item.id, '?override=true');
     expect(res.statusCode, res.body).toBe(200);
     expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('alpha');
-    expect(await list(alice)).toEqual([]);
+    expect((await list(alice)).map((i) => i.id)).not.toContain(item.id);
+  });
+
+  it('puts the entry an override replaces into the trash, recorded like a delete, and it can come back', async () => {
+    const item = await trash(alice, '/docs/a.txt');
+    await fs.writeFile(path.join(t.root, 'docs', 'a.txt'), 'new alpha');
+    const replacedIno = (await fs.stat(path.join(t.root, 'docs', 'a.txt'))).ino;
+    const res = await restore(alice, item.id, '?override=true');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('alpha');
+
+    const [replaced, ...others] = await list(alice);
+    expect(others).toEqual([]);
+    expect(replaced).toMatchObject({
+      userID: userId('alice'),
+      name: 'a.txt',
+      path: '/docs/a.txt',
+      folder: '/docs',
+      size: 'new alpha'.length,
+      isDir: false,
+      deletedBy: 'alice',
+    });
+    expect(replaced!.id).not.toBe(item.id);
+    // Moved as it was, by a rename: the same file, not a copy.
+    expect((await fs.stat(path.join(itemDir(replaced!), 'a.txt'))).ino).toBe(replacedIno);
+
+    // Restored in turn over the first one, which goes back to the trash: nothing is ever lost.
+    const back = await restore(alice, replaced!.id, '?override=true');
+    expect(back.statusCode, back.body).toBe(200);
+    expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('new alpha');
+    const [first] = await list(alice);
+    expect(first).toMatchObject({ path: '/docs/a.txt', size: 'alpha'.length });
+    expect(await fs.readFile(path.join(itemDir(first!), 'a.txt'), 'utf8')).toBe('alpha');
+  });
+
+  it('puts a replaced folder into the trash whole, and takes its share links with it', async () => {
+    const item = await trash(alice, '/docs/sub');
+    await fs.mkdir(path.join(t.root, 'docs', 'sub', 'deeper'), { recursive: true });
+    await fs.writeFile(path.join(t.root, 'docs', 'sub', 'deeper', 'c.txt'), 'charlie');
+    const shared = await t.req(alice, {
+      method: 'POST',
+      url: '/api/share/docs/sub/deeper/c.txt',
+      payload: {},
+    });
+    expect(shared.statusCode, shared.body).toBe(200);
+    const hash = shared.json().hash as string;
+
+    const res = await restore(alice, item.id, '?override=true');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await fs.readdir(path.join(t.root, 'docs', 'sub'))).toEqual(['b.txt']);
+    const [replaced] = await list(alice);
+    expect(replaced).toMatchObject({ path: '/docs/sub', isDir: true, size: 'charlie'.length });
+    expect(await fs.readFile(path.join(itemDir(replaced!), 'sub', 'deeper', 'c.txt'), 'utf8')).toBe(
+      'charlie',
+    );
+    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+  });
+
+  it('refuses an override whose replaced folder holds what a rule denies: 403, nothing moves', async () => {
+    const item = await trash(alice, '/docs/sub');
+    await fs.mkdir(path.join(t.root, 'docs', 'sub'));
+    await fs.writeFile(path.join(t.root, 'docs', 'sub', 'secret.txt'), 'hidden');
+    setUser('alice', { rules: [deny('/docs/sub/secret.txt')] });
+    const res = await restore(alice, item.id, '?override=true');
+    expect(res.statusCode).toBe(403);
+    expect(await fs.readdir(path.join(t.root, 'docs', 'sub'))).toEqual(['secret.txt']);
+    expect((await list(alice)).map((i) => i.id)).toEqual([item.id]);
+    expect(await exists(path.join(itemDir(item), 'sub', 'b.txt'))).toBe(true);
   });
 
   it('makes the missing folders on the way again and says so', async () => {
@@ -379,6 +447,20 @@ describe('the trash off', () => {
     expect(await exists(path.join(t.root, 'docs'))).toBe(false);
     expect(await list(alice)).toEqual([]);
     expect(await exists(path.join(trashDir, String(userId('alice'))))).toBe(false);
+  });
+
+  it('makes the entry a restore with override=true replaces gone for good, as before', async () => {
+    const item = await trash(alice, '/docs/a.txt');
+    t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: false, retentionDays: 30 },
+    });
+    await fs.writeFile(path.join(t.root, 'docs', 'a.txt'), 'new alpha');
+    const res = await restore(alice, item.id, '?override=true');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('alpha');
+    expect(await list(alice)).toEqual([]);
+    expect(await fs.readdir(path.join(trashDir, String(userId('alice'))))).toEqual([]);
   });
 });
 

@@ -8,7 +8,7 @@ import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
 import type { FileAccess } from './access.js';
 import { makeEntryFolder, Pinned } from './anchor.js';
-import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf, removeCounted } from './ops.js';
+import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
 import { serverPaths } from './private.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
@@ -196,6 +196,21 @@ export interface RestoreOptions {
   rename: boolean;
   /** Replace the existing entry (needs modify). */
   override: boolean;
+  /**
+   * Told once the entry an override replaces is gone, before the item takes its place: the
+   * caller records it as the delete it is (audit, share links, listeners). Not told otherwise.
+   */
+  onReplaced?: (replaced: Replaced) => Promise<void> | void;
+}
+
+/** The entry an override took away: into the restoring user's trash while the trash is on. */
+export interface Replaced {
+  /** Where it was, as the user sees it. */
+  virtual: string;
+  /** Where it was, really (for the follow-ups of a delete). */
+  real: string;
+  /** Its trash item; undefined when the trash is off and it was deleted for good. */
+  trashed?: Trashed;
 }
 
 export interface Restored extends TrashRestoreResult {
@@ -207,10 +222,13 @@ export interface Restored extends TrashRestoreResult {
  * Puts an item back where it was, through the user's access as it is now: a place now outside
  * the scope or refused by a rule (the item or anything in it) is 403 and the item stays. A name
  * taken there is 409 unless `rename` or `override`; folders missing on the way are made again.
+ * What an override replaces is deleted as by the user's own delete: into their trash while the
+ * trash is on, so that a restore never loses anything; for good when it is off.
  */
 export async function restoreItem(
   ctx: AppContext,
   access: FileAccess,
+  user: StoredUser,
   item: StoredTrashItem,
   opts: RestoreOptions,
 ): Promise<Restored> {
@@ -238,7 +256,10 @@ export async function restoreItem(
       // a scope already over its quota (lowered since) takes nothing back.
       const quota = await access.quota.reserve(access, dst.real, 0);
       try {
-        if (dst.linkStat && opts.override) await replaceExisting(access, dst);
+        if (dst.linkStat && opts.override) {
+          const trashed = await deleteOrTrash(ctx, access, user, dst);
+          await opts.onReplaced?.({ virtual: dst.virtual, real: dst.entry, trashed });
+        }
         const restored = await putBack(ctx, access, folder, name, dst, item);
         quota.commit(item.size);
         await forgetItem(ctx, item);
@@ -284,12 +305,6 @@ async function putBack(
     );
   }
   return { copied };
-}
-
-/** Override: the entry standing where the item goes is removed, as a permanent delete would. */
-async function replaceExisting(access: FileAccess, target: Opened): Promise<void> {
-  await assertDeletable(access, target);
-  await removeCounted(access, target);
 }
 
 /** Everything in the item must be allowed at its restored place (rules and private paths). */
