@@ -6,13 +6,13 @@ import { deleteTrashItem, emptyTrash, listTrash, restoreTrashItem, type RestoreM
 import { ErrorScreen } from '../../components/ErrorScreen';
 import { Icon } from '../../components/Icon';
 import { EmptyState } from '../../components/EmptyState';
+import { RelativeTime } from '../../components/RelativeTime';
 import { Spinner } from '../../components/Spinner';
 import { useLoad } from '../../hooks/use-load';
 import { usePageTitle } from '../../hooks/use-page-title';
 import { useUser } from '../../hooks/use-user';
 import { useLayoutStore, type ClashChoice } from '../../stores/layout';
 import { showError, showSuccess } from '../../stores/toasts';
-import { formatAbsolute, formatRelative } from '../../utils/format-date';
 import { formatSize } from '../../utils/format-size';
 
 /** Asks what to do about a name taken at the original place; null when the user cancels. */
@@ -213,9 +213,7 @@ export function TrashPage() {
                     <td className="table__path">{item.folder}</td>
                     <td>{formatSize(item.size, i18n.language)}</td>
                     <td>
-                      <time dateTime={deleted.toISOString()} title={formatAbsolute(deleted, i18n.language)}>
-                        {formatRelative(deleted, i18n.language)}
-                      </time>
+                      <RelativeTime date={deleted} locale={i18n.language} />
                     </td>
                   </tr>
                 );

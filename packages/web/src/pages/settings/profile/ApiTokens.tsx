@@ -2,7 +2,8 @@ import type { ApiToken, NewApiToken } from '@filebrowser/contract';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { createToken, listTokens, listUserTokens, revokeToken } from '../../../api/tokens';
-import { Icon } from '../../../components/Icon';
+import { IconButton } from '../../../components/IconButton';
+import { RelativeTime } from '../../../components/RelativeTime';
 import { SelectField } from '../../../components/form/SelectField';
 import { TextField } from '../../../components/form/TextField';
 import { Spinner } from '../../../components/Spinner';
@@ -11,7 +12,6 @@ import { startup } from '../../../startup';
 import { useLayoutStore } from '../../../stores/layout';
 import { showError, showSuccess } from '../../../stores/toasts';
 import { copyToClipboard } from '../../../utils/clipboard';
-import { formatAbsolute, formatRelative } from '../../../utils/format-date';
 
 /** The expiries offered, in days; 0 never expires. */
 export const EXPIRY_DAYS = [0, 7, 30, 90, 365] as const;
@@ -220,14 +220,7 @@ function TokensTable({ tokens, onRevoked }: { tokens: ApiToken[]; onRevoked: (id
       },
     });
 
-  const when = (seconds: number) => {
-    const date = new Date(seconds * 1000);
-    return (
-      <time dateTime={date.toISOString()} title={formatAbsolute(date, i18n.language)}>
-        {formatRelative(date, i18n.language)}
-      </time>
-    );
-  };
+  const when = (seconds: number) => <RelativeTime date={new Date(seconds * 1000)} locale={i18n.language} />;
 
   if (tokens.length === 0) return <p className="card__content">{t('settings.tokens.none')}</p>;
   const now = Date.now() / 1000;
@@ -271,14 +264,11 @@ function TokensTable({ tokens, onRevoked }: { tokens: ApiToken[]; onRevoked: (id
                 )}
               </td>
               <td className="table__actions">
-                <button
-                  type="button"
-                  className="icon-button"
-                  aria-label={t('settings.tokens.revokeLabel', { name: token.name })}
+                <IconButton
+                  icon="delete"
+                  label={t('settings.tokens.revokeLabel', { name: token.name })}
                   onClick={() => askRevoke(token)}
-                >
-                  <Icon name="delete" />
-                </button>
+                />
               </td>
             </tr>
           ))}

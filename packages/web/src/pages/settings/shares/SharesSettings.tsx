@@ -4,7 +4,8 @@ import { Link } from 'react-router';
 import { deleteShare, listShares, shareLink } from '../../../api/shares';
 import { listUsers } from '../../../api/users';
 import { ErrorScreen } from '../../../components/ErrorScreen';
-import { Icon } from '../../../components/Icon';
+import { IconButton } from '../../../components/IconButton';
+import { RelativeTime } from '../../../components/RelativeTime';
 import { EmptyState } from '../../../components/EmptyState';
 import { Spinner } from '../../../components/Spinner';
 import { useCopyLink } from '../../../hooks/use-copy-link';
@@ -13,7 +14,6 @@ import { usePageTitle } from '../../../hooks/use-page-title';
 import { useUser } from '../../../hooks/use-user';
 import { useLayoutStore } from '../../../stores/layout';
 import { showSuccess } from '../../../stores/toasts';
-import { formatAbsolute, formatRelative } from '../../../utils/format-date';
 import { filesRoute } from '../../../utils/paths';
 
 type ShareRow = Share & { username?: string };
@@ -85,29 +85,21 @@ export function SharesSettings() {
                       {share.expire === 0 ? (
                         t('settings.shares.permanent')
                       ) : (
-                        <time dateTime={expires.toISOString()} title={formatAbsolute(expires, i18n.language)}>
-                          {formatRelative(expires, i18n.language)}
-                        </time>
+                        <RelativeTime date={expires} locale={i18n.language} />
                       )}
                     </td>
                     {isAdmin && <td>{share.username}</td>}
                     <td className="table__actions">
-                      <button
-                        type="button"
-                        className="icon-button"
-                        aria-label={t('settings.shares.deleteLabel', { path: share.path })}
+                      <IconButton
+                        icon="delete"
+                        label={t('settings.shares.deleteLabel', { path: share.path })}
                         onClick={() => askDelete(share)}
-                      >
-                        <Icon name="delete" />
-                      </button>
-                      <button
-                        type="button"
-                        className="icon-button"
-                        aria-label={t('settings.shares.copyLabel', { path: share.path })}
+                      />
+                      <IconButton
+                        icon="content_paste"
+                        label={t('settings.shares.copyLabel', { path: share.path })}
                         onClick={() => void copy(share)}
-                      >
-                        <Icon name="content_paste" />
-                      </button>
+                      />
                     </td>
                   </tr>
                 );
