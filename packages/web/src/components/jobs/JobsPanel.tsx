@@ -4,6 +4,7 @@ import { useAuthStore } from '../../stores/auth';
 import { FIRST_POLL_MS, JOB_POLL_MS, jobPercent, useJobsStore, type FollowedJob } from '../../stores/jobs';
 import { formatSize } from '../../utils/format-size';
 import { Icon } from '../Icon';
+import '../progress-panel.css';
 import './jobs.css';
 
 const TITLE_KEYS = { copy: 'jobs.copying', rename: 'jobs.moving', archive: 'jobs.downloading' } as const;
@@ -33,7 +34,12 @@ function JobRow({ followed }: { followed: FollowedJob }) {
         <Icon name="close" />
       </button>
       {/* Without a value the bar is indeterminate: the totals are still being counted. */}
-      <progress className="jobs-panel__bar" max={100} value={percent} aria-label={title} />
+      <progress
+        className="progress-panel__bar jobs-panel__bar"
+        max={100}
+        value={percent}
+        aria-label={title}
+      />
       <span className="jobs-panel__stats">
         {followed.cancelling
           ? t('jobs.cancelling')
@@ -84,7 +90,7 @@ export function JobsPanel() {
   }, [following, refresh]);
   if (!following) return null;
   return (
-    <section className="jobs-panel" aria-label={t('jobs.panel')}>
+    <section className="progress-panel jobs-panel" aria-label={t('jobs.panel')}>
       <ul className="jobs-panel__list" aria-live="polite">
         {jobs.map((followed) => (
           <JobRow key={followed.id} followed={followed} />

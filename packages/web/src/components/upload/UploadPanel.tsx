@@ -10,6 +10,7 @@ import {
 import { formatSize } from '../../utils/format-size';
 import { formatEta, formatSpeed } from '../../utils/upload-speed';
 import { Icon } from '../Icon';
+import '../progress-panel.css';
 import './upload.css';
 
 function TaskRow({ task, loaded }: { task: UploadTask; loaded: number }) {
@@ -20,7 +21,12 @@ function TaskRow({ task, loaded }: { task: UploadTask; loaded: number }) {
       <span className="upload-panel__file-name" title={task.name}>
         {task.name}
       </span>
-      <progress className="upload-panel__file-bar" max={100} value={percent} aria-label={task.name} />
+      <progress
+        className="progress-panel__bar upload-panel__file-bar"
+        max={100}
+        value={percent}
+        aria-label={task.name}
+      />
     </li>
   );
 }
@@ -61,7 +67,9 @@ export function UploadPanel() {
         <div className="upload-bar__fill" style={{ width: `${percent}%` }} />
       </div>
       <section
-        className={collapsed ? 'upload-panel upload-panel--collapsed' : 'upload-panel'}
+        className={
+          collapsed ? 'progress-panel upload-panel upload-panel--collapsed' : 'progress-panel upload-panel'
+        }
         aria-label={t('upload.panel')}
       >
         <div className="upload-panel__header">
