@@ -1,39 +1,23 @@
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
 import { renderWithApp } from '../../../test/render';
-import { withViewport } from '../../../test/viewport';
+import { cellTexts, columnHeaders, table, tableViewportEach } from '../../../test/table';
 import { CsvTable } from './CsvTable';
 
 const PEOPLE = 'name;city;note\nAda;London;"says ""hi""; twice"\nBob;Paris;"two\nlines"\n';
 
-const table = () => screen.getByRole('table');
-const columnHeaders = () =>
-  within(table())
-    .queryAllByRole('columnheader')
-    .map((cell) => cell.textContent);
 const bodyRows = () =>
   within(table())
     .getAllByRole('row')
     .filter((row) => row.hasAttribute('aria-rowindex') && row.closest('tbody'));
-const cellsOf = (row: HTMLElement) =>
-  within(row)
-    .getAllByRole('cell')
-    .map((cell) => cell.textContent);
 
 describe('CsvTable', () => {
-  let restoreViewport: () => void;
-  beforeEach(() => {
-    restoreViewport = withViewport();
-  });
-  afterEach(() => {
-    cleanup();
-    restoreViewport();
-  });
+  tableViewportEach();
 
   it('shows the first row as the header and the rest as rows, split on the detected separator', async () => {
     await renderWithApp(<CsvTable text={PEOPLE} name="people.csv" />);
     expect(columnHeaders()).toEqual(['name', 'city', 'note']);
-    expect(bodyRows().map(cellsOf)).toEqual([
+    expect(bodyRows().map(cellTexts)).toEqual([
       ['Ada', 'London', 'says "hi"; twice'],
       ['Bob', 'Paris', 'two\nlines'],
     ]);
@@ -48,7 +32,7 @@ describe('CsvTable', () => {
       fireEvent.click(screen.getByRole('checkbox', { name: 'First row is a header' }));
     });
     expect(columnHeaders()).toEqual([]);
-    expect(bodyRows().map((row) => cellsOf(row)[0])).toEqual(['name', 'Ada', 'Bob']);
+    expect(bodyRows().map((row) => cellTexts(row)[0])).toEqual(['name', 'Ada', 'Bob']);
     expect(screen.getByRole('status').textContent).toBe('3 rows');
   });
 
@@ -63,7 +47,7 @@ describe('CsvTable', () => {
   it('reads a .tsv file on tabs and pads short rows', async () => {
     await renderWithApp(<CsvTable text={'a\tb\tc\n1\t2\n'} name="data.tsv" />);
     expect(columnHeaders()).toEqual(['a', 'b', 'c']);
-    expect(bodyRows().map(cellsOf)).toEqual([['1', '2', '']]);
+    expect(bodyRows().map(cellTexts)).toEqual([['1', '2', '']]);
   });
 
   it('puts only the rows in view into the page for a big file', async () => {
@@ -74,7 +58,7 @@ describe('CsvTable', () => {
     const rendered = bodyRows();
     expect(rendered.length).toBeGreaterThan(5);
     expect(rendered.length).toBeLessThan(60);
-    expect(cellsOf(rendered[0]!)).toEqual(['0', 'v0']);
+    expect(cellTexts(rendered[0]!)).toEqual(['0', 'v0']);
   });
 
   it('says so when the file has no rows', async () => {

@@ -1,23 +1,21 @@
 // @vitest-environment jsdom
 // The rendered view goes through DOMPurify, which does not support happy-dom (see markdown.test.ts).
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
+import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { editorShown, renderEditor, textFile, typeAtEnd } from '../../../test/render-editor';
+import {
+  editorShown,
+  press,
+  pressedViews,
+  renderEditor,
+  textFile,
+  typeAtEnd,
+} from '../../../test/render-editor';
 
 const readme = textFile(
   '/docs/readme.md',
   '# Guide\n\n<img src="x" onerror="alert(1)"><script>alert(2)</script>[go](javascript:alert(3))\n',
 );
 const rendered = () => screen.getByRole('article', { name: 'readme.md, rendered' });
-const press = (name: string) =>
-  act(() => {
-    fireEvent.click(screen.getByRole('button', { name }));
-  });
-const pressed = () =>
-  within(screen.getByRole('group', { name: 'Show as' }))
-    .getAllByRole('button')
-    .filter((button) => button.getAttribute('aria-pressed') === 'true')
-    .map((button) => button.getAttribute('aria-label'));
 
 describe('Editor with a Markdown file', () => {
   beforeAll(() => {
@@ -29,7 +27,7 @@ describe('Editor with a Markdown file', () => {
 
   it('opens source and rendered side by side for an editor, the rendering following the typing', async () => {
     const view = await renderEditor(readme, { download: true, modify: true });
-    expect(pressed()).toEqual(['Source and rendered side by side']);
+    expect(pressedViews()).toEqual(['Source and rendered side by side']);
     expect(editorShown(view)).toBe(true);
     expect(within(rendered()).getByRole('heading', { level: 1 }).textContent).toBe('Guide');
 
@@ -67,7 +65,7 @@ describe('Editor with a Markdown file', () => {
 
   it('opens rendered only for a reader who may not modify it', async () => {
     const view = await renderEditor(readme, { download: true });
-    expect(pressed()).toEqual(['Rendered']);
+    expect(pressedViews()).toEqual(['Rendered']);
     expect(editorShown(view)).toBe(false);
     expect(within(rendered()).getByRole('heading', { level: 1 }).textContent).toBe('Guide');
   });

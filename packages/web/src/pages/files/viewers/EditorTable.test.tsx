@@ -1,45 +1,28 @@
-import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { editorShown, renderEditor, textFile, typeAtEnd } from '../../../test/render-editor';
-import { withViewport } from '../../../test/viewport';
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import {
+  editorShown,
+  press,
+  pressedViews,
+  renderEditor,
+  textFile,
+  typeAtEnd,
+} from '../../../test/render-editor';
+import { cellTexts, columnHeaders, tableViewportEach } from '../../../test/table';
 
 const csv = textFile('/data/people.csv', 'name,city\nAda,London\n');
-const press = (name: string) =>
-  act(() => {
-    fireEvent.click(screen.getByRole('button', { name }));
-  });
-const pressed = () =>
-  within(screen.getByRole('group', { name: 'Show as' }))
-    .getAllByRole('button')
-    .filter((button) => button.getAttribute('aria-pressed') === 'true')
-    .map((button) => button.getAttribute('aria-label'));
-const bodyCells = () =>
-  within(screen.getByRole('table'))
-    .getAllByRole('cell')
-    .map((cell) => cell.textContent);
 
 describe('Editor with a CSV file', () => {
-  let restoreViewport: () => void;
-  beforeEach(() => {
-    restoreViewport = withViewport();
-  });
-  afterEach(() => {
-    cleanup();
-    restoreViewport();
-  });
+  tableViewportEach();
 
   it('opens as a table, switches to the editor and back, the table showing unsaved edits', async () => {
     const view = await renderEditor(csv, { download: true, modify: true });
-    expect(pressed()).toEqual(['Table']);
-    expect(
-      within(screen.getByRole('table'))
-        .getAllByRole('columnheader')
-        .map((th) => th.textContent),
-    ).toEqual(['name', 'city']);
+    expect(pressedViews()).toEqual(['Table']);
+    expect(columnHeaders()).toEqual(['name', 'city']);
     expect(editorShown(view)).toBe(false);
 
     press('Source');
-    expect(pressed()).toEqual(['Source']);
+    expect(pressedViews()).toEqual(['Source']);
     expect(screen.queryByRole('table')).toBeNull();
     expect(editorShown(view)).toBe(true);
     typeAtEnd(view, 'Bob,Paris\n');
@@ -47,7 +30,7 @@ describe('Editor with a CSV file', () => {
 
     press('Table');
     expect(editorShown(view)).toBe(false);
-    expect(bodyCells()).toEqual(['Ada', 'London', 'Bob', 'Paris']);
+    expect(cellTexts()).toEqual(['Ada', 'London', 'Bob', 'Paris']);
     // The edit is still there to save: switching views never drops it.
     expect(screen.getByText('Unsaved changes')).toBeTruthy();
     expect(view.state.doc.toString()).toBe('name,city\nAda,London\nBob,Paris\n');
@@ -55,7 +38,7 @@ describe('Editor with a CSV file', () => {
 
   it('lets a reader without modify permission see the text too, read-only', async () => {
     const view = await renderEditor(csv, { download: true });
-    expect(pressed()).toEqual(['Table']);
+    expect(pressedViews()).toEqual(['Table']);
     press('Source');
     expect(editorShown(view)).toBe(true);
     expect(view.state.readOnly).toBe(true);
