@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../packages/server/src/store/index.js';
 import { freePort, mountTmpfs, unmountTmpfs } from '../../packages/server/test/tools.js';
 import { builtServer } from '../support/built.js';
+import { slowRequest as startSlowRequest, type SlowRequest } from '../support/slow-request.js';
 
 /**
  * Issue 13, item 1: a real server process killed (SIGKILL) in the middle of a PUT, a POST upload,
@@ -98,42 +98,16 @@ async function stop(server: Server): Promise<void> {
   expect(await server.exited).toBe(0);
 }
 
-/** A request whose body the test sends piece by piece; its answer, if it ever comes. */
+/** A request whose body the test sends piece by piece (its socket cut after the test). */
 function slowRequest(
   server: Server,
   method: string,
   url: string,
   length: number,
   headers: Record<string, string> = {},
-): { send(bytes: Buffer): Promise<void>; answer: Promise<{ status: number; body: string }> } {
-  const req = http.request({
-    host: '127.0.0.1',
-    port: server.port,
-    method,
-    path: url,
-    agent: false,
-    headers: {
-      'content-length': String(length),
-      'content-type': 'application/octet-stream',
-      'x-auth': server.token,
-      ...headers,
-    },
-  });
-  req.on('socket', (socket) => sockets.push(socket));
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-  });
-  // A killed server cuts the request: only the tests that finish it look at the answer.
-  answer.catch(() => undefined);
-  return {
-    send: (bytes) => new Promise<void>((resolve) => req.write(bytes, () => resolve())),
-    answer,
-  };
+): SlowRequest {
+  const { port, token } = server;
+  return startSlowRequest({ port, token, method, path: url, length, headers, sockets });
 }
 
 /** A whole request through fetch. */

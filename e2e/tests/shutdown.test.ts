@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { builtServer } from '../support/built.js';
+import { slowRequest, type CollectedAnswer } from '../support/slow-request.js';
 import { freePort } from '../../packages/server/test/tools.js';
 
 /**
@@ -162,41 +163,21 @@ function slowDownload({ port, token }: Server): Promise<SlowDownload> {
 async function slowUpload(
   { port, token }: Server,
   size: number,
-): Promise<{ rest(): Promise<{ status: number; body: string }> }> {
+): Promise<{ rest(): Promise<CollectedAnswer> }> {
   const first = Buffer.alloc(64 * 1024, 'a');
-  const req = http.request({
-    host: '127.0.0.1',
+  const upload = slowRequest({
     port,
+    token,
     method: 'POST',
     path: '/api/resources/upload.bin',
-    agent: false,
+    length: size,
     // The server's 100 Continue tells that it has the request: only then is it in flight.
-    headers: {
-      'content-length': String(size),
-      'content-type': 'application/octet-stream',
-      'x-auth': token,
-      expect: '100-continue',
-    },
+    headers: { expect: '100-continue' },
+    sockets: clients,
   });
-  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-  });
-  // A cut upload fails on the client's side; only the tests that finish it look at the answer.
-  answer.catch(() => undefined);
-  req.on('socket', (socket) => clients.push(socket));
-  await new Promise<void>((resolve) => req.once('continue', () => resolve()));
-  await new Promise<void>((resolve) => req.write(first, () => resolve()));
-  return {
-    rest: async () => {
-      req.end(Buffer.alloc(size - first.length, 'b'));
-      return answer;
-    },
-  };
+  await new Promise<void>((resolve) => upload.req.once('continue', () => resolve()));
+  await upload.send(first);
+  return { rest: () => upload.end(Buffer.alloc(size - first.length, 'b')) };
 }
 
 /** Whether a new connection is refused (the server no longer listens). */
