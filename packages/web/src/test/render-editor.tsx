@@ -1,6 +1,6 @@
 import type { FileInfo, Permissions } from '@filebrowser/contract';
 import { EditorView } from '@codemirror/view';
-import { act, fireEvent, screen, within } from '@testing-library/react';
+import { act, screen } from '@testing-library/react';
 import { Route, Routes } from 'react-router';
 import { Editor } from '../pages/files/editor/Editor';
 import { useAuthStore } from '../stores/auth';
@@ -47,19 +47,4 @@ export function typeAtEnd(view: EditorView, text: string): void {
 /** Whether the editor is on screen (it stays mounted, hidden, behind the other views). */
 export function editorShown(view: EditorView): boolean {
   return view.dom.closest('[hidden]') === null;
-}
-
-/** Clicks the button named `name` (a view of the "Show as" switch, Save, …). */
-export function press(name: string): void {
-  act(() => {
-    fireEvent.click(screen.getByRole('button', { name }));
-  });
-}
-
-/** The views of the "Show as" switch that are pressed now, by name. */
-export function pressedViews(): (string | null)[] {
-  return within(screen.getByRole('group', { name: 'Show as' }))
-    .getAllByRole('button')
-    .filter((button) => button.getAttribute('aria-pressed') === 'true')
-    .map((button) => button.getAttribute('aria-label'));
 }

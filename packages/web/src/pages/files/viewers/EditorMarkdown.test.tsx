@@ -2,14 +2,8 @@
 // The rendered view goes through DOMPurify, which does not support happy-dom (see markdown.test.ts).
 import { cleanup, screen, within } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  editorShown,
-  press,
-  pressedViews,
-  renderEditor,
-  textFile,
-  typeAtEnd,
-} from '../../../test/render-editor';
+import { editorShown, renderEditor, textFile, typeAtEnd } from '../../../test/render-editor';
+import { press, pressedViews } from '../../../test/view-switch';
 
 const readme = textFile(
   '/docs/readme.md',

@@ -1,13 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import {
-  editorShown,
-  press,
-  pressedViews,
-  renderEditor,
-  textFile,
-  typeAtEnd,
-} from '../../../test/render-editor';
+import { editorShown, renderEditor, textFile, typeAtEnd } from '../../../test/render-editor';
+import { press, pressedViews } from '../../../test/view-switch';
 import { cellTexts, columnHeaders, tableViewportEach } from '../../../test/table';
 
 const csv = textFile('/data/people.csv', 'name,city\nAda,London\n');
