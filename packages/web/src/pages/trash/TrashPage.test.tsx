@@ -141,10 +141,12 @@ describe('TrashPage', () => {
     ]);
   });
 
-  it('replaces what is there when asked to overwrite', async () => {
+  it('replaces what is there when asked to overwrite, then lists the replaced entry, now in the trash', async () => {
+    let restored = false;
     fetchMock.mockImplementation(async (url, init) => {
-      if (init?.method !== 'POST') return json([item()]);
+      if (init?.method !== 'POST') return json(restored ? [item({ id: 'cccc', size: 512 })] : [item()]);
       if (!String(url).includes('?')) return new Response('409 Conflict\n', { status: 409 });
+      restored = true;
       return json({ path: '/docs/report.pdf', recreatedFolders: false, copied: false });
     });
     await render();
@@ -156,8 +158,13 @@ describe('TrashPage', () => {
     await act(async () => {
       fireEvent.click(within(dialog).getByRole('button', { name: 'Overwrite' }));
     });
-    await screen.findByText('The trash is empty.');
-    expect(calls(fetchMock).at(-1)).toBe('POST /api/trash/aaaa/restore?override=true');
+    await screen.findByText('512 B');
+    expect(calls(fetchMock).slice(-2)).toEqual([
+      'POST /api/trash/aaaa/restore?override=true',
+      'GET /api/trash',
+    ]);
+    expect(screen.getAllByRole('checkbox', { name: 'Select report.pdf' })).toHaveLength(1);
+    expect(screen.queryByText('2 KiB')).toBeNull();
   });
 
   it('shows a refused restore and keeps the item', async () => {

@@ -37,18 +37,24 @@ function askClash(name: string): Promise<ClashChoice | null> {
   });
 }
 
-/** Restores one item, asking on a taken name; answers whether it left the trash. */
-async function restoreOne(item: TrashItem, onRestored: (path: string, recreated: boolean) => void) {
+/**
+ * Restores one item, asking on a taken name; answers how it left the trash (`override`: over the
+ * entry that took its name), or null when the user cancelled and it stays.
+ */
+async function restoreOne(
+  item: TrashItem,
+  onRestored: (path: string, recreated: boolean) => void,
+): Promise<RestoreMode | null> {
   let mode: RestoreMode = 'ask';
   for (;;) {
     try {
       const result = await restoreTrashItem(item.id, mode);
       onRestored(result.path, result.recreatedFolders);
-      return true;
+      return mode;
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 409 || mode !== 'ask') throw error;
       const choice = await askClash(item.name);
-      if (choice === null) return false;
+      if (choice === null) return null;
       mode = choice === 'overwrite' ? 'override' : 'rename';
     }
   }
@@ -84,13 +90,23 @@ export function TrashPage() {
 
   const restore = async () => {
     setBusy(true);
+    let replaced = false;
     // One refusal (a rule, a permission) says why and leaves the others to go on.
     for (const item of chosen) {
       try {
-        const done = await restoreOne(item, (path, recreated) =>
+        const mode = await restoreOne(item, (path, recreated) =>
           showSuccess(t(recreated ? 'trash.restoredRecreated' : 'trash.restored', { path })),
         );
-        if (done) drop([item.id]);
+        if (mode !== null) drop([item.id]);
+        if (mode === 'override') replaced = true;
+      } catch (error) {
+        showError(error);
+      }
+    }
+    // What an overwrite replaced went into the trash (while it is on): listed, to restore in turn.
+    if (replaced) {
+      try {
+        setData(await listTrash());
       } catch (error) {
         showError(error);
       }
