@@ -99,7 +99,8 @@ export async function measureBoth(plan) {
         const cpu = cpuOfSide(side, m.cpu);
         if (cpu !== null) {
           const who = side === 'ours' ? 'server' : 'reference';
-          m.detail = `${m.detail ? `${m.detail}, ` : ''}${who} CPU ${cpu.toFixed(2)} s`;
+          // The harness is the client of every request: its CPU shows when the client is the limit.
+          m.detail = `${m.detail ? `${m.detail}, ` : ''}${who} CPU ${cpu.toFixed(2)} s (harness ${m.cpu.harness.toFixed(2)} s)`;
         }
         if (!plan.warmup || i > 0) st.kept.push(m);
       } catch (err) {

@@ -61,14 +61,35 @@ function sendFile({ url, method, file, bytes, headers, timeoutMs }) {
 }
 
 /**
- * Uploads `file` in one request and measures it: refused unless the answer is one of `expected`
- * and `stored` (the file the upload must have made) holds every byte; `stored` is removed after.
- * @param {{ url: string, method?: string, file: { abs: string, bytes: number }, stored: string,
- *   headers?: Record<string, string>, expected: number[], what: string }} upload
+ * Times `transfer` (which resolves with its seconds) writing `file`'s bytes to `stored`, and
+ * refuses the result unless `stored` then holds every byte; `stored` is removed after.
+ * @param {{ file: { bytes: number }, stored: string, what: string, note?: string }} target
+ * @param {() => Promise<number>} transfer
  * @returns {Promise<import('./measure.mjs').Measure>}
  */
-export async function uploadThroughput({ url, method = 'PUT', file, stored, headers = {}, expected, what }) {
+export async function storeThroughput({ file, stored, what, note }, transfer) {
   try {
+    const seconds = await transfer();
+    const size = fs.statSync(stored).size;
+    if (size !== file.bytes) throw new Error(`${what} stored ${size} of ${file.bytes} bytes`);
+    return {
+      value: mibPerSecond(file.bytes, seconds),
+      unit: 'MiB/s',
+      detail: `${fmtSize(file.bytes)} in ${seconds.toFixed(2)} s${note ? `, ${note}` : ''}`,
+    };
+  } finally {
+    fs.rmSync(stored, { force: true });
+  }
+}
+
+/**
+ * Uploads `file` in one request and measures it: refused unless the answer is one of `expected`
+ * and `stored` (the file the upload must have made) holds every byte.
+ * @param {{ url: string, method?: string, file: { abs: string, bytes: number }, stored: string,
+ *   headers?: Record<string, string>, expected: number[], what: string }} upload
+ */
+export function uploadThroughput({ url, method = 'PUT', file, stored, headers = {}, expected, what }) {
+  return storeThroughput({ file, stored, what }, async () => {
     const r = await sendFile({
       url,
       method,
@@ -78,16 +99,8 @@ export async function uploadThroughput({ url, method = 'PUT', file, stored, head
       timeoutMs: uploadTimeoutMs(file.bytes),
     });
     checkEndpoint(r, what, expected);
-    const size = fs.statSync(stored).size;
-    if (size !== file.bytes) throw new Error(`${what} stored ${size} of ${file.bytes} bytes`);
-    return {
-      value: mibPerSecond(file.bytes, r.seconds),
-      unit: 'MiB/s',
-      detail: `${fmtSize(file.bytes)} in ${r.seconds.toFixed(2)} s`,
-    };
-  } finally {
-    fs.rmSync(stored, { force: true });
-  }
+    return r.seconds;
+  });
 }
 
 /**

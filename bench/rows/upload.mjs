@@ -9,9 +9,9 @@ import * as tus from 'tus-js-client';
 import { measureBoth } from '../lib/measure.mjs';
 import { Skipped, Unavailable } from '../lib/outcome.mjs';
 import { runToolOk, which } from '../lib/proc.mjs';
-import { nginxPut, uploadTimeoutMs } from '../lib/put.mjs';
+import { nginxPut, storeThroughput, uploadTimeoutMs } from '../lib/put.mjs';
 import { evaluate } from '../lib/report.mjs';
-import { fmtSize, mibPerSecond } from '../lib/units.mjs';
+import { fmtSize } from '../lib/units.mjs';
 
 const CHUNK = 10 * 1024 * 1024;
 
@@ -79,41 +79,19 @@ export const uploadRow = {
       second: async (i) => {
         if (!dd) throw new Skipped('dd not installed');
         const out = path.join(target.abs, `dd-${i}.bin`);
-        try {
-          const run = await runToolOk(
-            dd,
-            [`if=${file.abs}`, `of=${out}`, 'bs=10M', 'conv=fsync', 'status=none'],
-            {
-              timeoutMs,
-            },
-          );
-          if (fs.statSync(out).size !== file.bytes) throw new Error('dd wrote a short file');
-          return {
-            value: mibPerSecond(file.bytes, run.seconds),
-            unit: 'MiB/s',
-            detail: `${fmtSize(file.bytes)} in ${run.seconds.toFixed(2)} s`,
-          };
-        } finally {
-          fs.rmSync(out, { force: true });
-        }
+        return storeThroughput({ file, stored: out, what: 'dd' }, async () => {
+          const args = [`if=${file.abs}`, `of=${out}`, 'bs=10M', 'conv=fsync', 'status=none'];
+          return (await runToolOk(dd, args, { timeoutMs })).seconds;
+        });
       },
       ours: async (i) => {
         const server = await ctx.server();
         const name = `tus-${i}.bin`;
-        const out = path.join(target.abs, name);
-        try {
-          const endpoint = `${server.base}/api/tus/${target.rel}/${name}?override=false`;
-          const seconds = await tusUpload(file.abs, endpoint, server.auth(), timeoutMs);
-          const size = fs.statSync(out).size;
-          if (size !== file.bytes) throw new Error(`uploaded file has ${size} of ${file.bytes} bytes`);
-          return {
-            value: mibPerSecond(file.bytes, seconds),
-            unit: 'MiB/s',
-            detail: `${fmtSize(file.bytes)} in ${seconds.toFixed(2)} s, ${Math.ceil(file.bytes / CHUNK)} chunks`,
-          };
-        } finally {
-          fs.rmSync(out, { force: true });
-        }
+        const endpoint = `${server.base}/api/tus/${target.rel}/${name}?override=false`;
+        const note = `${Math.ceil(file.bytes / CHUNK)} chunks`;
+        return storeThroughput({ file, stored: path.join(target.abs, name), what: 'tus', note }, () =>
+          tusUpload(file.abs, endpoint, server.auth(), timeoutMs),
+        );
       },
     });
     return [
