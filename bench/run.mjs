@@ -16,13 +16,14 @@ import { davRow } from './rows/dav.mjs';
 import { downloadRow } from './rows/download.mjs';
 import { listRow } from './rows/list.mjs';
 import { millionRow } from './rows/million.mjs';
+import { putRow } from './rows/put.mjs';
 import { searchRow } from './rows/search.mjs';
 import { thumbsRow } from './rows/thumbs.mjs';
 import { uploadRow } from './rows/upload.mjs';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 /** @type {import('./lib/context.mjs').Row[]} */
-const ROWS = [listRow, downloadRow, uploadRow, archiveRow, searchRow, thumbsRow, davRow, millionRow];
+const ROWS = [listRow, downloadRow, uploadRow, putRow, archiveRow, searchRow, thumbsRow, davRow, millionRow];
 
 /** @param {string} msg */
 const log = (msg) => console.error(`bench: ${msg}`);
@@ -99,9 +100,16 @@ async function main() {
     workDir,
     log,
     server: lazy(async () => (running.server = await startServer({ entry, workDir, dataRoot, log }))),
-    nginx: lazy(
-      async () => (running.nginx = await startNginx({ workDir, dataRoot, workers: opts.nginxWorkers, log })),
-    ),
+    nginx: lazy(async () => {
+      const uploads = (await data.uploads()).rel;
+      return (running.nginx = await startNginx({
+        workDir,
+        dataRoot,
+        uploads,
+        workers: opts.nginxWorkers,
+        log,
+      }));
+    }),
     apache: lazy(async () => {
       // The folder PUT writes into must exist before httpd starts (it is handed to httpd's user).
       const writable = [(await data.uploads()).abs];
@@ -131,6 +139,10 @@ async function main() {
       const rowResults = await row.run(ctx);
       for (const r of rowResults) {
         log(`  ${r.title}: ${r.reason ?? r.status}${r.ratio !== null ? ` (${r.ratio.toFixed(2)}x)` : ''}`);
+        // The median samples' details end with their CPU seconds: the figure that holds on a busy machine.
+        if (r.ours?.detail) log(`    ours: ${r.ours.detail}`);
+        if (r.reference?.detail) log(`    ${r.reference.tool}: ${r.reference.detail}`);
+        if (r.second?.detail) log(`    ${r.second.tool}: ${r.second.detail}`);
       }
       results.push(...rowResults);
       const mem = (await ctx.server()).memory();

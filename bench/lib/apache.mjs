@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, track } from './cleanup.mjs';
+import { watchCpu } from './cpu.mjs';
 import { request } from './http.mjs';
 import { freePort, which } from './proc.mjs';
 
@@ -145,5 +146,6 @@ DocumentRoot ${q(dataRoot)}
     await sleep(100);
   }
   log(`apache: pid ${child.pid} on ${base} (${version}, mpm_event, 1 process)`);
+  watchCpu('reference', /** @type {number} */ (child.pid));
   return { base, version, stop: () => stopChild(child) };
 }

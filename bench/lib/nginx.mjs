@@ -1,11 +1,12 @@
 // The nginx reference: a private instance (own config, pid, logs, temp folders) serving the data
-// folder on 127.0.0.1 with sendfile and a JSON autoindex.
+// folder on 127.0.0.1 with sendfile and a JSON autoindex, and taking PUT uploads into one folder.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, track } from './cleanup.mjs';
+import { watchCpu } from './cpu.mjs';
 import { request } from './http.mjs';
 import { freePort, which } from './proc.mjs';
 
@@ -17,14 +18,22 @@ import { freePort, which } from './proc.mjs';
  */
 
 /**
- * @param {{ workDir: string, dataRoot: string, workers: number, log: (msg: string) => void }} options
+ * @param {{ workDir: string, dataRoot: string, uploads: string, workers: number, log: (msg: string) => void }} options
+ *   uploads: the folder below dataRoot (relative, existing) that takes PUT requests
  * @returns {Promise<Nginx | null>} null when nginx is not installed
  */
-export async function startNginx({ workDir, dataRoot, workers, log }) {
+export async function startNginx({ workDir, dataRoot, uploads, workers, log }) {
   const bin = which('nginx');
   if (!bin) return null;
   const dir = path.join(workDir, 'nginx');
-  fs.mkdirSync(dir, { recursive: true });
+  // nginx receives a body into a temp file and renames it into place: beside the uploads on the
+  // same file system, that is a rename as ours is, not a second copy of every byte.
+  const putTemp = path.join(dir, 'put-body');
+  fs.mkdirSync(putTemp, { recursive: true });
+  const uploadsAbs = path.join(dataRoot, uploads);
+  if (fs.statSync(putTemp).dev !== fs.statSync(uploadsAbs).dev) {
+    throw new Error(`nginx: ${putTemp} and ${uploadsAbs} are on different file systems`);
+  }
   const port = await freePort();
   const esc = (/** @type {string} */ p) => JSON.stringify(p); // nginx accepts double-quoted strings
   // Running as root, workers would switch to "nobody" and could not read our 0700 temp folder.
@@ -55,6 +64,12 @@ http {
     location / {
       autoindex on;
       autoindex_format json;
+    }
+    location /${uploads}/ {
+      dav_methods PUT;
+      create_full_put_path on;
+      client_max_body_size 0;
+      client_body_temp_path ${esc(putTemp)};
     }
   }
 }
@@ -87,5 +102,6 @@ http {
     await sleep(100);
   }
   log(`nginx: pid ${child.pid} on ${base} (${workers} worker${workers === 1 ? '' : 's'})`);
+  watchCpu('reference', /** @type {number} */ (child.pid));
   return { base, workers, stop: () => stopChild(child) };
 }

@@ -6,6 +6,7 @@ export const ROW_IDS = [
   'list',
   'download',
   'upload',
+  'put',
   'zip',
   'targz',
   'search',
@@ -37,6 +38,8 @@ export const USAGE = `usage: npm run bench -- [options]
   -h, --help            this text
 
   BENCH_SERVER_ENTRY=<file> benchmarks another server entry instead of packages/server/dist/main.js.
+  BENCH_SERVER_NODE_ARGS="<flags>" passes node flags to the server, e.g.
+    "--cpu-prof --cpu-prof-dir=/tmp/prof" (a profile per server run, written when it stops).
 `;
 
 /**

@@ -10,11 +10,19 @@ import { Skipped, Unavailable } from './outcome.mjs';
  */
 
 /**
+ * @typedef {{ value: number, unit: string, samples: number[], detail?: string, cpuSeconds: number | null,
+ *   cpuSamples: (number | null)[] }} Figures CPU seconds: of our server for ours, of the reference
+ *   server or tool for a reference
+ */
+
+/**
  * @typedef {object} RowResult
  * @property {string} id
  * @property {string} title
- * @property {{ value: number, unit: string, samples: number[], detail?: string } | null} ours
- * @property {{ value: number, unit: string, samples: number[], detail?: string, tool: string } | null} reference
+ * @property {Figures | null} ours
+ * @property {Figures & { tool: string } | null} reference
+ * @property {Figures & { tool: string, ratio: number | null } | null} [second] a second
+ *   reference shown beside the first (for information: the verdict is on the first)
  * @property {number | null} ratio ours / reference
  * @property {Target} target
  * @property {'pass' | 'fail' | 'skipped' | 'unavailable' | 'error'} status
@@ -27,28 +35,43 @@ import { Skipped, Unavailable } from './outcome.mjs';
  */
 function sideFigures(side) {
   if (!side || side instanceof Error) return null;
-  return { value: side.value, unit: side.unit, samples: side.samples, detail: side.detail };
+  return {
+    value: side.value,
+    unit: side.unit,
+    samples: side.samples,
+    detail: side.detail,
+    cpuSeconds: side.cpuSeconds ?? null,
+    cpuSamples: side.cpuSamples ?? [],
+  };
 }
 
 /**
  * @param {{ id: string, title: string, target: Target, ours: import('./measure.mjs').Side,
- *   reference?: import('./measure.mjs').Side | null, referenceTool?: string, notes?: string[] }} input
+ *   reference?: import('./measure.mjs').Side | null, referenceTool?: string,
+ *   second?: import('./measure.mjs').Side | null, secondTool?: string, notes?: string[] }} input
  * @returns {RowResult}
  */
 export function evaluate(input) {
   const { id, title, target, ours, reference = null, referenceTool = '', notes = [] } = input;
   const refFigures = sideFigures(reference);
+  const secondFigures = sideFigures(input.second ?? null);
+  const oursFigures = sideFigures(ours);
   /** @type {RowResult} */
   const row = {
     id,
     title,
-    ours: sideFigures(ours),
+    ours: oursFigures,
     reference: refFigures ? { ...refFigures, tool: referenceTool } : null,
     ratio: null,
     target,
     status: 'error',
     notes: [...notes],
   };
+  if (input.second !== undefined) {
+    const ratio = oursFigures && secondFigures?.value ? oursFigures.value / secondFigures.value : null;
+    row.second = secondFigures ? { ...secondFigures, tool: input.secondTool ?? '', ratio } : null;
+    if (input.second instanceof Error) row.notes.push(`${input.secondTool}: ${input.second.message}`);
+  }
   if (reference instanceof Error && !(ours instanceof Error)) {
     row.notes.push(`reference: ${reference.message}`);
   }
@@ -111,14 +134,21 @@ function fmtVerdict(r) {
  */
 export function formatTable(rows) {
   const head = ['row', 'ours', 'reference', 'ratio', 'target', 'result'];
-  const body = rows.map((r) => [
-    r.title,
-    fmtMeasure(r.ours),
-    r.reference ? `${fmtMeasure(r.reference)} (${r.reference.tool})` : '-',
-    r.ratio === null ? '-' : `${r.ratio.toFixed(2)}x`,
-    fmtTarget(r.target),
-    fmtVerdict(r),
-  ]);
+  const body = rows.flatMap((r) => {
+    const line = [
+      r.title,
+      fmtMeasure(r.ours),
+      r.reference ? `${fmtMeasure(r.reference)} (${r.reference.tool})` : '-',
+      r.ratio === null ? '-' : `${r.ratio.toFixed(2)}x`,
+      fmtTarget(r.target),
+      fmtVerdict(r),
+    ];
+    if (!r.second) return [line];
+    // The second reference on a line of its own, under the first, without a verdict.
+    const { second } = r;
+    const ratio = second.ratio === null ? '-' : `${second.ratio.toFixed(2)}x`;
+    return [line, ['', '', `${fmtMeasure(second)} (${second.tool})`, ratio, '', '(information)']];
+  });
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((line) => (line[i] ?? '').length)));
   const line = (/** @type {string[]} */ cells) =>
     cells

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, track } from './cleanup.mjs';
+import { watchCpu } from './cpu.mjs';
 import { request } from './http.mjs';
 import { freePort } from './proc.mjs';
 
@@ -48,7 +49,10 @@ export async function startServer({ entry, workDir, dataRoot, log }) {
   const passwordHash = await hash(password, { cost: 10, version: '2a' });
   const port = await freePort();
   const cacheDir = path.join(workDir, 'cache');
+  // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": node flags for profiling the server under the bench.
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const args = [
+    ...nodeArgs,
     entry,
     '-d', path.join(workDir, 'fb.db'),
     '-r', dataRoot,
@@ -108,7 +112,8 @@ export async function startServer({ entry, workDir, dataRoot, log }) {
     await stopChild(child);
     throw new Error(`login failed: HTTP ${login.status} ${token.slice(0, 200)}\n${output.trim()}`);
   }
-  log(`server: pid ${pid} on ${base}`);
+  log(`server: pid ${pid} on ${base}${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ''}`);
+  watchCpu('server', pid);
 
   // sample RSS while we run, in case /proc VmHWM is unavailable at the end
   let sampledMaxKiB = /** @type {number | null} */ (null);

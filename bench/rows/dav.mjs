@@ -1,16 +1,13 @@
 // Rows "dav-*": WebDAV against Apache httpd's mod_dav + mod_dav_fs serving the same folder, with
 // the same client and the same requests: PROPFIND Depth 1 of the listing folder (allprop), and
 // a PUT and a GET of the big file.
-import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { clearTimeout, setTimeout } from 'node:timers';
-import { downloadThroughput, loadTest, loopbackUrl, request } from '../lib/http.mjs';
+import { downloadThroughput, loadTest, request } from '../lib/http.mjs';
 import { measureBoth } from '../lib/measure.mjs';
 import { checkEndpoint, Skipped } from '../lib/outcome.mjs';
+import { uploadThroughput } from '../lib/put.mjs';
 import { evaluate } from '../lib/report.mjs';
-import { fmtSize, mibPerSecond } from '../lib/units.mjs';
+import { fmtSize } from '../lib/units.mjs';
 
 const ALLPROP =
   '<?xml version="1.0" encoding="utf-8"?>\n<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>';
@@ -18,53 +15,6 @@ const ALLPROP =
 /** `D:response` elements in a multistatus, whatever prefix the server gives the DAV namespace. */
 const countResponses = (/** @type {string} */ xml) =>
   (xml.match(/<\/(?:[A-Za-z][\w.-]*:)?response>/g) ?? []).length;
-
-/**
- * PUTs a file's bytes with a Content-Length (what Finder, rclone and davfs2 send for a known size).
- * @param {string} url
- * @param {string} file
- * @param {number} bytes
- * @param {Record<string, string>} headers
- * @param {number} timeoutMs
- * @returns {Promise<{ status: number, headers: import('node:http').IncomingHttpHeaders, seconds: number }>}
- */
-function putFile(url, file, bytes, headers, timeoutMs) {
-  const u = loopbackUrl(url);
-  return new Promise((resolve, reject) => {
-    const start = performance.now();
-    const req = http.request(
-      u,
-      {
-        method: 'PUT',
-        agent: false,
-        headers: { ...headers, 'Content-Length': String(bytes), 'Content-Type': 'application/octet-stream' },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => {
-          clearTimeout(timer);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            seconds: (performance.now() - start) / 1000,
-          });
-        });
-        res.once('error', reject);
-      },
-    );
-    const timer = setTimeout(
-      () => req.destroy(new Error(`PUT did not finish within ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
-    req.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    const source = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
-    source.once('error', (err) => req.destroy(err));
-    source.pipe(req);
-  });
-}
 
 /** @type {import('../lib/context.mjs').Row} */
 export const davRow = {
@@ -146,30 +96,21 @@ export const davRow = {
     if (opts.rows.has('dav-put')) {
       const file = await ctx.data.bigFile();
       const target = await ctx.data.uploads();
-      const timeoutMs = Math.max(60_000, (file.bytes / (2 * 1024 * 1024)) * 1000);
       /**
        * @param {string} base
-       * @param {Record<string, string>} auth
+       * @param {Record<string, string>} headers
        * @param {string} name
        * @param {string} what
-       * @returns {Promise<import('../lib/measure.mjs').Measure>}
        */
-      const put = async (base, auth, name, what) => {
-        const out = path.join(target.abs, name);
-        try {
-          const r = await putFile(`${base}/${target.rel}/${name}`, file.abs, file.bytes, auth, timeoutMs);
-          checkEndpoint(r, what, [201, 204]);
-          const size = fs.statSync(out).size;
-          if (size !== file.bytes) throw new Error(`${what} stored ${size} of ${file.bytes} bytes`);
-          return {
-            value: mibPerSecond(file.bytes, r.seconds),
-            unit: 'MiB/s',
-            detail: `${fmtSize(file.bytes)} in ${r.seconds.toFixed(2)} s`,
-          };
-        } finally {
-          fs.rmSync(out, { force: true });
-        }
-      };
+      const put = (base, headers, name, what) =>
+        uploadThroughput({
+          url: `${base}/${target.rel}/${name}`,
+          file,
+          stored: path.join(target.abs, name),
+          headers,
+          expected: [201, 204],
+          what,
+        });
       const { reference, ours } = await measureBoth({
         reps: opts.reps,
         reference: async (i) => put((await apache()).base, {}, `dav-apache-${i}.bin`, 'Apache PUT'),

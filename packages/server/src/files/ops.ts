@@ -39,13 +39,18 @@ async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
 /** Bytes gathered from a stream before one write: fewer, larger writes through the thread pool. */
 const BATCH = 1024 * 1024;
 
-/** Writes all of `chunks`, in order, with as few system calls as it takes. */
-async function writevAll(fh: fsp.FileHandle, chunks: Buffer[]): Promise<void> {
+/**
+ * Writes all of `chunks`, in order, with as few system calls as it takes: at `position`, or at
+ * the file's current position when none is given.
+ */
+export async function writevAll(fh: fsp.FileHandle, chunks: Buffer[], position?: number): Promise<void> {
   let left = chunks;
+  let at = position;
   for (;;) {
     const total = left.reduce((n, c) => n + c.length, 0);
-    let done = (await fh.writev(left)).bytesWritten;
+    let done = (await fh.writev(left, at)).bytesWritten;
     if (done >= total) return;
+    if (at !== undefined) at += done;
     // A short write (a full disk reports itself on the next write): carry on after what went.
     let i = 0;
     while (done >= left[i]!.length) done -= left[i++]!.length;
