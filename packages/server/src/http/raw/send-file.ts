@@ -206,7 +206,9 @@ async function writeDirectly(
   const res = reply.raw;
   res.writeHead(reply.statusCode, reply.getHeaders() as OutgoingHttpHeaders);
   try {
-    await write(res);
+    // A HEAD answer is the GET's headers alone: nothing to read (Node would drop the bytes).
+    if (request.method === 'HEAD') res.end();
+    else await write(res);
   } catch (err) {
     if (!isGone(err)) request.log.warn({ err }, 'sending a file failed');
   }
