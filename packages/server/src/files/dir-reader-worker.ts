@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { FIELDS, pickEntries, statInto, type ReaderMessage, type ReaderReply } from './dir-layout.js';
+import { FIELDS, pickFromDir, statInto, type ReaderMessage, type ReaderReply } from './dir-layout.js';
 import { compileNameFilter } from './name-filter.js';
 
 const port = parentPort!;
@@ -48,9 +48,13 @@ port.on('message', (job: ReaderMessage) => {
   const start = performance.now();
   try {
     if (job.filter !== undefined) {
-      const dirents = fs.readdirSync(job.dir, { withFileTypes: true });
-      const scan = pickEntries(dirents, filterFor(job.filter));
-      reply({ id: job.id, scan, count: dirents.length, ms: performance.now() - start });
+      const dir = fs.opendirSync(job.dir, { bufferSize: 1024 });
+      try {
+        const { names, kinds, count } = pickFromDir(dir, filterFor(job.filter));
+        reply({ id: job.id, scan: { names, kinds }, count, ms: performance.now() - start });
+      } finally {
+        dir.closeSync();
+      }
       return;
     }
     const names = fs.readdirSync(job.dir);
