@@ -15,13 +15,28 @@ import { setFlagsFromString } from 'node:v8';
  *
  * Both are given back their defaults once the server listens, so a busy server grows its young
  * generation and optimises its hot paths exactly as before.
+ *
+ * One habit is changed for good once the server listens: after a full collection V8 lets the old
+ * generation grow to up to 4 times what survived before it collects again (the factor depends on
+ * the heap limit, several GB on a machine with much memory). A server whose live heap is 25 MB
+ * then carried 100 MB of dead listing and PROPFIND text before collecting it. The factor is read
+ * at every full collection, so it can be set here: 1.5 (see `OLD_GENERATION_GROWTH_PERCENT`).
  */
 export function holdStartupGrowth(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString('--no-opt');
 }
 
+/**
+ * How far the old generation may grow past what survived the last full collection, in percent.
+ * Measured on the bench's rows (listing load, PROPFIND, PUT, thumbnails): the server's peak went
+ * from 290–300 MB to 185–195 MB, for a few more full collections (17 instead of 12 over those
+ * rows) and no measurable change in CPU time per request.
+ */
+export const OLD_GENERATION_GROWTH_PERCENT = 50;
+
 export function releaseStartupGrowth(): void {
   setFlagsFromString('--semi-space-growth-factor=2');
   setFlagsFromString('--opt');
+  setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
 }
