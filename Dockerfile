@@ -42,6 +42,9 @@ COPY --from=build /opt/filebrowser /opt/filebrowser
 COPY deploy/docker/settings.json /usr/share/filebrowser/settings.json
 COPY deploy/docker/entrypoint.sh deploy/docker/healthcheck.mjs /usr/share/filebrowser/
 ENV PATH=/opt/filebrowser/bin:$PATH NODE_ENV=production
+# Two malloc arenas instead of one per thread: the image previews' libvips threads otherwise keep
+# 25 MB more (docs/performance.md, "Memory over the bench").
+ENV MALLOC_ARENA_MAX=2
 USER filebrowser
 WORKDIR /home/filebrowser
 VOLUME ["/srv", "/database", "/config"]
