@@ -41,10 +41,12 @@ export function procStatusKiB(pid, field) {
 }
 
 /**
- * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void }} options
+ * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void,
+ *   nodeArgs?: string[] }} options `nodeArgs`: flags for node itself (e.g. --cpu-prof, which
+ *   NODE_OPTIONS refuses)
  * @returns {Promise<Server>}
  */
-export async function startServer({ entry, workDir, dataRoot, log }) {
+export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [] }) {
   const password = crypto.randomBytes(18).toString('base64url');
   const passwordHash = await hash(password, { cost: 10, version: '2a' });
   const port = await freePort();

@@ -1,0 +1,241 @@
+// `node bench/server-cpu.mjs [options] name=dist/main.js ...`: the server's CPU seconds per unit
+// of work (utime + stime of its process from /proc/<pid>/stat, all threads), for two or more
+// builds taking turns. On a shared machine wall-clock throughput swings by 2× between runs while
+// CPU per byte or per request moves much less, so this is how one build is compared with another.
+//   --reps N        rounds (default 5); each round starts every build once, in alternating order
+//   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
+//                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
+//                   putreq (1,024 POSTs of 4 KiB); default tus,put,list
+//   --list N        listings per round (default 1000)
+//   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
+//   --out FILE      every sample as JSON
+// TMPDIR holds the data (as for `npm run bench`); results go to stdout, progress to stderr.
+import { Buffer } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import * as tus from 'tus-js-client';
+import { cleanupAll, installCleanupHandlers, trackDir } from './lib/cleanup.mjs';
+import { createDataset, sizesFor } from './lib/dataset.mjs';
+import { request } from './lib/http.mjs';
+import { startServer } from './lib/server.mjs';
+
+const args = process.argv.slice(2);
+/** @param {string} name @param {string} fallback */
+const option = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? (args[i + 1] ?? fallback) : fallback;
+};
+const reps = Number(option('reps', '5'));
+const kinds = option('kinds', 'tus,put,list').split(',');
+const listings = Number(option('list', '1000'));
+const profDir = option('prof', '');
+const out = option('out', '');
+const builds = args
+  .filter((a) => /^[\w.-]+=/.test(a))
+  .map((a) => /** @type {[string, string]} */ (a.split('=', 2)));
+if (builds.length === 0) {
+  console.error(
+    'usage: node bench/server-cpu.mjs [--reps N] [--kinds tus,put,list] name=path/to/main.js ...',
+  );
+  process.exit(2);
+}
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
+/** Requests per round of the per-request kinds. */
+const REQUESTS = 1024;
+const log = (/** @type {string} */ msg) => console.error(`server-cpu: ${msg}`);
+
+installCleanupHandlers();
+const workRoot = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'fb-cpu-'));
+trackDir(workRoot);
+const root = path.join(workRoot, 'data');
+const data = createDataset(root, sizesFor(1), log);
+const big = await data.bigFile();
+const listing = kinds.includes('list') ? await data.listing() : undefined;
+const uploads = await data.uploads();
+const mid = path.join(workRoot, 'mid.bin');
+fs.writeFileSync(mid, fs.readFileSync(big.abs).subarray(0, REQUESTS * 64 * 1024));
+const small = path.join(workRoot, 'small.bin');
+fs.writeFileSync(small, Buffer.alloc(20 * 1024 * 1024, 7));
+const tiny = path.join(workRoot, 'tiny.bin');
+fs.writeFileSync(tiny, Buffer.alloc(4096, 9));
+
+/** @param {number} pid */
+function cpuOf(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // fields after the command's closing parenthesis start at field 3; utime and stime are 14 and 15
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11]) / TICKS, sys: Number(f[12]) / TICKS };
+}
+
+/** Read and write system calls so far: a run that took many more of them was disturbed. */
+function callsOf(/** @type {number} */ pid) {
+  const text = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (/** @type {string} */ name) => Number(new RegExp(`${name}: (\\d+)`).exec(text)?.[1] ?? 0);
+  return { reads: field('syscr'), writes: field('syscw') };
+}
+
+/**
+ * @param {string} file
+ * @param {string} endpoint
+ * @param {Record<string, string>} headers
+ * @param {number} chunkSize
+ * @returns {Promise<void>}
+ */
+function tusUpload(file, endpoint, headers, chunkSize) {
+  return new Promise((resolve, reject) => {
+    const source = fs.createReadStream(file);
+    const upload = new tus.Upload(source, {
+      endpoint,
+      chunkSize,
+      headers,
+      retryDelays: null,
+      storeFingerprintForResuming: false,
+      metadata: { filename: path.basename(file) },
+      onSuccess: () => (source.destroy(), resolve()),
+      onError: (err) => (source.destroy(), reject(err)),
+    });
+    upload.start();
+  });
+}
+
+/**
+ * The file as the body of one `POST /api/resources{path}?override=true`.
+ * @param {string} file
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @returns {Promise<void>}
+ */
+function postUpload(file, url, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-length': fs.statSync(file).size,
+          'content-type': 'application/octet-stream',
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve() : reject(new Error(`POST answered ${res.statusCode}`)),
+        );
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file).pipe(req);
+  });
+}
+
+/**
+ * `count` listings over 4 keep-alive connections.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {number} count
+ */
+async function listMany(url, headers, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  let left = count;
+  const worker = async () => {
+    while (left-- > 0) {
+      const r = await request(url, { headers, agent });
+      if (r.status !== 200) throw new Error(`listing answered ${r.status}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: 4 }, worker));
+  } finally {
+    agent.destroy();
+  }
+}
+
+const UNITS = { tus: 's/GiB', put: 's/GiB', list: 'ms per 100', tusreq: 'ms/request', putreq: 'ms/request' };
+const GiB = big.bytes / 2 ** 30;
+/** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number }[]>>} */
+const samples = {};
+for (let rep = 0; rep < reps; rep++) {
+  for (const [name, entry] of rep % 2 === 0 ? builds : [...builds].reverse()) {
+    const workDir = fs.mkdtempSync(path.join(workRoot, `${name}-`));
+    const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, `${name}-${rep}`)}`] : [];
+    const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs });
+    const auth = server.auth();
+    const at = (/** @type {string} */ p) => `${server.base}${p}`;
+    const target = (/** @type {string} */ api, /** @type {string} */ name) =>
+      at(`/api/${api}/${uploads.rel}/${name}?override=true`);
+    try {
+      // each path once before measuring, so that every build is measured with its hot code compiled
+      await tusUpload(small, target('tus', 'warm-tus.bin'), auth, 10 * 1024 * 1024);
+      await postUpload(small, target('resources', 'warm-post.bin'), auth);
+      if (listing) await listMany(at(`/api/resources/${listing.rel}/`), auth, 50);
+      for (const kind of kinds) {
+        const cpu0 = cpuOf(server.pid);
+        const calls0 = callsOf(server.pid);
+        const t0 = performance.now();
+        if (kind === 'tus') await tusUpload(big.abs, target('tus', 't.bin'), auth, 10 * 1024 * 1024);
+        else if (kind === 'put') await postUpload(big.abs, target('resources', 'p.bin'), auth);
+        else if (kind === 'tusreq') await tusUpload(mid, target('tus', 't.bin'), auth, 64 * 1024);
+        else if (kind === 'putreq') {
+          for (let i = 0; i < REQUESTS; i++) await postUpload(tiny, target('resources', 'p.bin'), auth);
+        } else if (kind === 'list' && listing) {
+          await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
+        } else throw new Error(`unknown kind ${kind}`);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu1 = cpuOf(server.pid);
+        const calls1 = callsOf(server.pid);
+        const used = cpu1.user + cpu1.sys - cpu0.user - cpu0.sys;
+        const per =
+          kind === 'list' ? (1000 * 100) / listings : kind.endsWith('req') ? 1000 / REQUESTS : 1 / GiB;
+        const sample = {
+          cpu: used * per,
+          user: (cpu1.user - cpu0.user) * per,
+          reads: calls1.reads - calls0.reads,
+          writes: calls1.writes - calls0.writes,
+        };
+        ((samples[name] ??= {})[kind] ??= []).push(sample);
+        log(
+          `round ${rep} ${name} ${kind}: ${sample.cpu.toFixed(3)} ${UNITS[/** @type {keyof UNITS} */ (kind)]} ` +
+            `(user ${sample.user.toFixed(3)}; ${sample.reads} reads, ${sample.writes} writes; wall ${seconds.toFixed(1)} s)`,
+        );
+        for (const f of ['t.bin', 'p.bin']) fs.rmSync(path.join(uploads.abs, f), { force: true });
+      }
+    } finally {
+      await server.stop();
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
+ * @param {number[]} values
+ * @returns {number}
+ */
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (/** @type {number} */ i) => s[i] ?? NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? at(m) : (at(m - 1) + at(m)) / 2;
+};
+console.log('build\tkind\treps\tmedian\trange\tuser median\tunit');
+for (const [name, byKind] of Object.entries(samples)) {
+  for (const [kind, list] of Object.entries(byKind)) {
+    const cpu = list.map((s) => s.cpu);
+    console.log(
+      [
+        name,
+        kind,
+        list.length,
+        median(cpu).toFixed(3),
+        `${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)}`,
+        median(list.map((s) => s.user)).toFixed(3),
+        UNITS[/** @type {keyof UNITS} */ (kind)],
+      ].join('\t'),
+    );
+  }
+}
+if (out) fs.writeFileSync(out, JSON.stringify(samples, null, 1));
+await cleanupAll();
