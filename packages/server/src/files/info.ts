@@ -694,7 +694,9 @@ export async function listDirectoryJson(
   const cached = deps.rendered.get(key, snapshot);
   if (cached) {
     snapshot.release();
-    return { length: cached.length, pieces: [cached] };
+    let length = 0;
+    for (const piece of cached) length += piece.length;
+    return { length, pieces: cached };
   }
   let listing: Computed;
   try {
@@ -704,22 +706,47 @@ export async function listDirectoryJson(
     throw err;
   }
   if (listing.rows.length > (deps.streamFrom ?? STREAM_FROM)) {
-    // Too big for the cache anyway (more than a quarter of it).
-    snapshot.release();
-    return { pieces: streamText(listing) };
+    if (!listing.cacheable) snapshot.release();
+    const keep = listing.cacheable ? { key, snapshot, cache: deps.rendered } : undefined;
+    return { pieces: streamText(listing, keep) };
   }
   const json = Buffer.from([...listingText(listing)].join(''));
-  if (listing.cacheable) deps.rendered.set(key, snapshot, json);
+  if (listing.cacheable) deps.rendered.set(key, snapshot, [json]);
   else snapshot.release();
   return { length: json.length, pieces: [json] };
 }
 
-async function* streamText(listing: Computed): AsyncGenerator<Buffer> {
-  let first = true;
-  for (const text of listingText(listing)) {
-    if (!first) await yieldToLoop();
-    first = false;
-    yield Buffer.from(text);
+/**
+ * The pieces of a big listing, each made when the previous one has been taken. With `keep`, the
+ * pieces sent are stored in the cache with the snapshot once the last has gone, if the whole
+ * fits; a client that leaves earlier stores nothing.
+ */
+async function* streamText(
+  listing: Computed,
+  keep?: { key: string; snapshot: DirSnapshot; cache: ListingCache },
+): AsyncGenerator<Buffer> {
+  let kept: Buffer[] | undefined = keep ? [] : undefined;
+  let weight = keep?.snapshot.weight ?? 0;
+  let complete = false;
+  try {
+    let first = true;
+    for (const text of listingText(listing)) {
+      if (!first) await yieldToLoop();
+      first = false;
+      const piece = Buffer.from(text);
+      if (kept) {
+        weight += piece.length;
+        if (keep!.cache.fits(weight)) kept.push(piece);
+        else kept = undefined;
+      }
+      yield piece;
+    }
+    complete = true;
+  } finally {
+    if (keep) {
+      if (complete && kept) keep.cache.set(keep.key, keep.snapshot, kept);
+      else keep.snapshot.release();
+    }
   }
 }
 

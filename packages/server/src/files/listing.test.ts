@@ -355,7 +355,7 @@ describe('listings', () => {
 
 describe('big listings, streamed', () => {
   /** A folder of `n` files of several kinds (header-typed, by extension, a video with subtitles, a link, a sub-folder). */
-  async function bigFolder(n: number): Promise<string> {
+  async function bigFolder(n: number, link = true): Promise<string> {
     const dir = path.join(root, 'big');
     await fs.mkdir(path.join(dir, 'sub'), { recursive: true });
     for (let i = 0; i < n; i++) {
@@ -365,7 +365,7 @@ describe('big listings, streamed', () => {
     await fs.writeFile(path.join(dir, 'clip.mp4'), 'x');
     await fs.writeFile(path.join(dir, 'clip.en.srt'), '1');
     await fs.writeFile(path.join(dir, 'naïve "quoted"\\name.dat'), 'q');
-    await fs.symlink('f-1.txt', path.join(dir, 'link'));
+    if (link) await fs.symlink('f-1.txt', path.join(dir, 'link'));
     return dir;
   }
 
@@ -390,7 +390,7 @@ describe('big listings, streamed', () => {
     expect(listing.items.find((i) => i.name === 'clip.mp4')?.subtitles).toEqual(['/big/clip.en.srt']);
     expect(listing.items.find((i) => i.name === 'f-8.dat')?.type).toBe('blob');
     expect(listing.items.find((i) => i.name === 'f-4.dat')?.type).toBe('text');
-    // A streamed listing is not kept: it would take more than its share of the cache.
+    // It has a link, whose entry the snapshot does not show: not kept.
     expect(d.rendered.size).toBe(0);
   });
 
@@ -417,5 +417,70 @@ describe('big listings, streamed', () => {
     // A client that leaves stops the rendering: the rest is never made.
     await it.return?.(undefined);
     expect((await it.next()).done).toBe(true);
+  });
+
+  /** Listing dependencies whose cache puts anything over 16 KB in its place for one big listing. */
+  function bigDeps(clock: { now: number }) {
+    return {
+      ...deps(),
+      streamFrom: 100,
+      rendered: new ListingCache({
+        maxBytes: 64 * 1024,
+        bigBytes: 8 << 20,
+        bigIdleMs: 1000,
+        now: () => clock.now,
+      }),
+    };
+  }
+
+  it('keeps a big listing once sent whole, reuses it while the folder is unchanged and asked for', async () => {
+    const dir = await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const clock = { now: 0 };
+    const d = bigDeps(clock);
+    const opts = { readHeader: true, sorting: SORTING };
+    const list = () => a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    const pieces = await streamed(await list());
+    expect(d.rendered.size).toBe(1);
+    const again = await list();
+    if (!('length' in again)) throw new Error('streamed again');
+    expect(again.pieces).toEqual(pieces);
+    expect(again.length).toBe(Buffer.concat(pieces).length);
+
+    // Changed: made afresh, and that one kept.
+    await fs.writeFile(path.join(dir, 'f-0.dat'), 'changed');
+    const changed = await streamed(await list());
+    expect(Buffer.concat(changed).equals(Buffer.concat(pieces))).toBe(false);
+    clock.now += 999;
+    expect('length' in (await list())).toBe(true);
+    // Not asked for in a whole second of its clock: dropped.
+    clock.now += 1999;
+    expect('length' in (await list())).toBe(false);
+  });
+
+  it('keeps nothing of a big listing whose client left before its end', async () => {
+    await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const d = bigDeps({ now: 0 });
+    const opts = { readHeader: true, sorting: SORTING };
+    const json = await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    if ('length' in json) throw new Error('not streamed');
+    const it = json.pieces[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.(undefined);
+    expect(d.rendered.size).toBe(0);
+  });
+
+  it('keeps no big listing bigger than its place', async () => {
+    await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const d = {
+      ...deps(),
+      streamFrom: 100,
+      rendered: new ListingCache({ maxBytes: 64 * 1024, bigBytes: 100 * 1024 }),
+    };
+    const opts = { readHeader: true, sorting: SORTING };
+    await streamed(await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d)));
+    expect(d.rendered.size).toBe(0);
   });
 });
