@@ -453,13 +453,6 @@ function isSpecialMode(mode: number): boolean {
   return t === S_IFIFO || t === S_IFSOCK || t === S_IFCHR || t === S_IFBLK;
 }
 
-/** A listing entry whose type waits for its header. */
-interface Pending {
-  index: number;
-  name: string;
-  mime: string;
-}
-
 interface Listing {
   items: FileItem[];
   numDirs: number;
@@ -493,7 +486,9 @@ async function computeListing(
 
   const rows: (Row | undefined)[] = new Array(names.length);
   const links: number[] = [];
-  const pending: Pending[] = [];
+  // Entries whose type waits for their header: indexes, and the MIME types their names give.
+  const pending: number[] = [];
+  const pendingMimes: string[] = [];
   for (let i = 0; i < names.length; i++) {
     // A folder of 100,000 entries takes a few hundred milliseconds here: other requests get turns.
     if ((i & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await yieldToLoop();
@@ -521,7 +516,8 @@ async function computeListing(
         if (cacheable && !types.settled(data, i)) cacheable = false;
         const known = types.get(data, i, mime);
         if (known === undefined) {
-          pending.push({ index: i, name, mime });
+          pending.push(i);
+          pendingMimes.push(mime);
           continue;
         }
         type = known;
@@ -531,28 +527,28 @@ async function computeListing(
   }
 
   if (pending.length > 0) {
-    const sizeOf = (p: Pending) => data[p.index * FIELDS + F_SIZE]!;
+    // `k` is a position in `pending`.
+    const typeOf = (k: number, sample: Buffer) =>
+      typeFromSample(pendingMimes[k]!, data[pending[k]! * FIELDS + F_SIZE]!, sample);
     const found = await io.map(
       dev,
       dir.path,
-      pending,
-      (p) => {
+      pending.map((_, k) => k),
+      (k) => {
         let sample = EMPTY;
         try {
-          sample = readEntrySampleSync(dir, p.name);
+          sample = readEntrySampleSync(dir, names[pending[k]!]!);
         } catch {
           // unreadable: typed from the name alone, like the thread-pool path
         }
-        return typeFromSample(p.mime, sizeOf(p), sample);
+        return typeOf(k, sample);
       },
-      async (p) => typeFromSample(p.mime, sizeOf(p), await readEntrySample(dir, p.name).catch(() => EMPTY)),
+      async (k) => typeOf(k, await readEntrySample(dir, names[pending[k]!]!).catch(() => EMPTY)),
     );
     for (let k = 0; k < pending.length; k++) {
-      const p = pending[k]!;
-      const type = found[k]!;
-      types.set(data, p.index, p.mime, type);
-      const name = names[p.index]!;
-      rows[p.index] = rowOf(name, data, p.index, false, type);
+      const i = pending[k]!;
+      types.set(data, i, pendingMimes[k]!, found[k]!);
+      rows[i] = rowOf(names[i]!, data, i, false, found[k]!);
     }
   }
 

@@ -95,6 +95,7 @@ export class ListingCache {
     if (this.big?.key === key) this.dropBig();
     let weight = snapshot.weight;
     for (const piece of pieces) weight += piece.length;
+    snapshot.forgetNames();
     const listing = { snapshot, pieces, weight };
     if (weight > this.opts.maxBytes / 4) {
       if (weight > this.opts.bigBytes) {
