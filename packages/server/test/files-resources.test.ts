@@ -79,6 +79,51 @@ describe('GET /api/resources', () => {
     expect(a).not.toHaveProperty('content');
   });
 
+  it('streams a folder of more than 16,384 entries: same shape, no Content-Length', async () => {
+    const big = path.join(home, 'big');
+    await fs.mkdir(big);
+    const n = 16_400;
+    for (let i = 0; i < n; i += 200) {
+      await Promise.all(
+        Array.from({ length: Math.min(200, n - i) }, (_, k) =>
+          fs.writeFile(
+            path.join(big, `f-${i + k}.${(i + k) % 3 ? 'dat' : 'txt'}`),
+            (i + k) % 2 ? 'text' : Buffer.from([0, 1]),
+          ),
+        ),
+      );
+    }
+    const res = await t.get(bob, '/api/resources/big/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    const info = json<FileInfo>(res.body);
+    // The text is JSON.stringify's own: no space, keys in wire order, so parsing and writing it
+    // again gives the same bytes.
+    expect(JSON.stringify(info)).toBe(res.body);
+    expect(Object.keys(info).slice(0, 5)).toEqual(['items', 'numDirs', 'numFiles', 'sorting', 'path']);
+    expect(info.numFiles).toBe(n);
+    expect(info.items).toHaveLength(n);
+    expect(info.items![0]!.name).toBe('f-0.txt');
+    expect(info.items![n - 1]!.name).toBe(`f-${n - 1}.dat`);
+    expect(info.items!.find((i) => i.name === 'f-1.dat')!.type).toBe('text');
+    expect(info.items!.find((i) => i.name === 'f-2.dat')!.type).toBe('blob');
+    expect(Object.keys(info.items![0]!)).toEqual([
+      'path',
+      'name',
+      'size',
+      'extension',
+      'modified',
+      'mode',
+      'isDir',
+      'isSymlink',
+      'type',
+    ]);
+    // A small folder is still sent whole, with its length.
+    const small = await t.get(bob, '/api/resources/docs/');
+    expect(small.headers['content-length']).toBe(String(Buffer.byteLength(small.body)));
+  });
+
   it('types files by extension, sniffing and the binary test', async () => {
     const info = json<FileInfo>((await t.get(bob, '/api/resources/')).body);
     const type = (n: string) => info.items!.find((i) => i.name === n)?.type;

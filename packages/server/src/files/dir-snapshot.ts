@@ -77,6 +77,14 @@ export class DirSnapshot {
     }
   }
 
+  /**
+   * Lets the names decoded from the reader thread's bytes go, keeping the bytes (all `sameAs`
+   * needs): a snapshot kept by the listing cache would otherwise hold a string per entry.
+   */
+  forgetNames(): void {
+    if (this.namesBytes && this.namesBytes.byteLength > 0) this.namesList = undefined;
+  }
+
   /** Bytes held, roughly. */
   get weight(): number {
     return this.data.byteLength + this.encoded.byteLength;

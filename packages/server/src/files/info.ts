@@ -17,6 +17,7 @@ import {
   statEntry,
   type Pinned,
 } from './anchor.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_MTIME_NS, F_MTIME_S, F_SIZE, statInto } from './dir-layout.js';
 import { dirReader, DirSnapshot, type DirReader } from './dir-snapshot.js';
@@ -329,9 +330,16 @@ export async function findSubtitles(
   return (await SubtitleFinder.of(access, dir, dirVirtual)).find(videoName);
 }
 
-/** A listing entry with what sorting needs beside the wire fields. */
+/**
+ * A listing entry: what sorting needs and the numbers its wire item is made from. The item itself
+ * (five more strings) is made only when it is rendered, so a folder of 100,000 entries never
+ * holds 100,000 items at once when its JSON is streamed.
+ */
 interface Row extends Sortable {
-  item: FileItem;
+  mode: number;
+  isSymlink: boolean;
+  type: FileType;
+  subtitles?: string[];
 }
 
 export interface ListingOptions {
@@ -348,6 +356,8 @@ export interface ListingIo {
   reader: DirReader;
   types: TypeCache;
   rendered: ListingCache;
+  /** Listings with more items than this are streamed (default `STREAM_FROM`). */
+  streamFrom?: number;
 }
 
 const defaultListingIo: ListingIo = {
@@ -357,38 +367,36 @@ const defaultListingIo: ListingIo = {
   rendered: renderedListings,
 };
 
-function rowOf(
-  virtual: string,
-  name: string,
-  data: Float64Array,
-  index: number,
-  isSymlink: boolean,
-  type: FileType,
-): Row {
+function rowOf(name: string, data: Float64Array, index: number, isSymlink: boolean, type: FileType): Row {
   const o = index * FIELDS;
   const mode = data[o + F_MODE]!;
-  const size = data[o + F_SIZE]!;
-  const mtimeSec = data[o + F_MTIME_S]!;
-  const mtimeNsec = data[o + F_MTIME_NS]!;
-  const isDir = type === '' && (mode & S_IFMT) === S_IFDIR;
   return {
-    item: {
-      path: virtual,
-      name,
-      size,
-      extension: extensionOf(name),
-      modified: goTimeParts(mtimeSec, mtimeNsec),
-      mode: goMode(mode),
-      isDir,
-      isSymlink,
-      type,
-    },
     name,
-    size,
-    isDir,
-    mtimeSec,
-    mtimeNsec,
+    size: data[o + F_SIZE]!,
+    isDir: type === '' && (mode & S_IFMT) === S_IFDIR,
+    mtimeSec: data[o + F_MTIME_S]!,
+    mtimeNsec: data[o + F_MTIME_NS]!,
+    mode,
+    isSymlink,
+    type,
   };
+}
+
+/** The wire item of a row in the folder whose virtual path ends with `/` as `virtualPrefix`; keys in File Browser's order. */
+function itemOf(virtualPrefix: string, row: Row): FileItem {
+  const item: FileItem = {
+    path: virtualPrefix + row.name,
+    name: row.name,
+    size: row.size,
+    extension: extensionOf(row.name),
+    modified: goTimeParts(row.mtimeSec, row.mtimeNsec),
+    mode: goMode(row.mode),
+    isDir: row.isDir,
+    isSymlink: row.isSymlink,
+    type: row.type,
+  };
+  if (row.subtitles) item.subtitles = row.subtitles;
+  return item;
 }
 
 /** One stat as a one-entry snapshot. */
@@ -414,23 +422,23 @@ async function linkRow(
     return undefined; // escaping (or looping, or hidden by the rules) links are left out of listings
   }
   try {
-    if (!target.node) return rowOf(virtual, name, link.data, 0, true, 'invalid_link');
+    if (!target.node) return rowOf(name, link.data, 0, true, 'invalid_link');
     const st = await target.node.statNs().catch(() => undefined);
     if (!st) return undefined;
     const stats = snapshotOf(name, st);
-    if (st.isDirectory()) return rowOf(virtual, name, stats.data, 0, true, '');
+    if (st.isDirectory()) return rowOf(name, stats.data, 0, true, '');
     const mime = mimeByExtension(name);
     const size = Number(st.size);
     let type: FileType;
     if (isSpecialBig(st)) type = 'blob';
     else if (readHeader && sampleMatters(mime, size)) {
-      const known = types.get(target.real, stats.data, 0);
+      const known = types.get(stats.data, 0, mime);
       if (known === undefined) {
         type = typeFromSample(mime, size, await readPinnedSample(target.node).catch(() => EMPTY));
-        types.set(target.real, stats.data, 0, type);
+        types.set(stats.data, 0, mime, type);
       } else type = known;
     } else type = classify(mime, size, EMPTY);
-    return rowOf(virtual, name, stats.data, 0, true, type);
+    return rowOf(name, stats.data, 0, true, type);
   } finally {
     await target.close();
   }
@@ -445,26 +453,21 @@ function isSpecialMode(mode: number): boolean {
   return t === S_IFIFO || t === S_IFSOCK || t === S_IFCHR || t === S_IFBLK;
 }
 
-/** A listing entry whose type waits for its header. */
-interface Pending {
-  index: number;
-  name: string;
-  /** Its real path: the key of the type cache. */
-  real: string;
-  mime: string;
-}
-
 interface Listing {
   items: FileItem[];
   numDirs: number;
   numFiles: number;
 }
 
-/** Whether a listing's text depends on nothing but its key and its snapshot (see `ListingCache`). */
-interface Computed extends Listing {
+interface Computed {
+  /** The listed entries, sorted. */
+  rows: readonly Row[];
+  /** The folder's virtual path ending with `/`. */
+  virtualPrefix: string;
+  numDirs: number;
+  numFiles: number;
+  /** Whether the listing's text depends on nothing but its key and its snapshot (see `ListingCache`). */
   cacheable: boolean;
-  /** The listed entries with their metadata as numbers. */
-  entries: readonly Sortable[];
 }
 
 /** The listing of a snapshot: rules, types, links, subtitles, sorting. */
@@ -478,14 +481,17 @@ async function computeListing(
   { io, types }: ListingIo,
 ): Promise<Computed> {
   const { names, data } = snapshot;
-  const realPrefix = dir.real === '/' ? '/' : dir.real + '/';
   const virtualPrefix = dirVirtual.endsWith('/') ? dirVirtual : dirVirtual + '/';
   let cacheable = true;
 
   const rows: (Row | undefined)[] = new Array(names.length);
   const links: number[] = [];
-  const pending: Pending[] = [];
+  // Entries whose type waits for their header: indexes, and the MIME types their names give.
+  const pending: number[] = [];
+  const pendingMimes: string[] = [];
   for (let i = 0; i < names.length; i++) {
+    // A folder of 100,000 entries takes a few hundred milliseconds here: other requests get turns.
+    if ((i & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await yieldToLoop();
     const name = names[i]!;
     const virtual = virtualPrefix + name;
     if (!access.check(virtual)) continue;
@@ -497,7 +503,7 @@ async function computeListing(
       continue;
     }
     if (kind === S_IFDIR) {
-      rows[i] = rowOf(virtual, name, data, i, false, '');
+      rows[i] = rowOf(name, data, i, false, '');
       continue;
     }
     let type: FileType;
@@ -508,41 +514,41 @@ async function computeListing(
       if (opts.readHeader && sampleMatters(mime, size)) {
         // The bytes may change within one tick of the file's clock without its times changing.
         if (cacheable && !types.settled(data, i)) cacheable = false;
-        const real = realPrefix + name;
-        const known = types.get(real, data, i);
+        const known = types.get(data, i, mime);
         if (known === undefined) {
-          pending.push({ index: i, name, real, mime });
+          pending.push(i);
+          pendingMimes.push(mime);
           continue;
         }
         type = known;
       } else type = classify(mime, size, EMPTY);
     }
-    rows[i] = rowOf(virtual, name, data, i, false, type);
+    rows[i] = rowOf(name, data, i, false, type);
   }
 
   if (pending.length > 0) {
-    const sizeOf = (p: Pending) => data[p.index * FIELDS + F_SIZE]!;
+    // `k` is a position in `pending`.
+    const typeOf = (k: number, sample: Buffer) =>
+      typeFromSample(pendingMimes[k]!, data[pending[k]! * FIELDS + F_SIZE]!, sample);
     const found = await io.map(
       dev,
       dir.path,
-      pending,
-      (p) => {
+      pending.map((_, k) => k),
+      (k) => {
         let sample = EMPTY;
         try {
-          sample = readEntrySampleSync(dir, p.name);
+          sample = readEntrySampleSync(dir, names[pending[k]!]!);
         } catch {
           // unreadable: typed from the name alone, like the thread-pool path
         }
-        return typeFromSample(p.mime, sizeOf(p), sample);
+        return typeOf(k, sample);
       },
-      async (p) => typeFromSample(p.mime, sizeOf(p), await readEntrySample(dir, p.name).catch(() => EMPTY)),
+      async (k) => typeOf(k, await readEntrySample(dir, names[pending[k]!]!).catch(() => EMPTY)),
     );
     for (let k = 0; k < pending.length; k++) {
-      const p = pending[k]!;
-      const type = found[k]!;
-      types.set(p.real, data, p.index, type);
-      const name = names[p.index]!;
-      rows[p.index] = rowOf(virtualPrefix + name, name, data, p.index, false, type);
+      const i = pending[k]!;
+      types.set(data, i, pendingMimes[k]!, found[k]!);
+      rows[i] = rowOf(names[i]!, data, i, false, found[k]!);
     }
   }
 
@@ -563,7 +569,7 @@ async function computeListing(
     if (!row) continue;
     listed.push(row);
     if (row.isDir) numDirs++;
-    else if (row.item.type === 'video') {
+    else if (row.type === 'video') {
       finder ??= new SubtitleFinder(
         access,
         dir,
@@ -573,13 +579,11 @@ async function computeListing(
       // Subtitles in `subs` folders depend on those folders' contents.
       if (finder.readsFolders) cacheable = false;
       const subs = await finder.find(row.name);
-      if (subs.length > 0) row.item.subtitles = subs;
+      if (subs.length > 0) row.subtitles = subs;
     }
   }
   sortListing(listed, opts.sorting);
-  const items = new Array<FileItem>(listed.length);
-  for (let i = 0; i < listed.length; i++) items[i] = listed[i]!.item;
-  return { items, entries: listed, numDirs, numFiles: listed.length - numDirs, cacheable };
+  return { rows: listed, virtualPrefix, numDirs, numFiles: listed.length - numDirs, cacheable };
 }
 
 /**
@@ -595,8 +599,8 @@ export async function listDirectory(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<Listing> {
-  const { items, numDirs, numFiles } = await computeFresh(access, dir, dirVirtual, opts, deps);
-  return { items, numDirs, numFiles };
+  const { rows, virtualPrefix, numDirs, numFiles } = await computeFresh(access, dir, dirVirtual, opts, deps);
+  return { items: rows.map((row) => itemOf(virtualPrefix, row)), numDirs, numFiles };
 }
 
 /**
@@ -610,7 +614,7 @@ export async function listDirectoryEntries(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<readonly Sortable[]> {
-  return (await computeFresh(access, dir, dirVirtual, opts, deps)).entries;
+  return (await computeFresh(access, dir, dirVirtual, opts, deps)).rows;
 }
 
 async function computeFresh(
@@ -629,9 +633,42 @@ async function computeFresh(
   }
 }
 
+/** Entries of the first loop over a snapshot between two turns of the event loop (a power of two). */
+const YIELD_EVERY = 4096;
+/** Listings with more items than this are streamed (see `ListingJson`); a power of two. */
+export const STREAM_FROM = 16_384;
+/** Items per streamed piece: about 100 KB of JSON. */
+const PIECE_ITEMS = 512;
+
 /**
- * `listDirectory` as JSON text (`"items":[…],"numDirs":N,"numFiles":M`), taken from the
- * `ListingCache` when the folder is exactly as it was when the text was made.
+ * A listing as JSON text (`"items":[…],"numDirs":N,"numFiles":M`, UTF-8), in pieces. `length` is
+ * their total when it is known before sending: the listing was made whole (from the
+ * `ListingCache` or small enough to render at once). Without it, the pieces are made one at a time
+ * as they are read, with a turn of the event loop between two, so that a listing of 100,000 items
+ * neither holds its 100,000 items and their 19 MB of text at once nor keeps other requests waiting
+ * while it is rendered.
+ */
+export type ListingJson = { length: number; pieces: readonly Buffer[] } | { pieces: AsyncIterable<Buffer> };
+
+/** The JSON text of a computed listing, `PIECE_ITEMS` items a piece. */
+function* listingText(listing: Computed): Generator<string> {
+  const { rows, virtualPrefix } = listing;
+  // JSON.stringify of the array is '[' + its items' JSON joined with ',' + ']': the same bytes.
+  let text = '"items":[';
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0) text += ',';
+    text += JSON.stringify(itemOf(virtualPrefix, rows[i]!));
+    if (i % PIECE_ITEMS === PIECE_ITEMS - 1 && i < rows.length - 1) {
+      yield text;
+      text = '';
+    }
+  }
+  yield `${text}],"numDirs":${listing.numDirs},"numFiles":${listing.numFiles}`;
+}
+
+/**
+ * `listDirectory` as JSON text, taken from the `ListingCache` when the folder is exactly as it was
+ * when the text was made, streamed when it is big (see `ListingJson`).
  */
 export async function listDirectoryJson(
   access: FileAccess,
@@ -639,7 +676,7 @@ export async function listDirectoryJson(
   dirVirtual: string,
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
-): Promise<Buffer> {
+): Promise<ListingJson> {
   const dev = opts.dev ?? dir.stat.dev;
   const snapshot = await deps.reader.read(dir.path, dev);
   const key = JSON.stringify([
@@ -653,7 +690,9 @@ export async function listDirectoryJson(
   const cached = deps.rendered.get(key, snapshot);
   if (cached) {
     snapshot.release();
-    return cached;
+    let length = 0;
+    for (const piece of cached) length += piece.length;
+    return { length, pieces: cached };
   }
   let listing: Computed;
   try {
@@ -662,12 +701,49 @@ export async function listDirectoryJson(
     snapshot.release();
     throw err;
   }
-  const json = Buffer.from(
-    `"items":${JSON.stringify(listing.items)},"numDirs":${listing.numDirs},"numFiles":${listing.numFiles}`,
-  );
-  if (listing.cacheable) deps.rendered.set(key, snapshot, json);
+  if (listing.rows.length > (deps.streamFrom ?? STREAM_FROM)) {
+    if (!listing.cacheable) snapshot.release();
+    const keep = listing.cacheable ? { key, snapshot, cache: deps.rendered } : undefined;
+    return { pieces: streamText(listing, keep) };
+  }
+  const json = Buffer.from([...listingText(listing)].join(''));
+  if (listing.cacheable) deps.rendered.set(key, snapshot, [json]);
   else snapshot.release();
-  return json;
+  return { length: json.length, pieces: [json] };
+}
+
+/**
+ * The pieces of a big listing, each made when the previous one has been taken. With `keep`, the
+ * pieces sent are stored in the cache with the snapshot once the last has gone, if the whole
+ * fits; a client that leaves earlier stores nothing.
+ */
+async function* streamText(
+  listing: Computed,
+  keep?: { key: string; snapshot: DirSnapshot; cache: ListingCache },
+): AsyncGenerator<Buffer> {
+  let kept: Buffer[] | undefined = keep ? [] : undefined;
+  let weight = keep?.snapshot.weight ?? 0;
+  let complete = false;
+  try {
+    let first = true;
+    for (const text of listingText(listing)) {
+      if (!first) await yieldToLoop();
+      first = false;
+      const piece = Buffer.from(text);
+      if (kept) {
+        weight += piece.length;
+        if (keep!.cache.fits(weight)) kept.push(piece);
+        else kept = undefined;
+      }
+      yield piece;
+    }
+    complete = true;
+  } finally {
+    if (keep) {
+      if (complete && kept) keep.cache.set(keep.key, keep.snapshot, kept);
+      else keep.snapshot.release();
+    }
+  }
 }
 
 export interface InfoOptions {
@@ -714,7 +790,7 @@ export async function directoryInfoJson(
   access: FileAccess,
   r: Opened,
   opts: InfoOptions,
-): Promise<Buffer[] | undefined> {
+): Promise<ListingJson | undefined> {
   if (!r.stat || !r.linkStat || !r.node) throw notFound();
   const { st, base } = await infoBase(r);
   if (!base.isDir) return undefined;
@@ -723,9 +799,16 @@ export async function directoryInfoJson(
     sorting: opts.sorting,
     dev: st.dev,
   });
-  const tail = `,"sorting":${JSON.stringify(opts.sorting)},${JSON.stringify(base).slice(1)}`;
+  const tail = Buffer.from(`,"sorting":${JSON.stringify(opts.sorting)},${JSON.stringify(base).slice(1)}`);
   // Pieces rather than one copy: the listing part is usually the cache's own buffer.
-  return [OPEN_BRACE, listing, Buffer.from(tail)];
+  if (!('length' in listing)) return { pieces: around(listing.pieces, tail) };
+  return { length: 1 + listing.length + tail.length, pieces: [OPEN_BRACE, ...listing.pieces, tail] };
+}
+
+async function* around(pieces: AsyncIterable<Buffer>, tail: Buffer): AsyncGenerator<Buffer> {
+  yield OPEN_BRACE;
+  yield* pieces;
+  yield tail;
 }
 
 const OPEN_BRACE = Buffer.from('{');

@@ -3,11 +3,29 @@ import type { DirSnapshot } from './dir-snapshot.js';
 /** A listing's `items`, `numDirs` and `numFiles` as JSON text, and the snapshot it was made from. */
 export interface RenderedListing {
   snapshot: DirSnapshot;
-  /** `"items":[…],"numDirs":N,"numFiles":M`, without braces, UTF-8. */
-  json: Buffer;
+  /** `"items":[…],"numDirs":N,"numFiles":M`, without braces, UTF-8, in the pieces it was sent in. */
+  pieces: readonly Buffer[];
   /** Bytes held. */
   weight: number;
 }
+
+export interface ListingCacheOptions {
+  /** Bytes the listings of ordinary size may hold together (each at most a quarter of it). */
+  maxBytes: number;
+  /** Bytes the one big listing may hold, text and snapshot. */
+  bigBytes: number;
+  /** A big listing not asked for this long is dropped. */
+  bigIdleMs: number;
+  /** Milliseconds, monotonic. */
+  now: () => number;
+}
+
+const DEFAULTS: ListingCacheOptions = {
+  maxBytes: 24 * 1024 * 1024,
+  bigBytes: 32 * 1024 * 1024,
+  bigIdleMs: 60_000,
+  now: () => performance.now(),
+};
 
 /**
  * The JSON of recent listings, so that listing an unchanged folder again costs reading the folder
@@ -20,20 +38,45 @@ export interface RenderedListing {
  * (folder, virtual path, sorting, header reading, the user's rules); listings whose text depends
  * on more than that (symbolic links, subtitle folders, files changed too recently for their
  * times to tell versions apart) are never stored. Least recently used listings go first once the
- * cache holds `maxBytes`; a listing bigger than a quarter of that is never stored.
+ * cache holds `maxBytes`.
+ *
+ * A listing bigger than a quarter of that (a folder of some 20,000 entries and more) would push
+ * out all the others, so it gets a place of its own instead: one big listing at a time (up to
+ * `bigBytes`: the text of 100,000 entries is 18 MB, their snapshot 9 MB), the latest stored
+ * replacing the one before, dropped after `bigIdleMs` without being asked for, so the memory is
+ * held only while someone keeps coming back to that folder.
  */
 export class ListingCache {
   private readonly entries = new Map<string, RenderedListing>();
   private bytes = 0;
+  private big: { key: string; listing: RenderedListing; lastUsed: number } | undefined;
+  private bigTimer: NodeJS.Timeout | undefined;
+  private readonly opts: ListingCacheOptions;
 
-  constructor(readonly maxBytes = 24 * 1024 * 1024) {}
+  constructor(opts: Partial<ListingCacheOptions> = {}) {
+    this.opts = { ...DEFAULTS, ...opts };
+  }
 
+  get maxBytes(): number {
+    return this.opts.maxBytes;
+  }
+
+  /** Listings held, the big one included. */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + (this.big ? 1 : 0);
   }
 
   /** The cached text for `key` if it was made from a snapshot identical to `snapshot`. */
-  get(key: string, snapshot: DirSnapshot): Buffer | undefined {
+  get(key: string, snapshot: DirSnapshot): readonly Buffer[] | undefined {
+    const big = this.big;
+    if (big && big.key === key) {
+      if (this.opts.now() - big.lastUsed >= this.opts.bigIdleMs || !big.listing.snapshot.sameAs(snapshot)) {
+        this.dropBig();
+        return undefined;
+      }
+      big.lastUsed = this.opts.now();
+      return big.listing.pieces;
+    }
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     if (!hit.snapshot.sameAs(snapshot)) {
@@ -42,25 +85,64 @@ export class ListingCache {
     }
     this.entries.delete(key);
     this.entries.set(key, hit);
-    return hit.json;
+    return hit.pieces;
   }
 
-  /** Stores `json` made from `snapshot`, which the cache then owns (see `DirSnapshot.release`). */
-  set(key: string, snapshot: DirSnapshot, json: Buffer): void {
+  /** Stores `pieces` made from `snapshot`, which the cache then owns (see `DirSnapshot.release`). */
+  set(key: string, snapshot: DirSnapshot, pieces: readonly Buffer[]): void {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
-    const weight = json.length + snapshot.weight;
-    if (weight > this.maxBytes / 4) {
-      snapshot.release();
+    if (this.big?.key === key) this.dropBig();
+    let weight = snapshot.weight;
+    for (const piece of pieces) weight += piece.length;
+    snapshot.forgetNames();
+    const listing = { snapshot, pieces, weight };
+    if (weight > this.opts.maxBytes / 4) {
+      if (weight > this.opts.bigBytes) {
+        snapshot.release();
+        return;
+      }
+      this.dropBig();
+      this.big = { key, listing, lastUsed: this.opts.now() };
+      this.armBigTimer();
       return;
     }
-    while (this.bytes + weight > this.maxBytes) {
+    while (this.bytes + weight > this.opts.maxBytes) {
       const oldest = this.entries.entries().next();
       if (oldest.done) break;
       this.drop(oldest.value[0], oldest.value[1]);
     }
-    this.entries.set(key, { snapshot, json, weight });
+    this.entries.set(key, listing);
     this.bytes += weight;
+  }
+
+  /** Whether a listing of about `weight` bytes could be stored (so a streamed one is worth keeping). */
+  fits(weight: number): boolean {
+    return weight <= Math.max(this.opts.maxBytes / 4, this.opts.bigBytes);
+  }
+
+  /** Drops the big listing once it has not been asked for in `bigIdleMs`, without waiting for a request. */
+  private armBigTimer(): void {
+    clearTimeout(this.bigTimer);
+    const big = this.big;
+    if (!big) return;
+    const left = big.lastUsed + this.opts.bigIdleMs - this.opts.now();
+    this.bigTimer = setTimeout(
+      () => {
+        if (this.big !== big) return;
+        if (this.opts.now() - big.lastUsed >= this.opts.bigIdleMs) this.dropBig();
+        else this.armBigTimer();
+      },
+      Math.max(0, left),
+    );
+    this.bigTimer.unref();
+  }
+
+  private dropBig(): void {
+    clearTimeout(this.bigTimer);
+    const big = this.big;
+    this.big = undefined;
+    big?.listing.snapshot.release();
   }
 
   private drop(key: string, entry: RenderedListing): void {
@@ -71,6 +153,7 @@ export class ListingCache {
 
   clear(): void {
     for (const [key, entry] of [...this.entries]) this.drop(key, entry);
+    this.dropBig();
   }
 }
 

@@ -9,7 +9,7 @@ import { AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
 import { DirReader, type DirSnapshot } from './dir-snapshot.js';
 import type { Pinned } from './anchor.js';
-import { listDirectory, listDirectoryJson, type ListingIo } from './info.js';
+import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
 import { parseQuery, searchTree } from './search.js';
@@ -18,11 +18,26 @@ import { testAccess, type TestAccess } from '../../test/files-helpers.js';
 
 const SORTING = { by: 'name', asc: false };
 
+/** The one buffer of a listing made whole (not streamed). */
+function whole(json: ListingJson): Buffer {
+  if (!('length' in json) || json.pieces.length !== 1) throw new Error('the listing was streamed');
+  expect(json.pieces[0]!.length).toBe(json.length);
+  return json.pieces[0]!;
+}
+
+/** A streamed listing's pieces. */
+async function streamed(json: ListingJson): Promise<Buffer[]> {
+  if ('length' in json) throw new Error('the listing was not streamed');
+  const pieces: Buffer[] = [];
+  for await (const piece of json.pieces) pieces.push(piece);
+  return pieces;
+}
+
 /** Counts the types it answers from memory. */
 class CountingTypes extends TypeCache {
   hits = 0;
-  override get(realPath: string, data: Float64Array, index: number) {
-    const type = super.get(realPath, data, index);
+  override get(data: Float64Array, index: number, mime: string) {
+    const type = super.get(data, index, mime);
     if (type !== undefined) this.hits++;
     return type;
   }
@@ -306,7 +321,8 @@ describe('listings', () => {
     const dir = path.join(root, 'docs', 'sub');
     await fs.writeFile(path.join(dir, 'x.bin'), Buffer.from([0, 1, 2]));
     const d = deps();
-    const list = () => a.withFolder('/docs/sub', (f) => listDirectoryJson(a.access, f, '/docs/sub', opts, d));
+    const list = async () =>
+      whole(await a.withFolder('/docs/sub', (f) => listDirectoryJson(a.access, f, '/docs/sub', opts, d)));
     const first = await list();
     expect(await list()).toBe(first); // the very same text
     const parsed = JSON.parse(`{${first.toString()}}`);
@@ -324,7 +340,7 @@ describe('listings', () => {
     const dir = path.join(root, 'docs');
     const listJson = (rules: Rule[] = []) =>
       inFolder('/docs', async (f) =>
-        listDirectoryJson((await testAccessOf(rules)).access, f, '/docs', opts, d),
+        whole(await listDirectoryJson((await testAccessOf(rules)).access, f, '/docs', opts, d)),
       );
     const open = await listJson();
     expect(await listJson()).not.toBe(open); // has a link
@@ -334,5 +350,137 @@ describe('listings', () => {
     const denied = await listJson([{ regex: false, allow: false, path: '/docs/a.txt', regexp: null }]);
     expect(names(JSON.parse(`{${denied.toString()}}`).items)).toEqual(['sub', 'noext', 'pipe']);
     expect(names(JSON.parse(`{${plain.toString()}}`).items)).toEqual(['sub', 'a.txt', 'noext', 'pipe']);
+  });
+});
+
+describe('big listings, streamed', () => {
+  /** A folder of `n` files of several kinds (header-typed, by extension, a video with subtitles, a link, a sub-folder). */
+  async function bigFolder(n: number, link = true): Promise<string> {
+    const dir = path.join(root, 'big');
+    await fs.mkdir(path.join(dir, 'sub'), { recursive: true });
+    for (let i = 0; i < n; i++) {
+      const name = `f-${i}.${['dat', 'txt', 'bin', 'png'][i % 4]}`;
+      await fs.writeFile(path.join(dir, name), i % 8 === 0 ? Buffer.from([0, 1, 2]) : `text ${i}`);
+    }
+    await fs.writeFile(path.join(dir, 'clip.mp4'), 'x');
+    await fs.writeFile(path.join(dir, 'clip.en.srt'), '1');
+    await fs.writeFile(path.join(dir, 'naïve "quoted"\\name.dat'), 'q');
+    if (link) await fs.symlink('f-1.txt', path.join(dir, 'link'));
+    return dir;
+  }
+
+  it.each([
+    ['name', false],
+    ['name', true],
+    ['size', false],
+    ['modified', true],
+  ])('sends the same bytes as the whole text, in pieces (by %s, asc %s)', async (by, asc) => {
+    await bigFolder(1200);
+    const a = await testAccessOf();
+    const opts = { readHeader: true, sorting: { by, asc } };
+    const d = { ...deps(), streamFrom: 100 };
+    const json = await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    const pieces = await streamed(json);
+    expect(pieces.length).toBeGreaterThan(2); // 512 items a piece
+    const listing = await a.withFolder('/big', (f) => listDirectory(a.access, f, '/big', opts, d));
+    // The text File Browser's shape had before streaming: one JSON.stringify of the items.
+    const expected = `"items":${JSON.stringify(listing.items)},"numDirs":${listing.numDirs},"numFiles":${listing.numFiles}`;
+    expect(Buffer.concat(pieces).toString()).toBe(expected);
+    expect(listing.items).toHaveLength(1205);
+    expect(listing.items.find((i) => i.name === 'clip.mp4')?.subtitles).toEqual(['/big/clip.en.srt']);
+    expect(listing.items.find((i) => i.name === 'f-8.dat')?.type).toBe('blob');
+    expect(listing.items.find((i) => i.name === 'f-4.dat')?.type).toBe('text');
+    // It has a link, whose entry the snapshot does not show: not kept.
+    expect(d.rendered.size).toBe(0);
+  });
+
+  it('makes a small folder whole with the default threshold', async () => {
+    await bigFolder(10);
+    const a = await testAccessOf();
+    const opts = { readHeader: true, sorting: SORTING };
+    const json = await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, deps()));
+    const text = JSON.parse(`{${whole(json).toString()}}`);
+    expect(text.numFiles).toBe(14);
+    expect(text.numDirs).toBe(1);
+  });
+
+  it('renders a piece only when it is asked for', async () => {
+    await bigFolder(1200);
+    const a = await testAccessOf();
+    const d = { ...deps(), streamFrom: 100 };
+    const opts = { readHeader: true, sorting: SORTING };
+    const json = await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    if ('length' in json) throw new Error('not streamed');
+    const it = json.pieces[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first.value.toString().startsWith('"items":[{"path":"/big/sub",')).toBe(true);
+    // A client that leaves stops the rendering: the rest is never made.
+    await it.return?.(undefined);
+    expect((await it.next()).done).toBe(true);
+  });
+
+  /** Listing dependencies whose cache puts anything over 16 KB in its place for one big listing. */
+  function bigDeps(clock: { now: number }) {
+    return {
+      ...deps(),
+      streamFrom: 100,
+      rendered: new ListingCache({
+        maxBytes: 64 * 1024,
+        bigBytes: 8 << 20,
+        bigIdleMs: 1000,
+        now: () => clock.now,
+      }),
+    };
+  }
+
+  it('keeps a big listing once sent whole, reuses it while the folder is unchanged and asked for', async () => {
+    const dir = await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const clock = { now: 0 };
+    const d = bigDeps(clock);
+    const opts = { readHeader: true, sorting: SORTING };
+    const list = () => a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    const pieces = await streamed(await list());
+    expect(d.rendered.size).toBe(1);
+    const again = await list();
+    if (!('length' in again)) throw new Error('streamed again');
+    expect(again.pieces).toEqual(pieces);
+    expect(again.length).toBe(Buffer.concat(pieces).length);
+
+    // Changed: made afresh, and that one kept.
+    await fs.writeFile(path.join(dir, 'f-0.dat'), 'changed');
+    const changed = await streamed(await list());
+    expect(Buffer.concat(changed).equals(Buffer.concat(pieces))).toBe(false);
+    clock.now += 999;
+    expect('length' in (await list())).toBe(true);
+    // Not asked for in a whole second of its clock: dropped.
+    clock.now += 1999;
+    expect('length' in (await list())).toBe(false);
+  });
+
+  it('keeps nothing of a big listing whose client left before its end', async () => {
+    await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const d = bigDeps({ now: 0 });
+    const opts = { readHeader: true, sorting: SORTING };
+    const json = await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d));
+    if ('length' in json) throw new Error('not streamed');
+    const it = json.pieces[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.(undefined);
+    expect(d.rendered.size).toBe(0);
+  });
+
+  it('keeps no big listing bigger than its place', async () => {
+    await bigFolder(1200, false);
+    const a = await testAccessOf();
+    const d = {
+      ...deps(),
+      streamFrom: 100,
+      rendered: new ListingCache({ maxBytes: 64 * 1024, bigBytes: 100 * 1024 }),
+    };
+    const opts = { readHeader: true, sorting: SORTING };
+    await streamed(await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d)));
+    expect(d.rendered.size).toBe(0);
   });
 });

@@ -98,14 +98,13 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
       sorting: access.sorting,
     };
     if (r.stat.isDirectory()) {
-      // Folders are answered with ready JSON text (often the listing cache's).
+      // Folders are answered with ready JSON text (often the listing cache's), or for big ones
+      // with text made piece by piece as the socket takes it (chunked, its length unknown).
       const json = await directoryInfoJson(access, r, opts);
       if (json) {
-        const length = json.reduce((n, b) => n + b.length, 0);
-        return reply
-          .type('application/json; charset=utf-8')
-          .header('Content-Length', String(length))
-          .send(Readable.from(json, { objectMode: false }));
+        reply.type('application/json; charset=utf-8');
+        if ('length' in json) reply.header('Content-Length', String(json.length));
+        return reply.send(Readable.from(json.pieces, { objectMode: false }));
       }
     }
     const info = await fileInfo(access, r, opts);
