@@ -52,8 +52,9 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
   const port = await freePort();
   const cacheDir = path.join(workDir, 'cache');
   // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": node flags for profiling the server under the bench.
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const envArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const args = [
+    ...envArgs,
     ...nodeArgs,
     entry,
     '-d', path.join(workDir, 'fb.db'),
