@@ -6,6 +6,7 @@ import zlib from 'node:zlib';
 import { ARCHIVE_FORMATS, type ArchiveFormat } from '@filebrowser/contract';
 import { badRequest } from '../../errors.js';
 import type { ArchiveEntry } from './entries.js';
+import { BlockGzip } from './gzip-blocks.js';
 import { createSnappyFramer } from './snappy.js';
 import { tarStream } from './tar.js';
 import { zipStream } from './zip.js';
@@ -98,7 +99,7 @@ export function archiveStream(format: ArchiveFormat, entries: AsyncIterable<Arch
     case 'tar':
       return { stream: source, contentType, abort: () => source.destroy(), released };
     case 'targz':
-      compressor = zlib.createGzip({ level: 6 });
+      compressor = new BlockGzip(6);
       break;
     case 'tarbr':
       compressor = zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
