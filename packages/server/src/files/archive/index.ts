@@ -83,12 +83,41 @@ const CONTENT_TYPES: Record<ArchiveFormat, string> = {
 };
 
 /**
+ * Bytes produced ahead of the client: reading the next members overlaps sending (or compressing)
+ * the ones before, instead of starting only once the socket has taken everything.
+ */
+const READ_AHEAD = 1024 * 1024;
+/** Headers and small files are joined into pieces of this size: one stream step and one socket write for many. */
+const PIECE = 64 * 1024;
+
+/** Joins runs of small buffers into pieces of about `size` bytes; larger ones pass through as they are. */
+export async function* coalesce(source: AsyncIterable<Buffer>, size = PIECE): AsyncGenerator<Buffer> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  for await (const buf of source) {
+    if (buf.length < size) {
+      held.push(buf);
+      heldBytes += buf.length;
+      if (heldBytes < size) continue;
+    }
+    if (heldBytes > 0) {
+      yield held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, heldBytes);
+      held = [];
+      heldBytes = 0;
+    }
+    if (buf.length >= size) yield buf;
+  }
+  if (heldBytes > 0) yield Buffer.concat(held, heldBytes);
+}
+
+/**
  * The archive as a stream pulled by the client: nothing is built in memory or in a temporary
  * file; a slow reader slows the walk down through back-pressure.
  */
 export function archiveStream(format: ArchiveFormat, entries: AsyncIterable<ArchiveEntry>): ArchiveStream {
-  const source = Readable.from(format === 'zip' ? zipStream(entries) : tarStream(entries), {
+  const source = Readable.from(coalesce(format === 'zip' ? zipStream(entries) : tarStream(entries)), {
     objectMode: false,
+    highWaterMark: READ_AHEAD,
   });
   const contentType = CONTENT_TYPES[format];
   // Readable.from closes only after the generators' `finally` blocks (which close files) have run.
