@@ -263,6 +263,25 @@ export function openEntryFileSync(folder: Pinned, name: string): number {
   }
 }
 
+/**
+ * Reads the regular file `name` of a pinned folder from its start into `into`, synchronously (the
+ * archive's fast path for small files on fast devices); returns the bytes read, fewer at its end.
+ */
+export function readEntryFileSync(folder: Pinned, name: string, into: Buffer): number {
+  const fd = openEntryFileSync(folder, name);
+  try {
+    let done = 0;
+    while (done < into.length) {
+      const n = fs.readSync(fd, into, done, into.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return done;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Creates a new file `name` in a pinned folder; fails when anything (a link included) is there. */
 export function createEntryFile(folder: Pinned, name: string, mode: number): Promise<fsp.FileHandle> {
   return fsp.open(folder.child(name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, mode);
