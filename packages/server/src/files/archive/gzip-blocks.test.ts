@@ -86,4 +86,26 @@ describe('BlockGzip', () => {
     for await (const chunk of gz) out.push(chunk as Buffer);
     expect(zlib.gunzipSync(Buffer.concat(out)).equals(input)).toBe(true);
   });
+
+  it('closes cleanly when destroyed while it waits for a reader (a client that went away)', async () => {
+    const gz = new BlockGzip(6, 2);
+    const source = Readable.from([crypto.randomBytes(GZIP_BLOCK * 16)]);
+    source.pipe(gz);
+    await new Promise<void>((resolve) => {
+      const look = () =>
+        gz.readableLength >= gz.readableHighWaterMark && gz.blocksInFlight === 0
+          ? resolve()
+          : setImmediate(look);
+      look();
+    });
+    const closed = new Promise((resolve) => gz.once('close', resolve));
+    gz.destroy();
+    await closed;
+    // Whatever was deflating finishes and is dropped; nothing new starts.
+    await new Promise<void>((resolve) => {
+      const look = () => (gz.blocksInFlight === 0 ? resolve() : setImmediate(look));
+      look();
+    });
+    expect(gz.destroyed).toBe(true);
+  });
 });

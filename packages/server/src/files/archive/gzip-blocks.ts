@@ -95,6 +95,14 @@ export class BlockGzip extends Transform {
     super._read(size);
   }
 
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    // A producer waiting for the reader gives up instead of waiting forever.
+    const wake = this.wakeProducer;
+    this.wakeProducer = undefined;
+    wake?.();
+    super._destroy(err, callback);
+  }
+
   override _flush(callback: TransformCallback): void {
     this.deflatePending(true)
       .then(() => Promise.all(this.jobs.map((j) => j.done)))
@@ -131,6 +139,7 @@ export class BlockGzip extends Transform {
       await new Promise<void>((resolve) => (this.wakeProducer = resolve));
     }
     if (this.failed) throw new Error('a gzip block failed');
+    if (this.destroyed) return;
     const dictionary = this.window;
     if (!last) this.window = this.nextWindow(input);
     const job: Job = { done: Promise.resolve() };
