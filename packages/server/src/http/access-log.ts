@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { pathOnly } from '../logging.js';
 
@@ -54,23 +53,10 @@ export function logFailedLogin(request: FastifyRequest, username: string): void 
   );
 }
 
-/** The counters of responses in progress, for bytes that do not pass through `write`. */
-const counters = new WeakMap<ServerResponse, FastifyRequest>();
-
-/**
- * Body bytes the kernel sent for a response behind Node's back (sendfile, see
- * raw/file-body.ts), so that the access log counts them like written ones.
- */
-export function countSentBytes(res: ServerResponse, bytes: number): void {
-  const request = counters.get(res);
-  if (request) request.sentBytes = (request.sentBytes ?? 0) + bytes;
-}
-
 /** Counts the body bytes actually sent: streamed replies have no Content-Length to read. */
 function countBytes(request: FastifyRequest, reply: FastifyReply): void {
   const res = reply.raw;
   request.sentBytes = 0;
-  counters.set(res, request);
   const count = (chunk: unknown) => {
     if (typeof chunk === 'string') request.sentBytes! += Buffer.byteLength(chunk);
     else if (chunk instanceof Uint8Array) request.sentBytes! += chunk.byteLength;

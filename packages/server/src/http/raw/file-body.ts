@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import type fsp from 'node:fs/promises';
-import { countSentBytes } from '../access-log.js';
 import { bundledSendfile, sendFileBytes, socketFd, type SendfileAddon } from './sendfile.js';
 
 /** Bytes per read and per socket write. */
@@ -84,9 +83,7 @@ export async function writeFileRange(
         // addon duplicates the descriptor as it starts, so checking here, in the same tick, is enough.
         if (socketFd(res.socket) !== direct.fd) throw new Error('the client went away');
         const count = Math.min(SENDFILE_MAX, end - pos + 1);
-        const sent = await sendFileBytes(direct.sendfile, direct.fd, fh.fd, pos, count, SENDFILE_WAIT_MS);
-        countSentBytes(res, sent);
-        pos += sent;
+        pos += await sendFileBytes(direct.sendfile, direct.fd, fh.fd, pos, count, SENDFILE_WAIT_MS);
         kernelNext = false;
         continue;
       }
