@@ -20,8 +20,6 @@ const OPTIONAL = [
   'nginx',
   'caddy',
   'systemd-analyze',
-  'cc',
-  'openssl',
 ];
 
 let dir: string;
@@ -90,7 +88,7 @@ describe('check-tools', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 gcc openssl nginx caddy systemd',
+      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 nginx caddy systemd',
     );
     for (const name of ['chromium', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
   });
