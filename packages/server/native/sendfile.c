@@ -22,7 +22,7 @@ typedef struct {
   napi_async_work work;
   napi_deferred deferred;
   int out_fd; /* a dup of the socket, see start() */
-  int in_fd; /* a dup of the file, for the same reason */
+  int in_fd;
   int64_t offset;
   int64_t count;
   int64_t sent;
@@ -65,7 +65,6 @@ static void execute(napi_env env, void *data) {
     if (r == 0) break;
   }
   close(j->out_fd);
-  close(j->in_fd);
 }
 
 static void complete(napi_env env, napi_status status, void *data) {
@@ -113,13 +112,7 @@ static napi_value start(napi_env env, napi_callback_info info) {
     free(j);
     return fail(env, "could not duplicate the socket descriptor");
   }
-  /* The same for the file: a handle closed meanwhile must not let another file's bytes out. */
-  j->in_fd = fcntl(in_fd, F_DUPFD_CLOEXEC, 0);
-  if (j->in_fd < 0) {
-    close(j->out_fd);
-    free(j);
-    return fail(env, "could not duplicate the file descriptor");
-  }
+  j->in_fd = in_fd;
   j->offset = offset;
   j->count = count;
   j->wait_ms = wait_ms;

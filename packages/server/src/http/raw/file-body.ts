@@ -68,8 +68,7 @@ export async function writeFileRange(
   };
   res.once('close', onClose);
   // A HEAD answer (no body) must not get the file's bytes behind Node's back.
-  // Nor may bytes of a chunked answer (no length up front) bypass Node's chunk framing.
-  const fd = sendfile && hasBody(res) && !chunked(res) ? socketFd(res.socket) : undefined;
+  const fd = sendfile && hasBody(res) ? socketFd(res.socket) : undefined;
   const direct = sendfile && fd !== undefined ? { sendfile, fd } : undefined;
   // The headers and the first bytes always go through Node's queue.
   let kernelNext = false;
@@ -132,9 +131,4 @@ export async function writeFileRange(
 
 function hasBody(res: ServerResponse): boolean {
   return (res as unknown as { _hasBody?: boolean })._hasBody !== false;
-}
-
-/** Set by Node once the head is stored (`writeHead`): the body goes out in framed chunks. */
-function chunked(res: ServerResponse): boolean {
-  return (res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
 }
