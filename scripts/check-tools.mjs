@@ -25,8 +25,6 @@ const TOOLS = [
   { name: 'litmus', pkg: 'litmus', why: 'WebDAV protocol suites' },
   { name: 'rclone', pkg: 'rclone', why: 'WebDAV client test' },
   { name: 'python3', pkg: 'python3', why: 'folder-swap test' },
-  { name: 'cc', pkg: 'gcc', why: 'sendfile addon of downloads' },
-  { name: 'openssl', pkg: 'openssl', why: 'TLS download test' },
   { name: 'nginx', pkg: 'nginx', why: 'reverse-proxy recipe' },
   { name: 'caddy', pkg: 'caddy', why: 'reverse-proxy recipe' },
   { name: 'systemd-analyze', pkg: 'systemd', why: 'systemd unit' },

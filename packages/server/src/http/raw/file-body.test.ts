@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSendfile } from '../../../native/build-sendfile.mjs';
-import { haveTool } from '../../../test/tools.js';
 import { CHUNK, PROBE, writeFileRange } from './file-body.js';
 import { loadSendfile, type SendfileAddon } from './sendfile.js';
 
@@ -16,7 +15,6 @@ let dir: string;
 let file: string;
 let content: Buffer;
 let addon: SendfileAddon | undefined;
-const withAddon = process.platform === 'linux' && haveTool('cc', 'the sendfile addon of downloads');
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-file-body-'));
@@ -24,7 +22,7 @@ beforeAll(async () => {
   // Many more chunks than are ever in flight, and a ragged end.
   content = crypto.randomBytes(CHUNK * 11 + 12345);
   await fs.writeFile(file, content);
-  if (withAddon) {
+  if (process.platform === 'linux') {
     const built = path.join(dir, 'sendfile.node');
     const whyNot = buildSendfile(built);
     if (whyNot) throw new Error(`the sendfile addon must build here: ${whyNot}`);
@@ -54,7 +52,7 @@ function counting(real: SendfileAddon) {
 type Way = { name: string; sender: () => SendfileAddon | undefined };
 const ways: Way[] = [
   { name: 'read and write', sender: () => undefined },
-  ...(withAddon ? [{ name: 'sendfile', sender: () => addon }] : []),
+  ...(process.platform === 'linux' ? [{ name: 'sendfile', sender: () => addon }] : []),
 ];
 
 function download(url: string, { slow = false } = {}): Promise<Buffer> {
@@ -178,48 +176,45 @@ describe.each(ways)('writeFileRange by $name', (way) => {
   });
 });
 
-describe.runIf(withAddon)('writeFileRange with the sendfile addon', () => {
-  it.runIf(haveTool('openssl', 'a TLS certificate for the sendfile test'))(
-    'keeps the bytes of a TLS connection in Node, which encrypts them',
-    async () => {
-      const key = path.join(dir, 'key.pem');
-      const cert = path.join(dir, 'cert.pem');
-      execFileSync('openssl', [
+describe.runIf(process.platform === 'linux')('writeFileRange with the sendfile addon', () => {
+  it('keeps the bytes of a TLS connection in Node, which encrypts them', async () => {
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', [
       'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
       '-days', '1', '-subj', '/CN=127.0.0.1',
     ], { stdio: 'ignore' }); // prettier-ignore
-      const { sender, seen } = counting(addon!);
-      const server = https.createServer(
-        { key: await fs.readFile(key), cert: await fs.readFile(cert) },
-        async (_req, res) => {
-          const fh = await fs.open(file);
-          res.writeHead(200, { 'content-length': String(content.length) });
-          await writeFileRange(res, fh, 0, content.length - 1, sender).finally(() => fh.close());
-        },
-      );
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      try {
-        const body = await new Promise<Buffer>((resolve, reject) => {
-          https
-            .get(
-              `https://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-              { rejectUnauthorized: false },
-              (res) => {
-                const chunks: Buffer[] = [];
-                res.on('data', (c: Buffer) => chunks.push(c));
-                res.on('end', () => resolve(Buffer.concat(chunks)));
-                res.on('error', reject);
-              },
-            )
-            .on('error', reject);
-        });
-        expect(body.equals(content)).toBe(true);
-        expect(seen.calls).toBe(0);
-      } finally {
-        await new Promise((r) => server.close(r));
-      }
-    },
-  );
+    const { sender, seen } = counting(addon!);
+    const server = https.createServer(
+      { key: await fs.readFile(key), cert: await fs.readFile(cert) },
+      async (_req, res) => {
+        const fh = await fs.open(file);
+        res.writeHead(200, { 'content-length': String(content.length) });
+        await writeFileRange(res, fh, 0, content.length - 1, sender).finally(() => fh.close());
+      },
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const body = await new Promise<Buffer>((resolve, reject) => {
+        https
+          .get(
+            `https://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+            { rejectUnauthorized: false },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () => resolve(Buffer.concat(chunks)));
+              res.on('error', reject);
+            },
+          )
+          .on('error', reject);
+      });
+      expect(body.equals(content)).toBe(true);
+      expect(seen.calls).toBe(0);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
 
   it('sends nothing behind Node for a HEAD request', async () => {
     const { sender, seen } = counting(addon!);
