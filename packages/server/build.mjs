@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { buildSendfile } from './native/build-sendfile.mjs';
 
 const here = import.meta.dirname;
 // `--outdir <dir>` builds elsewhere (tests that must not race another build of dist/); the folder
@@ -69,7 +68,4 @@ await esbuild.build({
   },
   logLevel: 'warning',
 });
-// Optional: without it downloads take the portable path (see src/http/raw/sendfile.ts).
-const noSendfile = buildSendfile(path.join(outdir, 'sendfile.node'));
-if (noSendfile) console.warn(`sendfile addon not built (${noSendfile}); downloads use read and write`);
 console.log(`built ${path.relative(process.cwd(), path.join(outdir, 'main.js'))}`);
