@@ -8,6 +8,9 @@ import type { FileInfo, RecursiveEntry } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALL, deny, denyRe, startFilesApp, type FilesApp } from './files-helpers.js';
 
+/** The keys of a listing item, in the order the old server sent them. */
+const ITEM_KEYS = ['path', 'name', 'size', 'extension', 'modified', 'mode', 'isDir', 'isSymlink', 'type'];
+
 let t: FilesApp;
 let bob: string;
 let home: string;
@@ -56,17 +59,7 @@ describe('GET /api/resources', () => {
     expect(info.sorting).toEqual({ by: 'name', asc: false });
     expect(info.items!.map((i) => i.name)).toEqual(['sub', '.hidden', 'a.txt']);
     const a = info.items!.find((i) => i.name === 'a.txt')!;
-    expect(Object.keys(a)).toEqual([
-      'path',
-      'name',
-      'size',
-      'extension',
-      'modified',
-      'mode',
-      'isDir',
-      'isSymlink',
-      'type',
-    ]);
+    expect(Object.keys(a)).toEqual(ITEM_KEYS);
     expect(a).toMatchObject({
       path: '/docs/a.txt',
       size: 5,
@@ -108,17 +101,7 @@ describe('GET /api/resources', () => {
     expect(info.items![n - 1]!.name).toBe(`f-${n - 1}.dat`);
     expect(info.items!.find((i) => i.name === 'f-1.dat')!.type).toBe('text');
     expect(info.items!.find((i) => i.name === 'f-2.dat')!.type).toBe('blob');
-    expect(Object.keys(info.items![0]!)).toEqual([
-      'path',
-      'name',
-      'size',
-      'extension',
-      'modified',
-      'mode',
-      'isDir',
-      'isSymlink',
-      'type',
-    ]);
+    expect(Object.keys(info.items![0]!)).toEqual(ITEM_KEYS);
     // A small folder is still sent whole, with its length.
     const small = await t.get(bob, '/api/resources/docs/');
     expect(small.headers['content-length']).toBe(String(Buffer.byteLength(small.body)));

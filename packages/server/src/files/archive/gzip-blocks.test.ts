@@ -73,13 +73,7 @@ describe('BlockGzip', () => {
     const gz = new BlockGzip(6, parallel);
     // One big chunk: only the compressor's own back-pressure can stop it early.
     Readable.from([input]).pipe(gz);
-    await new Promise<void>((resolve) => {
-      const look = () =>
-        gz.readableLength >= gz.readableHighWaterMark && gz.blocksInFlight === 0
-          ? resolve()
-          : setImmediate(look);
-      look();
-    });
+    await stalled(gz);
     // Random data does not shrink: without back-pressure all 16 MiB would be waiting here.
     expect(gz.readableLength).toBeLessThan(gz.readableHighWaterMark + parallel * GZIP_BLOCK * 1.05);
     const out: Buffer[] = [];
@@ -91,13 +85,7 @@ describe('BlockGzip', () => {
     const gz = new BlockGzip(6, 2);
     const source = Readable.from([crypto.randomBytes(GZIP_BLOCK * 16)]);
     source.pipe(gz);
-    await new Promise<void>((resolve) => {
-      const look = () =>
-        gz.readableLength >= gz.readableHighWaterMark && gz.blocksInFlight === 0
-          ? resolve()
-          : setImmediate(look);
-      look();
-    });
+    await stalled(gz);
     const closed = new Promise((resolve) => gz.once('close', resolve));
     gz.destroy();
     await closed;
@@ -109,3 +97,14 @@ describe('BlockGzip', () => {
     expect(gz.destroyed).toBe(true);
   });
 });
+
+/** Resolves once the compressor has stopped: its output is full and no block is being deflated. */
+function stalled(gz: BlockGzip): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const look = () =>
+      gz.readableLength >= gz.readableHighWaterMark && gz.blocksInFlight === 0
+        ? resolve()
+        : setImmediate(look);
+    look();
+  });
+}
