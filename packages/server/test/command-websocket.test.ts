@@ -95,6 +95,8 @@ interface RunOptions {
   messages?: string[];
   /** Called with each received line; may act on the socket. */
   onLine?: (line: string, ws: WebSocket) => void;
+  /** Close the socket as soon as the messages are sent, before any answer. */
+  closeAfterSend?: boolean;
 }
 
 function run(url: string, line: string | undefined, opts: RunOptions = {}): Promise<Outcome> {
@@ -108,6 +110,7 @@ function run(url: string, line: string | undefined, opts: RunOptions = {}): Prom
     });
     ws.on('open', () => {
       for (const m of opts.messages ?? (line === undefined ? [] : [line])) ws.send(m);
+      if (opts.closeAfterSend) ws.close();
     });
     ws.on('message', (data) => {
       const text = (data as Buffer).toString('utf8');
@@ -132,7 +135,7 @@ async function pidAlive(pid: number): Promise<boolean> {
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return true;
@@ -560,6 +563,45 @@ describe('command websocket', () => {
       const child = Number(await fs.readFile(path.join(bobDir, 'child.pid'), 'utf8'));
       expect(leader).toBeGreaterThan(1);
       expect(child).toBeGreaterThan(1);
+      expect(await until(async () => !(await pidAlive(leader)) && !(await pidAlive(child)))).toBe(true);
+    });
+
+    it('stops a command whose socket closed while it was starting, and frees its slot', async () => {
+      // Closed right after the command line: the close lands somewhere in the command's start-up.
+      for (let i = 0; i < MAX_SOCKETS_PER_USER * 2; i++) {
+        await run(`${s.url}/api/command/`, 'spawner', { ...as(bobToken), closeAfterSend: true });
+      }
+      expect(
+        await until(
+          async () => (await run(`${s.url}/api/command/`, 'echo hi', as(bobToken))).lines[0] === 'hi',
+        ),
+      ).toBe(true);
+      const leader = await fs.readFile(path.join(bobDir, 'leader.pid'), 'utf8').catch(() => undefined);
+      if (leader !== undefined) expect(await until(async () => !(await pidAlive(Number(leader))))).toBe(true);
+    });
+
+    it('kills the process group when the socket closes while the server is busy', async () => {
+      // Keep libuv's thread pool queued up (the server runs in this process), so the command's
+      // start-up awaits file-system work while its output and the close already arrive.
+      let busy = true;
+      const keepBusy = async () => {
+        while (busy) await new Promise((r) => crypto.pbkdf2(PASSWORD, 'salt', 300_000, 32, 'sha256', r));
+      };
+      const workers = Array.from({ length: 8 }, keepBusy);
+      try {
+        const r = await run(`${s.url}/api/command/`, 'spawner', {
+          ...as(bobToken),
+          onLine: (line, ws) => {
+            if (line === 'started') ws.terminate();
+          },
+        });
+        expect(r.lines).toEqual(['started']);
+      } finally {
+        busy = false;
+        await Promise.all(workers);
+      }
+      const leader = Number(await fs.readFile(path.join(bobDir, 'leader.pid'), 'utf8'));
+      const child = Number(await fs.readFile(path.join(bobDir, 'child.pid'), 'utf8'));
       expect(await until(async () => !(await pidAlive(leader)) && !(await pidAlive(child)))).toBe(true);
     });
 

@@ -7,7 +7,7 @@ import { forbidden } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
-import { describeResult, startProcess, succeeded } from '../../runner/process.js';
+import { describeResult, startProcess, succeeded, type RunningProcess } from '../../runner/process.js';
 import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser, requireUser } from '../guards.js';
@@ -178,15 +178,20 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
         { user: user.username, command: prepared.words, cwd: prepared.workingFolder },
         'running a command',
       );
-      let proc;
+      let proc: RunningProcess;
       try {
         proc = startProcess(prepared, (text) => send(socket, text));
-      } finally {
-        // The child is in its working folder once spawn returns: the pin has done its work.
+      } catch (err) {
         await prepared.release();
+        throw err;
       }
+      // Listen before any await: a socket closed while the pin is released would otherwise leave
+      // the command running to its time limit, holding one of the user's few command slots.
       const stop = () => proc.stop();
       socket.once('close', stop);
+      if (socket.readyState !== socket.OPEN) stop();
+      // The child is in its working folder once spawn returns: the pin has done its work.
+      await prepared.release();
       const result = await proc.done;
       socket.off('close', stop);
       // What the command wrote is not seen byte by byte: the quota counts are walked again.
