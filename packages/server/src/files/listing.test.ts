@@ -320,6 +320,31 @@ describe('listings', () => {
     expect(await typeOf()).toBe('text');
   });
 
+  it('types an empty file without opening it, as reading its empty header would', async () => {
+    const a = await testAccessOf();
+    const dir = path.join(root, 'docs', 'sub');
+    await fs.writeFile(path.join(dir, 'empty'), '');
+    await fs.writeFile(path.join(dir, 'empty.bin'), '');
+    await fs.writeFile(path.join(dir, 'empty.png'), '');
+    const d = deps();
+    const list = () => a.withFolder('/docs/sub', (f) => listDirectory(a.access, f, '/docs/sub', opts, d));
+    const types = (await list()).items.map((i) => [i.name, i.type]);
+    // File Browser reads the empty header and sniffs it: text; the extension's type wins for media.
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['empty', 'text'],
+        ['empty.bin', 'text'],
+        ['empty.png', 'image'],
+      ]),
+    );
+    await list();
+    // Nothing of them was looked up in the header cache: no header was read to remember.
+    expect(d.types.hits).toBe(0);
+    // Once it has bytes, its header is read.
+    await fs.writeFile(path.join(dir, 'empty.bin'), Buffer.from([0, 1, 2]));
+    expect((await list()).items.find((i) => i.name === 'empty.bin')?.type).toBe('blob');
+  });
+
   it('answers an unchanged folder from the listing cache and a changed one afresh', async () => {
     const a = await testAccessOf();
     const dir = path.join(root, 'docs', 'sub');
