@@ -5,7 +5,8 @@
 //   --reps N        rounds (default 5); each round starts every build once, in alternating order
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
 //                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
-//                   putreq (1,024 POSTs of 4 KiB); default tus,put,list
+//                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
+//                   same through /api/raw); default tus,put,list
 //   --list N        listings per round (default 1000)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
 //   --out FILE      every sample as JSON
@@ -154,7 +155,15 @@ async function listMany(url, headers, count) {
   }
 }
 
-const UNITS = { tus: 's/GiB', put: 's/GiB', list: 'ms per 100', tusreq: 'ms/request', putreq: 'ms/request' };
+const UNITS = {
+  tus: 's/GiB',
+  put: 's/GiB',
+  dav: 's/GiB',
+  raw: 's/GiB',
+  list: 'ms per 100',
+  tusreq: 'ms/request',
+  putreq: 'ms/request',
+};
 const GiB = big.bytes / 2 ** 30;
 /** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number }[]>>} */
 const samples = {};
@@ -172,6 +181,9 @@ for (let rep = 0; rep < reps; rep++) {
       await tusUpload(small, target('tus', 'warm-tus.bin'), auth, 10 * 1024 * 1024);
       await postUpload(small, target('resources', 'warm-post.bin'), auth);
       if (listing) await listMany(at(`/api/resources/${listing.rel}/`), auth, 50);
+      // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
+      if (kinds.includes('dav'))
+        await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
       for (const kind of kinds) {
         const cpu0 = cpuOf(server.pid);
         const calls0 = callsOf(server.pid);
@@ -181,6 +193,10 @@ for (let rep = 0; rep < reps; rep++) {
         else if (kind === 'tusreq') await tusUpload(mid, target('tus', 't.bin'), auth, 64 * 1024);
         else if (kind === 'putreq') {
           for (let i = 0; i < REQUESTS; i++) await postUpload(tiny, target('resources', 'p.bin'), auth);
+        } else if (kind === 'dav' || kind === 'raw') {
+          const url = kind === 'dav' ? at(`/dav/${big.rel}`) : at(`/api/raw/${big.rel}`);
+          const r = await request(url, { headers: kind === 'dav' ? server.basic() : auth });
+          if (r.bytes !== big.bytes) throw new Error(`${kind} GET sent ${r.bytes} of ${big.bytes} bytes`);
         } else if (kind === 'list' && listing) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
         } else throw new Error(`unknown kind ${kind}`);
