@@ -1,0 +1,22 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Calls `then` once the response has closed, also when it closed before this was asked: a client
+ * may go away while a handler awaits (the thread pool, the database), and a 'close' listener added
+ * after that never fires. `res.closed` is set in the same step that emits 'close'.
+ */
+export function onResponseClosed(res: ServerResponse, then: () => void): void {
+  if (res.closed) queueMicrotask(then);
+  else res.once('close', then);
+}
+
+/** Aborts when the client goes away before the whole answer was sent (at once if it already has). */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const abort = new AbortController();
+  const res = reply.raw;
+  onResponseClosed(res, () => {
+    if (!res.writableFinished) abort.abort();
+  });
+  return abort.signal;
+}
