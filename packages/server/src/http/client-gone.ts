@@ -11,12 +11,23 @@ export function onResponseClosed(res: ServerResponse, then: () => void): void {
   else res.once('close', then);
 }
 
-/** Aborts when the client goes away before the whole answer was sent (at once if it already has). */
+/** The reason of a `clientGone` signal: work stopped because nobody waits for its answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('the client went away');
+    this.name = 'ClientGone';
+  }
+}
+
+/**
+ * Aborts (with a `ClientGone`) when the client goes away before the whole answer was sent, at
+ * once if it already has.
+ */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const abort = new AbortController();
   const res = reply.raw;
   onResponseClosed(res, () => {
-    if (!res.writableFinished) abort.abort();
+    if (!res.writableFinished) abort.abort(new ClientGone());
   });
   return abort.signal;
 }
