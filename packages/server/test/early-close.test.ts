@@ -101,10 +101,16 @@ function send(
 }
 
 /** Sends a GET and closes the connection as soon as it is written, before any answer. */
-function closeAfterSend(url: string): Promise<void> {
+function closeAfterSend(
+  url: string,
+  headers: Record<string, string> = { 'x-auth': t.adminToken },
+): Promise<void> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1', () => {
-      s.write(`GET ${url} HTTP/1.1\r\nhost: x\r\nx-auth: ${t.adminToken}\r\n\r\n`, () => s.destroy());
+      const head = Object.entries({ host: 'x', ...headers })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      s.write(`GET ${url} HTTP/1.1\r\n${head}\r\n`, () => s.destroy());
     });
     s.on('close', () => resolve());
     s.on('error', () => undefined);
@@ -232,18 +238,26 @@ describe('walks streamed to a client', () => {
 });
 
 describe('downloads', () => {
-  it('closes the file of a client that went away while it was opened', async () => {
+  it('closes the file of a client that went away while it was opened (raw, ranges, WebDAV)', async () => {
     await fs.writeFile(path.join(t.root, 'big.bin'), crypto.randomBytes(2_000_000));
     const stop = busyPool();
     try {
+      const admin = { 'x-auth': t.adminToken };
       await closeAfterSend('/api/raw/big.bin');
       await closeAfterSend('/api/raw/big.bin?inline=true');
+      await closeAfterSend('/api/raw/big.bin', { ...admin, range: 'bytes=0-99,1000-1999' });
+      const basic = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+      await closeAfterSend('/dav/big.bin', { authorization: basic });
     } finally {
       await stop();
     }
     expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
     const next = await get('/api/raw/big.bin');
     expect(next.body.length).toBe(2_000_000);
+    const basic = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
+    expect((await send('GET', '/dav/big.bin', { authorization: basic }, {}, Buffer.alloc(0))).status).toBe(
+      200,
+    );
   });
 });
 
