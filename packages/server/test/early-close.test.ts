@@ -168,6 +168,36 @@ async function until(check: () => boolean | Promise<boolean>, ms = 20_000): Prom
   return false;
 }
 
+/** Names of this process's child processes that are still running (not zombies). */
+async function children(): Promise<string[]> {
+  const names: string[] = [];
+  for (const task of await fs.readdir('/proc/self/task')) {
+    const list = await fs.readFile(`/proc/self/task/${task}/children`, 'utf8').catch(() => '');
+    for (const pid of list.split(' ').filter(Boolean)) {
+      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (stat && state !== 'Z') names.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+    }
+  }
+  return names;
+}
+
+/** Reads the first bytes of a GET's body, then closes the connection. */
+function leaveMidStream(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(
+      { port, host: '127.0.0.1', path: url, headers: { 'x-auth': t.adminToken } },
+      (res) => {
+        res.once('data', (c: Buffer) => {
+          req.destroy();
+          resolve(c.length);
+        });
+      },
+    );
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+  });
+}
+
 /** Sets a folder's access time into the past, so that reading it (relatime) moves it. */
 async function ageAtime(dir: string): Promise<number> {
   const st = await fs.stat(dir);
@@ -210,6 +240,26 @@ describe('archive downloads with progress', () => {
     expect((await record.ended).state).toBe('cancelled');
     expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
   });
+});
+
+describe('archives compressed by a tool', () => {
+  it.each(['tarxz', 'tarzst', 'targz'])(
+    '%s: a client gone mid-stream or before the start leaves no compressor and no open file',
+    async (algo) => {
+      expect(await leaveMidStream(`/api/raw/tree?algo=${algo}`)).toBeGreaterThan(0);
+      const stop = busyPool();
+      try {
+        await closeAfterSend(`/api/raw/tree?algo=${algo}`);
+      } finally {
+        await stop();
+      }
+      expect(await until(async () => (await children()).length === 0), 'no compressor left').toBe(true);
+      expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+      const next = await get(`/api/raw/small?algo=${algo}`);
+      expect(next.status).toBe(200);
+      expect(next.cut).toBe(false);
+    },
+  );
 });
 
 describe('walks streamed to a client', () => {
