@@ -225,7 +225,10 @@ describe('archive downloads with progress', () => {
     expect(next.status).toBe(200);
     expect(next.cut).toBe(false);
     expect(t.ctx.jobs.get(adminId, 'after-the-gone')?.job.state).toBe('done');
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
   });
 
   it('cuts the download of a job cancelled while it was being measured', async () => {
@@ -238,7 +241,10 @@ describe('archive downloads with progress', () => {
     const r = await answer;
     expect(r.cut).toBe(true);
     expect((await record.ended).state).toBe('cancelled');
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
   });
 });
 
@@ -254,7 +260,10 @@ describe('archives compressed by a tool', () => {
         await stop();
       }
       expect(await until(async () => (await children()).length === 0), 'no compressor left').toBe(true);
-      expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+      expect(
+        (await until(async () => (await held()).length === 0)) ? [] : await held(),
+        'every file let go',
+      ).toEqual([]);
       const next = await get(`/api/raw/small?algo=${algo}`);
       expect(next.status).toBe(200);
       expect(next.cut).toBe(false);
@@ -281,7 +290,10 @@ describe('walks streamed to a client', () => {
     // The walk of a client that stayed, behind the one that left: both are over once it answers.
     const stayed = await get(url.replace('/tree', '/small'));
     expect(stayed.status).toBe(200);
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
     if ((await fs.stat(control)).atimeMs === controlAged) return;
     expect((await fs.stat(deep)).atimeMs).toBe(aged);
   });
@@ -301,7 +313,10 @@ describe('downloads', () => {
     } finally {
       await stop();
     }
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
     const next = await get('/api/raw/big.bin');
     expect(next.body.length).toBe(2_000_000);
     const basic = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
@@ -348,7 +363,10 @@ describe('uploads cut short', () => {
       } finally {
         await stop();
       }
-      expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+      expect(
+        (await until(async () => (await held()).length === 0)) ? [] : await held(),
+        'every file let go',
+      ).toEqual([]);
       expect(await until(async () => (await namesBelow(home)).join() === before.join())).toBe(true);
       if (method === 'PUT') expect(await fs.readFile(path.join(home, 'cut.bin'), 'utf8')).toBe('before');
       const whole = await send(method, url, auth, {}, Buffer.alloc(900_000, 'w'));
@@ -382,7 +400,10 @@ describe('uploads cut short', () => {
     } finally {
       await stop();
     }
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
     const head = await send('HEAD', '/api/tus/resumed.bin', auth, tus, Buffer.alloc(0));
     const offset = Number(head.headers['upload-offset']);
     expect(offset).toBeLessThanOrEqual(100_000);
@@ -436,7 +457,10 @@ describe('previews', () => {
     expect((await first).status).toBe(200);
     const last = await get('/api/preview/thumb/pics/p5.png');
     expect(last.status).toBe(200);
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
     expect(await gauge('filebrowser_previews_queued')).toBe(0);
     // Made and cached: the two that were wanted, none of the four nobody waited for.
     expect((await cached()) - before).toBe(2);
@@ -461,6 +485,9 @@ describe('previews', () => {
     const answer = await stayed;
     expect(answer.status).toBe(200);
     expect((await sharp(answer.body).metadata()).width).toBeGreaterThan(0);
-    expect(await until(async () => (await held()).length === 0), 'every file let go').toBe(true);
+    expect(
+      (await until(async () => (await held()).length === 0)) ? [] : await held(),
+      'every file let go',
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type fsp from 'node:fs/promises';
+import { onResponseClosed } from '../client-gone.js';
 
 /**
  * Bytes per read and per socket write. Every read is a hand-off to libuv's thread pool and back
@@ -53,7 +54,7 @@ export async function writeFileRange(
     if (!res.writableFinished) failure ??= new Error('the client went away');
     notify();
   };
-  res.once('close', onClose);
+  onResponseClosed(res, onClose);
   try {
     let pos = start;
     while (pos <= end) {
@@ -87,10 +88,14 @@ export async function writeFileRange(
         notify();
       });
     }
+    // With few big chunks the client may have gone during the last read: its 'close' is past.
+    if (failure) throw failure;
     await new Promise<void>((resolve, reject) => {
-      res.end(() => resolve());
       res.once('error', reject);
-      res.once('close', () => (res.writableFinished ? resolve() : reject(failure ?? new Error('closed'))));
+      onResponseClosed(res, () =>
+        res.writableFinished ? resolve() : reject(failure ?? new Error('the client went away')),
+      );
+      res.end(() => resolve());
     });
   } catch (err) {
     res.destroy();
