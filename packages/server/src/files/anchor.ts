@@ -23,6 +23,14 @@ import { forbidden } from '../errors.js';
 /** Linux's O_PATH (the same value on every architecture Node runs on). */
 const O_PATH = 0o10000000;
 
+/**
+ * The folder of this process's descriptors. `/proc/<pid>/fd` where it names our own (it does
+ * unless procfs belongs to another PID namespace): every entry a listing stats goes through it,
+ * and `/proc/self` is one more link for the kernel to follow, a fifth of the lookup's extra cost
+ * (docs/performance.md, "Where the time went").
+ */
+let fdFolder = '/proc/self/fd';
+
 function probeAnchoring(): boolean {
   if (process.platform !== 'linux') return false;
   let fd: number | undefined;
@@ -30,7 +38,12 @@ function probeAnchoring(): boolean {
     fd = fs.openSync('/', O_PATH | C.O_DIRECTORY);
     const viaFd = fs.statSync(`/proc/self/fd/${fd}/.`);
     const direct = fs.statSync('/');
-    return viaFd.ino === direct.ino && viaFd.dev === direct.dev;
+    if (viaFd.ino !== direct.ino || viaFd.dev !== direct.dev) return false;
+    // `/proc/self` names our process by the number procfs knows it by: only when that is our own
+    // PID is `/proc/<pid>` ourselves and not a process of another namespace.
+    const own = fs.readlinkSync('/proc/self') === String(process.pid);
+    fdFolder = own ? `/proc/${process.pid}/fd` : '/proc/self/fd';
+    return true;
   } catch {
     return false;
   } finally {
@@ -110,7 +123,7 @@ export class Pinned {
     try {
       const st = await fh.stat();
       // The kernel's name for what was opened: no window between a realpath and the open.
-      const real = await fsp.readlink(`/proc/self/fd/${fh.fd}`);
+      const real = await fsp.readlink(`${fdFolder}/${fh.fd}`);
       return new Pinned(fh, real, st);
     } catch (err) {
       await fh.close();
@@ -151,7 +164,7 @@ export class Pinned {
     if (!anchored) return new Pinned(undefined, real, await fsp.lstat(real));
     const fh = await fsp.open(this.child('..'), O_PATH | C.O_DIRECTORY);
     try {
-      return new Pinned(fh, await fsp.readlink(`/proc/self/fd/${fh.fd}`), await fh.stat());
+      return new Pinned(fh, await fsp.readlink(`${fdFolder}/${fh.fd}`), await fh.stat());
     } catch (err) {
       await fh.close();
       throw err;
@@ -161,7 +174,7 @@ export class Pinned {
   /** A path the kernel resolves to this object itself. */
   get path(): string {
     this.assertOpen();
-    return this.handle ? `/proc/self/fd/${this.handle.fd}` : this.real;
+    return this.handle ? `${fdFolder}/${this.handle.fd}` : this.real;
   }
 
   /** A path the kernel resolves to the entry `name` of this folder (no component before it is looked up again). */
@@ -170,7 +183,7 @@ export class Pinned {
     if (name === '' || name === '.' || name.includes('/') || name.includes('\0')) {
       throw forbidden(`not a file name: ${JSON.stringify(name)}`);
     }
-    return this.handle ? `/proc/self/fd/${this.handle.fd}/${name}` : joinReal(this.real, name);
+    return this.handle ? `${fdFolder}/${this.handle.fd}/${name}` : joinReal(this.real, name);
   }
 
   /** lstat of the object itself with nanoseconds (fstat of its descriptor when anchored). */
