@@ -246,6 +246,11 @@ export class DirReader {
     );
   }
 
+  /** Whether `dev` counts as a fast local device now (what sends its folders to the threads). */
+  isFast(dev: number | bigint, dir: string): Promise<boolean> {
+    return this.opts.io.isFast(dev, dir);
+  }
+
   private async onThread<T>(
     dir: string,
     dev: number | bigint,
