@@ -300,7 +300,7 @@ export class DirReader {
       try {
         this.threads.push(
           new ReaderThread(
-            (job, ms, count) => this.opts.io.observe(job.dev, job.dir, ms, count),
+            (job, ms, count) => this.opts.io.observe(job.dev, job.dir, ms, count, { stall: false }),
             this.opts.idleMs ?? 10_000,
           ),
         );
