@@ -5,7 +5,14 @@
  */
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { FIELDS, pickFromDir, statInto, type ReaderMessage, type ReaderReply } from './dir-layout.js';
+import {
+  FIELDS,
+  pickEntries,
+  pickFromDir,
+  statInto,
+  type ReaderMessage,
+  type ReaderReply,
+} from './dir-layout.js';
 import { compileNameFilter } from './name-filter.js';
 
 const port = parentPort!;
@@ -22,6 +29,15 @@ function take(bytes: number): ArrayBuffer {
   }
   return best < 0 ? new ArrayBuffer(bytes) : spare.splice(best, 1)[0]!;
 }
+
+/**
+ * A search's folder up to this size (`st_size`: about 1,600 entries on ext4, 3,200 on tmpfs) is
+ * read in one `readdirSync`; a bigger one entry by entry (`pickFromDir`, which sorts only the
+ * entries kept). Reading entry by entry costs a fixed price per folder (Node builds, promisifies
+ * and closes a `Dir` each time: about 12 % of the readers' profile in a tree of 800 folders of
+ * 500), more than the sort it saves there.
+ */
+const BIG_FOLDER_BYTES = 64 * 1024;
 
 // A search sends the same filter with every folder; it is compiled once.
 const filters = new Map<string, (name: string) => boolean>();
@@ -80,9 +96,16 @@ port.on('message', (job: ReaderMessage) => {
   const waited0 = waitedMs();
   try {
     if (job.filter !== undefined) {
+      const keep = filterFor(job.filter);
+      if (fs.statSync(job.dir).size <= BIG_FOLDER_BYTES) {
+        const dirents = fs.readdirSync(job.dir, { withFileTypes: true });
+        const { names, kinds } = pickEntries(dirents, keep);
+        reply({ id: job.id, scan: { names, kinds }, count: dirents.length, ms: jobMs(start, waited0) });
+        return;
+      }
       const dir = fs.opendirSync(job.dir, { bufferSize: 1024 });
       try {
-        const { names, kinds, count } = pickFromDir(dir, filterFor(job.filter));
+        const { names, kinds, count } = pickFromDir(dir, keep);
         reply({ id: job.id, scan: { names, kinds }, count, ms: jobMs(start, waited0) });
       } finally {
         dir.closeSync();
