@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 // One config for the unit, component and API tiers; the browser tier lives in e2e/ with its own.
+// The time limits are a safety net against a hung test, never a measure: CI machines are often so
+// busy that a component test which takes 50 ms here takes several seconds there.
+const limits = { testTimeout: 30_000, hookTimeout: 30_000 };
+
 export default defineConfig({
   test: {
     projects: [
@@ -9,6 +13,7 @@ export default defineConfig({
           name: 'contract',
           root: 'packages/contract',
           include: ['src/**/*.test.ts'],
+          ...limits,
         },
       },
       {
@@ -17,8 +22,7 @@ export default defineConfig({
           root: 'packages/server',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           setupFiles: ['test/setup-pins.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          ...limits,
           // Reader threads run src/files/dir-reader-worker.ts in a worker, loaded by Node rather
           // than by vitest: these hooks compile it (workers inherit the option).
           execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
@@ -30,6 +34,8 @@ export default defineConfig({
           root: 'packages/web',
           include: ['src/**/*.test.{ts,tsx}'],
           environment: 'happy-dom',
+          setupFiles: ['src/test/setup.ts'],
+          ...limits,
         },
       },
     ],

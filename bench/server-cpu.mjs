@@ -5,9 +5,10 @@
 //   --reps N        rounds (default 5); each round starts every build once, in alternating order
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
 //                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
-//                   putreq (1,024 POSTs of 4 KiB), search (searches of the 200,000-entry tree, as
-//                   the search row), msearch (searches of the million tree, kept between runs as
-//                   for the million row); default tus,put,list
+//                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
+//                   same through /api/raw), search (searches of the 200,000-entry tree, as the
+//                   search row), msearch (searches of the million tree, kept between runs as for
+//                   the million row); default tus,put,list
 //   --list N        listings per round (default 1000)
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
@@ -58,7 +59,10 @@ trackDir(workRoot);
 const root = path.join(workRoot, 'data');
 const data = createDataset(root, sizesFor(1), log);
 const uploading = kinds.some((k) => ['tus', 'put', 'tusreq', 'putreq'].includes(k));
-const big = uploading ? await data.bigFile() : { abs: '', bytes: 2 ** 30 };
+const big =
+  uploading || kinds.includes('dav') || kinds.includes('raw')
+    ? await data.bigFile()
+    : { abs: '', rel: '', bytes: 2 ** 30 };
 const listing = kinds.includes('list') ? await data.listing() : undefined;
 const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
 const million = kinds.includes('msearch') ? await data.million() : undefined;
@@ -189,6 +193,8 @@ async function searchMany(url, headers, count, hits) {
 const UNITS = {
   tus: 's/GiB',
   put: 's/GiB',
+  dav: 's/GiB',
+  raw: 's/GiB',
   list: 'ms per 100',
   tusreq: 'ms/request',
   putreq: 'ms/request',
@@ -227,6 +233,9 @@ for (let rep = 0; rep < reps; rep++) {
       const searchUrl = (/** @type {{ rel: string }} */ tree) => at(`/api/search/${tree.rel}/?query=needle`);
       if (searchTree) await searchMany(searchUrl(searchTree), auth, 2, searchTree.hits);
       if (million) await searchMany(searchUrl(million), auth, 1, million.hits);
+      // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
+      if (kinds.includes('dav'))
+        await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
       for (const kind of kinds) {
         const cpu0 = cpuOf(server.pid);
         const calls0 = callsOf(server.pid);
@@ -238,6 +247,10 @@ for (let rep = 0; rep < reps; rep++) {
         else if (kind === 'tusreq') await tusUpload(mid, target('tus', 't.bin'), auth, 64 * 1024);
         else if (kind === 'putreq') {
           for (let i = 0; i < REQUESTS; i++) await postUpload(tiny, target('resources', 'p.bin'), auth);
+        } else if (kind === 'dav' || kind === 'raw') {
+          const url = kind === 'dav' ? at(`/dav/${big.rel}`) : at(`/api/raw/${big.rel}`);
+          const r = await request(url, { headers: kind === 'dav' ? server.basic() : auth });
+          if (r.bytes !== big.bytes) throw new Error(`${kind} GET sent ${r.bytes} of ${big.bytes} bytes`);
         } else if (kind === 'list' && listing) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
         } else if (kind === 'search' && searchTree) {

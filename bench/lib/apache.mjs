@@ -14,6 +14,7 @@ import { freePort, which } from './proc.mjs';
  * @typedef {object} Apache
  * @property {string} base e.g. http://127.0.0.1:41236
  * @property {string} version e.g. "Apache/2.4.62 (Debian)"
+ * @property {number} pid the httpd parent (its children are the workers)
  * @property {() => Promise<void>} stop
  */
 
@@ -147,5 +148,5 @@ DocumentRoot ${q(dataRoot)}
   }
   log(`apache: pid ${child.pid} on ${base} (${version}, mpm_event, 1 process)`);
   watchCpu('reference', /** @type {number} */ (child.pid));
-  return { base, version, stop: () => stopChild(child) };
+  return { base, version, pid: /** @type {number} */ (child.pid), stop: () => stopChild(child) };
 }

@@ -102,6 +102,15 @@ export async function measureBoth(plan) {
           // The harness is the client of every request: its CPU shows when the client is the limit.
           m.detail = `${m.detail ? `${m.detail}, ` : ''}${who} CPU ${cpu.toFixed(2)} s (harness ${m.cpu.harness.toFixed(2)} s)`;
         }
+        // Every sample with its clock time, to line samples up with what the machine did meanwhile
+        // (e.g. /proc/meminfo's Dirty and Writeback sampled beside the run).
+        if (process.env.BENCH_SAMPLE_LOG) {
+          const warm = plan.warmup && i === 0 ? ' (warm-up)' : '';
+          console.error(
+            `bench: sample ${new Date().toISOString()} ${side} ${i}${warm}: ${m.value.toFixed(1)} ${m.unit}, ` +
+              `CPU server ${m.cpu.server} s, reference ${m.cpu.reference} s, harness ${m.cpu.harness} s`,
+          );
+        }
         if (!plan.warmup || i > 0) st.kept.push(m);
       } catch (err) {
         st.error = err instanceof Error ? err : new Error(String(err));

@@ -40,6 +40,8 @@ export const USAGE = `usage: npm run bench -- [options]
   BENCH_SERVER_ENTRY=<file> benchmarks another server entry instead of packages/server/dist/main.js.
   BENCH_SERVER_NODE_ARGS="<flags>" passes node flags to the server, e.g.
     "--cpu-prof --cpu-prof-dir=/tmp/prof" (a profile per server run, written when it stops).
+  BENCH_SERVER_OUTPUT=<file> appends the server's stdout and stderr to a file (e.g. with
+    BENCH_SERVER_NODE_ARGS=--trace-gc).
 `;
 
 /**

@@ -79,6 +79,14 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  // e.g. with BENCH_SERVER_NODE_ARGS=--trace-gc: the server's whole output, appended to a file
+  // (the harness keeps only its last 8 KiB, for errors).
+  const outputFile = process.env.BENCH_SERVER_OUTPUT;
+  if (outputFile) {
+    const sink = fs.createWriteStream(outputFile, { flags: 'a' });
+    child.stdout?.pipe(sink);
+    child.stderr?.pipe(sink);
+  }
   const pid = /** @type {number} */ (child.pid);
   const base = `http://127.0.0.1:${port}`;
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -62,6 +63,21 @@ export class DirSnapshot {
     const a = Buffer.from(this.data.buffer, this.data.byteOffset, this.data.byteLength);
     const b = Buffer.from(other.data.buffer, other.data.byteOffset, other.data.byteLength);
     return a.equals(b);
+  }
+
+  /**
+   * SHA-256 of the entries and their metadata: equal digests mean `sameAs` (the count comes first,
+   * so the boundary between names and numbers is fixed). Lets a big listing be compared with the
+   * next snapshot without keeping its own (9 MB for 100,000 entries).
+   */
+  digest(): Buffer {
+    const count = Buffer.alloc(8);
+    count.writeDoubleLE(this.data.length);
+    return createHash('sha256')
+      .update(count)
+      .update(this.encoded)
+      .update(new Uint8Array(this.data.buffer, this.data.byteOffset, this.data.byteLength))
+      .digest();
   }
 
   /**

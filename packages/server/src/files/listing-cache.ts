@@ -1,12 +1,43 @@
+import { inflateRawSync } from 'node:zlib';
 import type { DirSnapshot } from './dir-snapshot.js';
 
-/** A listing's `items`, `numDirs` and `numFiles` as JSON text, and the snapshot it was made from. */
-export interface RenderedListing {
-  snapshot: DirSnapshot;
-  /** `"items":[…],"numDirs":N,"numFiles":M`, without braces, UTF-8, in the pieces it was sent in. */
+/**
+ * A listing's `items`, `numDirs` and `numFiles` as JSON text (`"items":[…],"numDirs":N,"numFiles":M`,
+ * without braces, UTF-8) in the pieces it was sent in, each raw-deflated when `packed`.
+ */
+export interface ListingText {
   pieces: readonly Buffer[];
+  packed: boolean;
+  /** Bytes of the text itself (inflated). */
+  length: number;
+}
+
+/** A listing's text, and the snapshot it was made from. */
+interface RenderedListing extends ListingText {
+  snapshot: DirSnapshot;
   /** Bytes held. */
   weight: number;
+}
+
+/** The one big listing: its text, and the digest of the snapshot it was made from (`DirSnapshot.digest`). */
+interface BigListing extends ListingText {
+  key: string;
+  digest: Buffer;
+  lastUsed: number;
+}
+
+/** Cached text as it is sent: its length and its pieces, inflated one at a time as they are taken. */
+export interface CachedText {
+  length: number;
+  pieces: Iterable<Buffer>;
+}
+
+function* inflated(pieces: readonly Buffer[]): Generator<Buffer> {
+  for (const piece of pieces) yield inflateRawSync(piece);
+}
+
+function cachedText(text: ListingText): CachedText {
+  return { length: text.length, pieces: text.packed ? inflated(text.pieces) : text.pieces };
 }
 
 export interface ListingCacheOptions {
@@ -42,14 +73,17 @@ const DEFAULTS: ListingCacheOptions = {
  *
  * A listing bigger than a quarter of that (a folder of some 20,000 entries and more) would push
  * out all the others, so it gets a place of its own instead: one big listing at a time (up to
- * `bigBytes`: the text of 100,000 entries is 18 MB, their snapshot 9 MB), the latest stored
- * replacing the one before, dropped after `bigIdleMs` without being asked for, so the memory is
- * held only while someone keeps coming back to that folder.
+ * `bigBytes`), the latest stored replacing the one before, dropped after `bigIdleMs` without
+ * being asked for, so the memory is held only while someone keeps coming back to that folder. Of
+ * its snapshot only a digest is kept (hashing 9 MB takes a few milliseconds of the hundreds that
+ * stat'ing 100,000 entries takes). Streamed listings come packed (each piece raw-deflated at level
+ * 1 as it was sent: the 18 MB of 100,000 entries in 1.6 MB), so held, they cost a twelfth of their
+ * text; inflating them again costs about 30 ms of a warm listing's 700.
  */
 export class ListingCache {
   private readonly entries = new Map<string, RenderedListing>();
   private bytes = 0;
-  private big: { key: string; listing: RenderedListing; lastUsed: number } | undefined;
+  private big: BigListing | undefined;
   private bigTimer: NodeJS.Timeout | undefined;
   private readonly opts: ListingCacheOptions;
 
@@ -67,15 +101,15 @@ export class ListingCache {
   }
 
   /** The cached text for `key` if it was made from a snapshot identical to `snapshot`. */
-  get(key: string, snapshot: DirSnapshot): readonly Buffer[] | undefined {
+  get(key: string, snapshot: DirSnapshot): CachedText | undefined {
     const big = this.big;
     if (big && big.key === key) {
-      if (this.opts.now() - big.lastUsed >= this.opts.bigIdleMs || !big.listing.snapshot.sameAs(snapshot)) {
+      if (this.opts.now() - big.lastUsed >= this.opts.bigIdleMs || !snapshot.digest().equals(big.digest)) {
         this.dropBig();
         return undefined;
       }
       big.lastUsed = this.opts.now();
-      return big.listing.pieces;
+      return cachedText(big);
     }
     const hit = this.entries.get(key);
     if (!hit) return undefined;
@@ -85,25 +119,28 @@ export class ListingCache {
     }
     this.entries.delete(key);
     this.entries.set(key, hit);
-    return hit.pieces;
+    return cachedText(hit);
   }
 
-  /** Stores `pieces` made from `snapshot`, which the cache then owns (see `DirSnapshot.release`). */
-  set(key: string, snapshot: DirSnapshot, pieces: readonly Buffer[]): void {
+  /** Stores `text` made from `snapshot`, which the cache then owns (see `DirSnapshot.release`). */
+  set(key: string, snapshot: DirSnapshot, text: ListingText): void {
     const old = this.entries.get(key);
     if (old) this.drop(key, old);
     if (this.big?.key === key) this.dropBig();
     let weight = snapshot.weight;
-    for (const piece of pieces) weight += piece.length;
+    for (const piece of text.pieces) weight += piece.length;
     snapshot.forgetNames();
-    const listing = { snapshot, pieces, weight };
+    const listing = { ...text, snapshot, weight };
     if (weight > this.opts.maxBytes / 4) {
       if (weight > this.opts.bigBytes) {
         snapshot.release();
         return;
       }
       this.dropBig();
-      this.big = { key, listing, lastUsed: this.opts.now() };
+      // Its digest stands in for the snapshot, whose buffers go back to their thread at once.
+      const digest = snapshot.digest();
+      snapshot.release();
+      this.big = { ...text, key, digest, lastUsed: this.opts.now() };
       this.armBigTimer();
       return;
     }
@@ -140,9 +177,7 @@ export class ListingCache {
 
   private dropBig(): void {
     clearTimeout(this.bigTimer);
-    const big = this.big;
     this.big = undefined;
-    big?.listing.snapshot.release();
   }
 
   private drop(key: string, entry: RenderedListing): void {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { deflateRawSync } from 'node:zlib';
 import os from 'node:os';
 import path from 'node:path';
 import type { FileItem, Rule } from '@filebrowser/contract';
@@ -7,7 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
-import { DirReader, type DirSnapshot } from './dir-snapshot.js';
+import { DirReader, DirSnapshot } from './dir-snapshot.js';
 import type { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
 import { ListingCache } from './listing-cache.js';
@@ -20,9 +21,12 @@ const SORTING = { by: 'name', asc: false };
 
 /** The one buffer of a listing made whole (not streamed). */
 function whole(json: ListingJson): Buffer {
-  if (!('length' in json) || json.pieces.length !== 1) throw new Error('the listing was streamed');
-  expect(json.pieces[0]!.length).toBe(json.length);
-  return json.pieces[0]!;
+  if (!('length' in json) || !Array.isArray(json.pieces) || json.pieces.length !== 1) {
+    throw new Error('the listing was streamed');
+  }
+  const [piece] = json.pieces as Buffer[];
+  expect(piece!.length).toBe(json.length);
+  return piece!;
 }
 
 /** A streamed listing's pieces. */
@@ -316,6 +320,31 @@ describe('listings', () => {
     expect(await typeOf()).toBe('text');
   });
 
+  it('types an empty file without opening it, as reading its empty header would', async () => {
+    const a = await testAccessOf();
+    const dir = path.join(root, 'docs', 'sub');
+    await fs.writeFile(path.join(dir, 'empty'), '');
+    await fs.writeFile(path.join(dir, 'empty.bin'), '');
+    await fs.writeFile(path.join(dir, 'empty.png'), '');
+    const d = deps();
+    const list = () => a.withFolder('/docs/sub', (f) => listDirectory(a.access, f, '/docs/sub', opts, d));
+    const types = (await list()).items.map((i) => [i.name, i.type]);
+    // File Browser reads the empty header and sniffs it: text; the extension's type wins for media.
+    expect(types).toEqual(
+      expect.arrayContaining([
+        ['empty', 'text'],
+        ['empty.bin', 'text'],
+        ['empty.png', 'image'],
+      ]),
+    );
+    await list();
+    // Nothing of them was looked up in the header cache: no header was read to remember.
+    expect(d.types.hits).toBe(0);
+    // Once it has bytes, its header is read.
+    await fs.writeFile(path.join(dir, 'empty.bin'), Buffer.from([0, 1, 2]));
+    expect((await list()).items.find((i) => i.name === 'empty.bin')?.type).toBe('blob');
+  });
+
   it('answers an unchanged folder from the listing cache and a changed one afresh', async () => {
     const a = await testAccessOf();
     const dir = path.join(root, 'docs', 'sub');
@@ -444,7 +473,8 @@ describe('big listings, streamed', () => {
     expect(d.rendered.size).toBe(1);
     const again = await list();
     if (!('length' in again)) throw new Error('streamed again');
-    expect(again.pieces).toEqual(pieces);
+    // Kept deflated, piece by piece: the same pieces come back.
+    expect([...again.pieces]).toEqual(pieces);
     expect(again.length).toBe(Buffer.concat(pieces).length);
 
     // Changed: made afresh, and that one kept.
@@ -482,5 +512,42 @@ describe('big listings, streamed', () => {
     const opts = { readHeader: true, sorting: SORTING };
     await streamed(await a.withFolder('/big', (f) => listDirectoryJson(a.access, f, '/big', opts, d)));
     expect(d.rendered.size).toBe(0);
+  });
+});
+
+describe('the big listing place', () => {
+  /** A snapshot of `count` entries whose buffers, once released, are recorded as given back. */
+  function snapshotOf(count: number, given: ArrayBuffer[], mtime = 1_700_000_000): DirSnapshot {
+    const names = Array.from({ length: count }, (_, i) => `f-${i}.dat`);
+    const data = new Float64Array(count * FIELDS);
+    for (let i = 0; i < count; i++) {
+      data[i * FIELDS + F_MODE] = 0o100644;
+      data[i * FIELDS + 2] = mtime;
+    }
+    const snapshot = new DirSnapshot(names, data);
+    snapshot.origin = { recycle: (buffer) => given.push(buffer) };
+    return snapshot;
+  }
+
+  it('keeps the text deflated and a digest of the snapshot, whose buffers go back at once', () => {
+    const cache = new ListingCache({ maxBytes: 64 * 1024, bigBytes: 8 << 20 });
+    const given: ArrayBuffer[] = [];
+    const kept = snapshotOf(2000, given);
+    const text = [
+      Buffer.from('"items":[{"name":"a"}'),
+      Buffer.from(',{"name":"b"}],"numDirs":0,"numFiles":2'),
+    ];
+    const length = text[0]!.length + text[1]!.length;
+    cache.set('k', kept, { pieces: text.map((t) => deflateRawSync(t)), packed: true, length });
+    // The snapshot's numbers (2,000 entries: 144 KB) went back to their thread.
+    expect(given.map((b) => b.byteLength)).toContain(2000 * FIELDS * 8);
+    expect(cache.size).toBe(1);
+
+    const hit = cache.get('k', snapshotOf(2000, []));
+    expect(hit?.length).toBe(length);
+    expect(Buffer.concat([...hit!.pieces]).equals(Buffer.concat(text))).toBe(true);
+    // One second more on the files' clock: made afresh.
+    expect(cache.get('k', snapshotOf(2000, [], 1_700_000_001))).toBeUndefined();
+    expect(cache.size).toBe(0);
   });
 });

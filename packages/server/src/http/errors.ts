@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, fromSystemError } from '../errors.js';
+import { ClientGone } from './client-gone.js';
 import { sendStatus } from './replies.js';
 
 /** The one place where errors become HTTP answers. Unknown errors are logged, never described. */
@@ -11,6 +12,11 @@ export function installErrorHandler(app: FastifyInstance): void {
       return sendStatus(reply, e.status, e.told ? e.message : '');
     };
     if (error instanceof AppError) return sendAppError(error);
+    if (error instanceof ClientGone) {
+      // Work dropped because its client left: no fault of the server, and nobody reads the answer.
+      request.log.debug('the client went away before the answer');
+      return sendStatus(reply, 500);
+    }
     const fe = error as FastifyError;
     if (fe.validation) {
       const detail = fe.validation

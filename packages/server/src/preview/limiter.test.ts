@@ -34,3 +34,32 @@ describe('Semaphore', () => {
     expect(peak).toBe(2);
   });
 });
+
+describe('Semaphore with a signal', () => {
+  it('drops a waiting task whose signal aborts, and the tasks behind it move up', async () => {
+    const limiter = new Semaphore(1);
+    let release!: () => void;
+    const first = limiter.run(() => new Promise<string>((resolve) => (release = () => resolve('first'))));
+    const gone = new AbortController();
+    const ran: string[] = [];
+    const dropped = limiter.run(async () => void ran.push('dropped'), gone.signal);
+    const kept = limiter.run(async () => void ran.push('kept'));
+    expect(limiter.queued).toBe(2);
+    gone.abort(new Error('the client went away'));
+    await expect(dropped).rejects.toThrow('the client went away');
+    expect(limiter.queued).toBe(1);
+    release();
+    expect(await first).toBe('first');
+    await kept;
+    expect(ran).toEqual(['kept']);
+    expect(limiter.running).toBe(0);
+  });
+
+  it('refuses a task whose signal aborted before it asked', async () => {
+    const limiter = new Semaphore(1);
+    await expect(limiter.run(async () => 'ran', AbortSignal.abort(new Error('gone')))).rejects.toThrow(
+      'gone',
+    );
+    expect(limiter.running).toBe(0);
+  });
+});

@@ -15,8 +15,14 @@ export class Semaphore {
     return this.active;
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+  /**
+   * Runs `task` when a slot is free. A task whose `signal` aborts before its turn leaves the queue
+   * and rejects with the signal's reason: nobody waits for it any more, and the tasks behind it
+   * should not wait for it either.
+   */
+  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (this.active >= this.size) await this.turn(signal);
     this.active++;
     try {
       return await task();
@@ -24,5 +30,21 @@ export class Semaphore {
       this.active--;
       this.waiting.shift()?.();
     }
+  }
+
+  private turn(signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        const at = this.waiting.indexOf(go);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal!.reason);
+      };
+      const go = () => {
+        signal?.removeEventListener('abort', leave);
+        resolve();
+      };
+      this.waiting.push(go);
+      signal?.addEventListener('abort', leave, { once: true });
+    });
   }
 }

@@ -37,6 +37,15 @@ export interface PreviewOptions {
   disablePreviewResize: boolean;
 }
 
+/** A preview being made (or waiting for a processor), shared by every request that wants it. */
+interface Making {
+  image: Promise<PreviewImage>;
+  /** Requests still waiting whose client is there. */
+  wanted: number;
+  /** Takes it out of the processors' queue once nobody wants it. */
+  abort: AbortController;
+}
+
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 /** Linux lets a path name an open descriptor: sharp then reads exactly the file that was checked. */
@@ -50,7 +59,7 @@ const PROC_FD = fs.existsSync('/proc/self/fd');
 export class PreviewService {
   readonly cache?: PreviewCache;
   private readonly limiter: Semaphore;
-  private readonly inflight = new Map<string, Promise<PreviewImage>>();
+  private readonly inflight = new Map<string, Making>();
 
   constructor(readonly options: PreviewOptions) {
     this.cache = options.cacheDir ? new PreviewCache(options.cacheDir) : undefined;
@@ -81,8 +90,12 @@ export class PreviewService {
     });
   }
 
-  /** What `GET /api/preview/{size}` answers for an opened path the caller may read. */
-  async preview(r: Opened, size: PreviewSize): Promise<PreviewAnswer> {
+  /**
+   * What `GET /api/preview/{size}` answers for an opened path the caller may read. `signal` says
+   * the client went away: a preview nobody waits for any more leaves the processors' queue (with
+   * the signal's reason) instead of holding its file and the requests behind it.
+   */
+  async preview(r: Opened, size: PreviewSize, signal?: AbortSignal): Promise<PreviewAnswer> {
     const node = r.node;
     if (!r.stat?.isFile() || !node) return { kind: 'none' };
     const disabled = size === 'thumb' ? this.options.disableThumbnails : this.options.disablePreviewResize;
@@ -91,11 +104,11 @@ export class PreviewService {
     );
     if (type === 'image') {
       if (disabled || !RESIZABLE.has(extensionOf(r.name).toLowerCase())) return { kind: 'original' };
-      return this.generate(node, r.real, size, (input) => resizeImage(input, size));
+      return this.generate(node, r.real, size, signal, (input) => resizeImage(input, size));
     }
     const ffmpeg = this.options.ffmpeg;
     if (type === 'video' && ffmpeg && !disabled) {
-      return this.generate(node, r.real, size, (input, fd) =>
+      return this.generate(node, r.real, size, signal, (input, fd) =>
         videoFrame(ffmpeg, { path: input, fd: PROC_FD ? fd : undefined }, size),
       );
     }
@@ -106,6 +119,7 @@ export class PreviewService {
     node: Pinned,
     realPath: string,
     size: PreviewSize,
+    signal: AbortSignal | undefined,
     make: (input: string, fd: number) => Promise<PreviewImage>,
   ): Promise<PreviewAnswer> {
     const fh = await openPinnedFile(node);
@@ -120,22 +134,52 @@ export class PreviewService {
         return { kind: 'generated', image: { data: cached, type }, mtimeMs, etag };
       }
       const key = file ?? `${realPath}\0${size}\0${st.size}\0${mtimeMs}`;
-      let pending = this.inflight.get(key);
-      if (!pending) {
-        const input = PROC_FD ? `/proc/self/fd/${fh.fd}` : realPath;
-        pending = this.limiter.run(() => make(input, fh.fd));
-        this.inflight.set(key, pending);
-        try {
-          const image = await pending;
-          if (file) await this.cache!.write(file, image.data).catch(() => undefined);
-        } finally {
-          this.inflight.delete(key);
+      // One that nobody wanted any more may be leaving the queue: this request makes its own.
+      let making = this.inflight.get(key);
+      if (making?.abort.signal.aborted) making = undefined;
+      const leave = making && this.join(making, signal);
+      try {
+        if (!making) {
+          const input = PROC_FD ? `/proc/self/fd/${fh.fd}` : realPath;
+          const abort = new AbortController();
+          const mine: Making = { image: Promise.resolve(undefined!), wanted: 0, abort };
+          // Counted before it asks for a processor: one whose client already left takes none.
+          const left = this.join(mine, signal);
+          mine.image = this.limiter.run(() => make(input, fh.fd), abort.signal);
+          making = mine;
+          this.inflight.set(key, mine);
+          // The maker reads through this request's descriptor: it waits for the end even when its
+          // own client left, as long as another request still wants the preview.
+          try {
+            const image = await mine.image;
+            if (file) await this.cache!.write(file, image.data).catch(() => undefined);
+          } finally {
+            left();
+            if (this.inflight.get(key) === mine) this.inflight.delete(key);
+          }
         }
+        return { kind: 'generated', image: await making.image, mtimeMs, etag };
+      } finally {
+        leave?.();
       }
-      return { kind: 'generated', image: await pending, mtimeMs, etag };
     } finally {
       await fh.close();
     }
+  }
+
+  /** Counts a request as wanting `making` until its client leaves; returns how to stop counting. */
+  private join(making: Making, signal: AbortSignal | undefined): () => void {
+    if (signal?.aborted) {
+      if (making.wanted === 0) making.abort.abort(signal.reason);
+      return () => undefined;
+    }
+    making.wanted++;
+    if (!signal) return () => undefined;
+    const gone = () => {
+      if (--making.wanted === 0) making.abort.abort(signal.reason);
+    };
+    signal.addEventListener('abort', gone, { once: true });
+    return () => signal.removeEventListener('abort', gone);
   }
 
   /** Drops the cached previews of a path and of everything below it. */

@@ -6,6 +6,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { PreviewService } from '../../preview/service.js';
+import { clientGone } from '../client-gone.js';
 import { currentUser, requireUser } from '../guards.js';
 import { downloadAnswers, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
@@ -49,6 +50,7 @@ export function previewRoutes(ctx: AppContext, previews: PreviewService): Fastif
         },
       },
       async (request, reply) => {
+        const gone = clientGone(reply);
         const access = await fileAccessFor(ctx, currentUser(request));
         const { size } = request.params as { size: string };
         if (size !== 'thumb' && size !== 'big') {
@@ -58,7 +60,7 @@ export function previewRoutes(ctx: AppContext, previews: PreviewService): Fastif
         try {
           if (!r.stat || !r.node) throw notFound();
           const inline = queryValue(request, 'inline') === 'true';
-          const answer = await previews.preview(r, size);
+          const answer = await previews.preview(r, size, gone);
           switch (answer.kind) {
             case 'none':
               return sendStatus(reply, 501);

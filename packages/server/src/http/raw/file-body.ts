@@ -1,21 +1,29 @@
 import type { ServerResponse } from 'node:http';
 import type fsp from 'node:fs/promises';
 
-/** Bytes per read and per socket write. */
-export const CHUNK = 256 * 1024;
-/** Chunks one transfer may have read but not yet handed to the kernel. */
-const IN_FLIGHT = 4;
+/**
+ * Bytes per read and per socket write. Every read is a hand-off to libuv's thread pool and back
+ * (a futex wake, a context switch, an eventfd); at 256 KiB those hand-offs cost the server as much
+ * CPU as the copies themselves. 4 MiB cuts a GiB's server CPU by about 40 % (see "WebDAV rows"
+ * in docs/performance.md).
+ */
+export const CHUNK = 4 * 1024 * 1024;
+/** Read size of the streams that serve multipart ranges (a fresh buffer per read, so small). */
+export const STREAM_CHUNK = 256 * 1024;
+/** Chunks one transfer may have read but not yet handed to the kernel: one sent, one read. */
+const IN_FLIGHT = 2;
 /** Idle chunks kept for the next transfers (8 MiB). */
-const POOL_MAX = 32;
+const POOL_MAX = 2;
 
 const pool: Buffer[] = [];
 
-function takeChunk(): Buffer {
-  return pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
+/** A chunk for a transfer of `bytes`: a pooled one, else one no bigger than the transfer. */
+function takeChunk(bytes: number): Buffer {
+  return pool.pop() ?? Buffer.allocUnsafeSlow(Math.min(CHUNK, bytes));
 }
 
 function giveChunk(buf: Buffer): void {
-  if (pool.length < POOL_MAX) pool.push(buf);
+  if (buf.length === CHUNK && pool.length < POOL_MAX) pool.push(buf);
 }
 
 /**
@@ -51,8 +59,9 @@ export async function writeFileRange(
     while (pos <= end) {
       while (free === 0 && !failure) await new Promise<void>((r) => (wake = r));
       if (failure) throw failure;
-      const want = Math.min(CHUNK, end - pos + 1);
-      const buf = takeChunk();
+      const buf = takeChunk(end - start + 1);
+      // Smaller than CHUNK when it was allocated for a small transfer.
+      const want = Math.min(buf.length, end - pos + 1);
       let n: number;
       try {
         ({ bytesRead: n } = await fh.read(buf, 0, want, pos));

@@ -12,6 +12,7 @@ import {
 } from '../../files/archive/index.js';
 import { measure, type Measure } from '../../files/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
+import { clientGone, onResponseClosed } from '../client-gone.js';
 import { currentUser } from '../guards.js';
 import { queryValue } from '../resources/request-path.js';
 import { contentDisposition, fileSecurityHeaders } from './send-file.js';
@@ -64,6 +65,13 @@ export async function sendArchive(
   if (progressId !== undefined && !jobId.test(progressId)) {
     throw badRequest(`${ARCHIVE_PROGRESS_QUERY} must match ${JOB_ID_PATTERN}`);
   }
+  // Heard before the first await: a client gone while the archive is planned or measured must
+  // still end its job, or the job holds one of the user's few slots and a closing server waits
+  // for it forever.
+  let closed!: () => void;
+  const responseClosed = new Promise<void>((resolve) => (closed = resolve));
+  onResponseClosed(reply.raw, () => closed());
+  const gone = clientGone(reply);
   const plan = await planArchive(access, paths, ctx.log);
   let record: JobRecord | undefined;
   if (progressId !== undefined) {
@@ -74,7 +82,7 @@ export async function sendArchive(
       destination: '',
     });
     try {
-      record.measured(await measureArchive(access, paths, record.signal));
+      record.measured(await measureArchive(access, paths, AbortSignal.any([record.signal, gone])));
     } catch (err) {
       record.finish(err);
       throw err;
@@ -83,23 +91,24 @@ export async function sendArchive(
   const archive = archiveStream(format, record ? counted(plan.entries, record) : plan.entries);
   let produced = false;
   archive.stream.once('end', () => (produced = true));
-  const responseEnded = new Promise<boolean>((resolve) =>
-    reply.raw.once('close', () => {
-      const whole = produced || reply.raw.writableFinished;
-      if (!whole) {
-        archive.abort();
-        record?.cancel();
-      }
-      resolve(whole);
-    }),
-  );
+  const responseEnded = responseClosed.then(() => {
+    const whole = produced || reply.raw.writableFinished;
+    if (!whole) {
+      archive.abort();
+      record?.cancel();
+    }
+    return whole;
+  });
   if (record) {
     const job = record;
     // A cancelled job cuts the response: the browser sees a failed download, the walk stops.
-    job.signal.addEventListener('abort', () => {
+    // Also one cancelled while it was being measured: an aborted signal fires no more events.
+    const cut = () => {
       archive.abort();
       reply.raw.destroy();
-    });
+    };
+    if (job.signal.aborted) cut();
+    else job.signal.addEventListener('abort', cut);
     // Ended once the files are let go, so that whoever waits for the job finds them closed.
     void Promise.all([responseEnded, archive.released]).then(([whole]) =>
       job.finish(whole ? undefined : new Error('the download was cut short')),

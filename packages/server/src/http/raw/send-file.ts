@@ -9,7 +9,7 @@ import { recordBeforeHijack } from '../../audit/http.js';
 import { logRequest } from '../access-log.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { headerValue } from '../resources/request-path.js';
-import { CHUNK, writeFileRange } from './file-body.js';
+import { STREAM_CHUNK, writeFileRange } from './file-body.js';
 
 /** RFC 5987 `attr-char`s stay; everything else is percent-encoded (UTF-8). */
 export function rfc5987(value: string): string {
@@ -152,7 +152,8 @@ export async function sendFile(
       size: Number(st.size),
       mtimeMs: Number(st.mtimeNs / 1_000_000n),
       etag: etagOf(st),
-      range: (start, end) => fh.createReadStream({ start, end, autoClose: false, highWaterMark: CHUNK }),
+      range: (start, end) =>
+        fh.createReadStream({ start, end, autoClose: false, highWaterMark: STREAM_CHUNK }),
       write: async (res, start, end) => {
         handedOver = true;
         try {

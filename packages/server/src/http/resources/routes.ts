@@ -31,6 +31,7 @@ import { davFollowDelete } from '../dav/follow.js';
 import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { declaredLength } from '../content-length.js';
+import { clientGone } from '../client-gone.js';
 import { currentUser, requireUser } from '../guards.js';
 import { empty, rawBody, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { notify } from '../notify.js';
@@ -181,15 +182,14 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         },
       },
       async (request, reply) => {
+        const gone = clientGone(reply);
         const access = await accessOf(request);
         // The root of the walk is resolved and confined, but not rule-checked (contract 5.7).
         const root = await access.resolve(requestPath(request), { rules: false });
         if (!root.stat) throw notFound();
         if (!root.stat.isDirectory()) throw badRequest('path is not a directory');
-        const abort = new AbortController();
-        reply.raw.once('close', () => abort.abort());
         reply.type('application/json; charset=utf-8');
-        return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, abort.signal))));
+        return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, gone))));
       },
     );
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
+import { clientGone } from '../client-gone.js';
 import { currentUser, requireUser } from '../guards.js';
 import { text, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -34,19 +35,18 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
         },
       },
       async (request, reply) => {
+        const gone = clientGone(reply);
         const access = await fileAccessFor(ctx, currentUser(request));
         // The search root is confined but not rule-checked (contract 7); what it finds is.
         const root = await access.resolve(requestPath(request), { rules: false });
         if (!root.stat) throw notFound();
         const query = queryValue(request, 'query') ?? '';
-        const abort = new AbortController();
-        reply.raw.once('close', () => abort.abort());
         const hits = root.stat.isDirectory()
-          ? searchTree(access, root.virtual, query, { signal: abort.signal, dev: root.stat.dev })
+          ? searchTree(access, root.virtual, query, { signal: gone, dev: root.stat.dev })
           : (async function* () {})();
         const body = jsonLines(hits, {
           keepAliveMs: KEEP_ALIVE_MS,
-          signal: abort.signal,
+          signal: gone,
           onError: (err) => ctx.log.warn({ err }, 'search failed while streaming'),
         });
         return reply.code(200).type('text/plain; charset=utf-8').send(body);
