@@ -148,9 +148,9 @@ export class Pinned {
 
   /**
    * `lookup` in three system calls on this thread instead of three trips through the thread pool,
-   * for a walk that opens many folders on a fast local device (the caller asks `AdaptiveIo`): a
-   * search of 420 folders spent more CPU handing those trips between threads than reading the
-   * folders (docs/performance.md). Opening with `O_PATH` reads nothing of the file, and closing
+   * for a walk that opens many folders on a fast local device (the caller asks `AdaptiveIo`): 2,400
+   * such trips for the 800 folders of the bench's search tree cost 60–80 ms of CPU per search
+   * (docs/performance.md). Opening with `O_PATH` reads nothing of the file, and closing
    * such a descriptor writes nothing back, so its `close` is synchronous too.
    */
   lookupSync(name: string): Pinned | undefined {
