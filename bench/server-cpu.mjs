@@ -6,8 +6,12 @@
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
 //                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
 //                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
-//                   same through /api/raw); default tus,put,list
+//                   same through /api/raw), search (searches of the 200,000-entry tree, as the
+//                   search row), msearch (searches of the million tree, kept between runs as for
+//                   the million row); default tus,put,list
 //   --list N        listings per round (default 1000)
+//   --search N      searches per round (default 10); their median time to the first hit is
+//                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
 //   --out FILE      every sample as JSON
 // TMPDIR holds the data (as for `npm run bench`); results go to stdout, progress to stderr.
@@ -32,6 +36,7 @@ const option = (name, fallback) => {
 const reps = Number(option('reps', '5'));
 const kinds = option('kinds', 'tus,put,list').split(',');
 const listings = Number(option('list', '1000'));
+const searches = Number(option('search', '10'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
@@ -53,11 +58,17 @@ const workRoot = fs.mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'fb-cpu-
 trackDir(workRoot);
 const root = path.join(workRoot, 'data');
 const data = createDataset(root, sizesFor(1), log);
-const big = await data.bigFile();
+const uploading = kinds.some((k) => ['tus', 'put', 'tusreq', 'putreq'].includes(k));
+const big =
+  uploading || kinds.includes('dav') || kinds.includes('raw')
+    ? await data.bigFile()
+    : { abs: '', rel: '', bytes: 2 ** 30 };
 const listing = kinds.includes('list') ? await data.listing() : undefined;
+const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
+const million = kinds.includes('msearch') ? await data.million() : undefined;
 const uploads = await data.uploads();
 const mid = path.join(workRoot, 'mid.bin');
-fs.writeFileSync(mid, fs.readFileSync(big.abs).subarray(0, REQUESTS * 64 * 1024));
+if (uploading) fs.writeFileSync(mid, fs.readFileSync(big.abs).subarray(0, REQUESTS * 64 * 1024));
 const small = path.join(workRoot, 'small.bin');
 fs.writeFileSync(small, Buffer.alloc(20 * 1024 * 1024, 7));
 const tiny = path.join(workRoot, 'tiny.bin');
@@ -155,6 +166,30 @@ async function listMany(url, headers, count) {
   }
 }
 
+/**
+ * `count` searches one after the other, each answer read to its end.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {number} count
+ * @param {number} hits
+ * @returns {Promise<number[]>} the time to the first hit of each
+ */
+async function searchMany(url, headers, count, hits) {
+  const firsts = [];
+  for (let i = 0; i < count; i++) {
+    // the first answer is kept and its hits counted, the others only timed
+    const r = await request(url, { headers, lines: true, collect: i === 0, timeoutMs: 10 * 60_000 });
+    if (r.status !== 200) throw new Error(`search answered ${r.status}`);
+    const found = r.body
+      ?.toString()
+      .split('\n')
+      .filter((l) => l !== '').length;
+    if (found !== undefined && found !== hits) throw new Error(`search found ${found} of ${hits}`);
+    firsts.push(r.firstLineMs ?? NaN);
+  }
+  return firsts;
+}
+
 const UNITS = {
   tus: 's/GiB',
   put: 's/GiB',
@@ -163,9 +198,21 @@ const UNITS = {
   list: 'ms per 100',
   tusreq: 'ms/request',
   putreq: 'ms/request',
+  search: 'ms/search',
+  msearch: 'ms/search',
 };
 const GiB = big.bytes / 2 ** 30;
-/** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number }[]>>} */
+/**
+ * @param {number[]} values
+ * @returns {number}
+ */
+const median = (values) => {
+  const s = [...values].sort((a, b) => a - b);
+  const at = (/** @type {number} */ i) => s[i] ?? NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? at(m) : (at(m - 1) + at(m)) / 2;
+};
+/** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number, firstMs: number }[]>>} */
 const samples = {};
 for (let rep = 0; rep < reps; rep++) {
   for (const [name, entry] of rep % 2 === 0 ? builds : [...builds].reverse()) {
@@ -178,9 +225,14 @@ for (let rep = 0; rep < reps; rep++) {
       at(`/api/${api}/${uploads.rel}/${name}?override=true`);
     try {
       // each path once before measuring, so that every build is measured with its hot code compiled
-      await tusUpload(small, target('tus', 'warm-tus.bin'), auth, 10 * 1024 * 1024);
-      await postUpload(small, target('resources', 'warm-post.bin'), auth);
+      if (uploading) {
+        await tusUpload(small, target('tus', 'warm-tus.bin'), auth, 10 * 1024 * 1024);
+        await postUpload(small, target('resources', 'warm-post.bin'), auth);
+      }
       if (listing) await listMany(at(`/api/resources/${listing.rel}/`), auth, 50);
+      const searchUrl = (/** @type {{ rel: string }} */ tree) => at(`/api/search/${tree.rel}/?query=needle`);
+      if (searchTree) await searchMany(searchUrl(searchTree), auth, 2, searchTree.hits);
+      if (million) await searchMany(searchUrl(million), auth, 1, million.hits);
       // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
       if (kinds.includes('dav'))
         await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
@@ -188,6 +240,8 @@ for (let rep = 0; rep < reps; rep++) {
         const cpu0 = cpuOf(server.pid);
         const calls0 = callsOf(server.pid);
         const t0 = performance.now();
+        /** @type {number[]} */
+        let firsts = [];
         if (kind === 'tus') await tusUpload(big.abs, target('tus', 't.bin'), auth, 10 * 1024 * 1024);
         else if (kind === 'put') await postUpload(big.abs, target('resources', 'p.bin'), auth);
         else if (kind === 'tusreq') await tusUpload(mid, target('tus', 't.bin'), auth, 64 * 1024);
@@ -199,14 +253,25 @@ for (let rep = 0; rep < reps; rep++) {
           if (r.bytes !== big.bytes) throw new Error(`${kind} GET sent ${r.bytes} of ${big.bytes} bytes`);
         } else if (kind === 'list' && listing) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
+        } else if (kind === 'search' && searchTree) {
+          firsts = await searchMany(searchUrl(searchTree), auth, searches, searchTree.hits);
+        } else if (kind === 'msearch' && million) {
+          firsts = await searchMany(searchUrl(million), auth, searches, million.hits);
         } else throw new Error(`unknown kind ${kind}`);
         const seconds = (performance.now() - t0) / 1000;
         const cpu1 = cpuOf(server.pid);
         const calls1 = callsOf(server.pid);
         const used = cpu1.user + cpu1.sys - cpu0.user - cpu0.sys;
         const per =
-          kind === 'list' ? (1000 * 100) / listings : kind.endsWith('req') ? 1000 / REQUESTS : 1 / GiB;
+          kind === 'list'
+            ? (1000 * 100) / listings
+            : kind.endsWith('req')
+              ? 1000 / REQUESTS
+              : kind.endsWith('search')
+                ? 1000 / searches
+                : 1 / GiB;
         const sample = {
+          firstMs: firsts.length > 0 ? median(firsts) : NaN,
           cpu: used * per,
           user: (cpu1.user - cpu0.user) * per,
           reads: calls1.reads - calls0.reads,
@@ -215,7 +280,8 @@ for (let rep = 0; rep < reps; rep++) {
         ((samples[name] ??= {})[kind] ??= []).push(sample);
         log(
           `round ${rep} ${name} ${kind}: ${sample.cpu.toFixed(3)} ${UNITS[/** @type {keyof UNITS} */ (kind)]} ` +
-            `(user ${sample.user.toFixed(3)}; ${sample.reads} reads, ${sample.writes} writes; wall ${seconds.toFixed(1)} s)`,
+            `(user ${sample.user.toFixed(3)}; ${sample.reads} reads, ${sample.writes} writes; wall ${seconds.toFixed(1)} s` +
+            `${firsts.length > 0 ? `; first hit ${sample.firstMs.toFixed(0)} ms` : ''})`,
         );
         for (const f of ['t.bin', 'p.bin']) fs.rmSync(path.join(uploads.abs, f), { force: true });
       }
@@ -226,17 +292,7 @@ for (let rep = 0; rep < reps; rep++) {
   }
 }
 
-/**
- * @param {number[]} values
- * @returns {number}
- */
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  const at = (/** @type {number} */ i) => s[i] ?? NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? at(m) : (at(m - 1) + at(m)) / 2;
-};
-console.log('build\tkind\treps\tmedian\trange\tuser median\tunit');
+console.log('build\tkind\treps\tmedian\trange\tuser median\tunit\tfirst hit ms');
 for (const [name, byKind] of Object.entries(samples)) {
   for (const [kind, list] of Object.entries(byKind)) {
     const cpu = list.map((s) => s.cpu);
@@ -249,6 +305,7 @@ for (const [name, byKind] of Object.entries(samples)) {
         `${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)}`,
         median(list.map((s) => s.user)).toFixed(3),
         UNITS[/** @type {keyof UNITS} */ (kind)],
+        kind.endsWith('search') ? median(list.map((s) => s.firstMs)).toFixed(0) : '',
       ].join('\t'),
     );
   }

@@ -110,6 +110,18 @@ describe('AdaptiveIo', () => {
     expect(await h.io.isFast(2, '/any')).toBe(true); // another device is not concerned
   });
 
+  it('takes a long stretch on a reader thread for one strike, not a stall', async () => {
+    const h = harness();
+    // a folder of one entry read in 124 ms: the thread lost its core, the disk is not to blame
+    h.io.observe(1, '/any', 124, 1, { stall: false });
+    h.io.observe(1, '/any', 10, 500, { stall: false }); // 20 µs per call: fast, strikes reset
+    h.io.observe(1, '/any', 200, 1, { stall: false });
+    h.io.observe(1, '/any', 200, 1, { stall: false });
+    expect(await h.io.isFast(1, '/any')).toBe(true);
+    h.io.observe(1, '/any', 200, 1, { stall: false }); // the third in a row
+    expect(await h.io.isFast(1, '/any')).toBe(false);
+  });
+
   it('keeps the order of results through the thread pool with bounded concurrency', async () => {
     let inFlight = 0;
     let peak = 0;

@@ -141,14 +141,14 @@ export class AdaptiveIo {
   }
 
   /** Counts a stretch of `calls` synchronous calls that took `elapsedMs`; true when it made the device slow. */
-  private judge(state: DeviceState, elapsedMs: number, calls: number): boolean {
+  private judge(state: DeviceState, elapsedMs: number, calls: number, stall = true): boolean {
     const { sliceMs, slowCallMs, strikes, stallMs, cooldownMs, now } = this.opts;
     if (elapsedMs < sliceMs) return false;
     if (elapsedMs <= calls * slowCallMs) {
       state.strikes = 0;
       return false;
     }
-    if (++state.strikes < strikes && elapsedMs < stallMs) return false;
+    if (++state.strikes < strikes && (!stall || elapsedMs < stallMs)) return false;
     state.strikes = 0;
     state.slowUntil = now() + cooldownMs;
     return true;
@@ -156,10 +156,19 @@ export class AdaptiveIo {
 
   /**
    * Synchronous calls made elsewhere (a reader thread) on `dev`: `calls` calls in `elapsedMs`.
-   * Slow ones send the device to the thread pool like slow slices here do.
+   * Slow ones send the device to the thread pool like slow slices here do. With `stall: false`
+   * one long stretch is a strike only, never slow at once: a reader thread blocks no event loop,
+   * and a long stretch there is more often the thread waiting for V8's helper threads or for a
+   * core than the disk (docs/performance.md).
    */
-  observe(dev: number | bigint, dir: string, elapsedMs: number, calls: number): void {
-    this.judge(this.device(dev, dir), elapsedMs, calls);
+  observe(
+    dev: number | bigint,
+    dir: string,
+    elapsedMs: number,
+    calls: number,
+    opts: { stall?: boolean } = {},
+  ): void {
+    this.judge(this.device(dev, dir), elapsedMs, calls, opts.stall ?? true);
   }
 
   /**

@@ -145,7 +145,7 @@ export interface ReaderReply {
   bytes?: Uint8Array;
   count?: number;
   data?: Float64Array;
-  /** Time the thread spent on the job. */
+  /** Time the thread spent on the job, less the time it waited for a core. */
   ms?: number;
   error?: { code?: string; message: string };
 }

@@ -262,6 +262,11 @@ export class DirReader {
     );
   }
 
+  /** Whether `dev` counts as a fast local device now (what sends its folders to the threads). */
+  isFast(dev: number | bigint, dir: string): Promise<boolean> {
+    return this.opts.io.isFast(dev, dir);
+  }
+
   private async onThread<T>(
     dir: string,
     dev: number | bigint,
@@ -311,7 +316,7 @@ export class DirReader {
       try {
         this.threads.push(
           new ReaderThread(
-            (job, ms, count) => this.opts.io.observe(job.dev, job.dir, ms, count),
+            (job, ms, count) => this.opts.io.observe(job.dev, job.dir, ms, count, { stall: false }),
             this.opts.idleMs ?? 10_000,
           ),
         );
