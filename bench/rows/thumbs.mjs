@@ -1,5 +1,6 @@
 // Row 6: 256x256 thumbnails of the photos with an empty cache, ours (/api/preview/thumb) vs
-// vipsthumbnail, both with the same parallelism (default 4 = the server's imageProcessors).
+// vipsthumbnail, both asked with the same parallelism (default 4; the server resizes
+// --imageProcessors of them at once, one per core up to 4, and queues the rest).
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -56,7 +56,7 @@ describe('loadConfig', () => {
       log: 'stdout',
       tokenExpirationTime: 7200,
       disableExec: true,
-      imageProcessors: 4,
+      imageProcessors: Math.min(4, os.availableParallelism()),
     });
     expect(c.webDist).toMatch(/web[/\\]dist$/);
     expect(load(['-r', 'files']).root).toBe(path.join(dir, 'files'));

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { LOOPBACK } from '../auth/ip.js';
 import { BCRYPT_COST } from '../auth/passwords.js';
 import type { ServerConfig } from './types.js';
@@ -8,6 +9,16 @@ export const VERSION = '2.63.23-next.0.1.0';
 declare const __FB_COMMIT__: string | undefined;
 /** The short commit the program was built from, "(untracked)" when unknown. */
 export const COMMIT = typeof __FB_COMMIT__ === 'string' && __FB_COMMIT__ ? __FB_COMMIT__ : '(untracked)';
+
+/**
+ * Resizes at once: one per core, at most 4. More than the cores makes no image sooner, and each
+ * resize running at once keeps about three more libvips threads busy, each with a glibc malloc
+ * arena that holds on to its memory after the burst (docs/performance.md, "Memory over the
+ * bench"); each also holds one of the 4 libuv pool threads that file operations need.
+ */
+export function defaultImageProcessors(): number {
+  return Math.max(1, Math.min(4, availableParallelism()));
+}
 
 /** Built-in defaults: the last layer under flags, FB_* variables, the config file and the database. */
 export function defaultConfig(): ServerConfig {
@@ -31,7 +42,7 @@ export function defaultConfig(): ServerConfig {
     disableTypeDetectionByHeader: false,
     followExternalSymlinks: false,
     cacheDir: '',
-    imageProcessors: 4,
+    imageProcessors: defaultImageProcessors(),
     trustedProxies: [...LOOPBACK],
     loginRateLimit: 10,
     loginRateWindowSeconds: 300,

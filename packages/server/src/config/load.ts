@@ -109,7 +109,11 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   },
   { name: 'followExternalSymlinks', kind: 'boolean', description: 'follow symlinks that leave the root' },
   { name: 'cacheDir', kind: 'path', description: 'folder of the preview cache' },
-  { name: 'imageProcessors', kind: 'count', description: 'concurrent image resizes (default 4)' },
+  {
+    name: 'imageProcessors',
+    kind: 'count',
+    description: 'concurrent image resizes (default: the cores, at most 4)',
+  },
   { name: 'noauth', kind: 'boolean', description: 'first start only: no authentication' },
   { name: 'username', kind: 'string', description: 'first start only: administrator name (default "admin")' },
   {
