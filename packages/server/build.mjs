@@ -55,8 +55,8 @@ await esbuild.build({
   format: 'esm',
   target: 'node20',
   sourcemap: true,
-  // main.ts sets UV_THREADPOOL_SIZE and then imports the program dynamically: splitting keeps
-  // that import a real one, so no dependency is loaded before the variable is set. Chunks sit
+  // main.ts sets V8 flags and then imports the program dynamically: splitting keeps that import
+  // a real one, so no dependency is loaded before the flags are set. Chunks sit
   // beside main.js so that import.meta.dirname is the same folder in every chunk.
   splitting: true,
   chunkNames: '[name]-[hash]',

@@ -1,10 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { holdStartupGrowth, releaseStartupGrowth } from './startup-memory.js';
 
-// libuv reads UV_THREADPOOL_SIZE once, when its pool first starts. File operations, bcrypt and
-// sharp all share that pool, so it is set before anything else is imported: the rest of the
-// program is loaded with a dynamic import, which build.mjs keeps as a separate chunk.
-process.env.UV_THREADPOOL_SIZE ??= '16';
+// libuv's thread pool (file operations, bcrypt, sharp) has 4 threads unless UV_THREADPOOL_SIZE is
+// set in the environment: setting it here would come too late, since the ES module loader has
+// already read this file through the pool. The settings below must precede every dependency,
+// so the rest of the program is loaded with a dynamic import (build.mjs keeps it a separate chunk).
 
 // V8 (Node 20) frees the memory of dead Buffers on a background thread, but counts it as still
 // in use until that thread is done; a stream of request bodies (an upload at hundreds of MB/s)

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
+import { defaultImageProcessors, threadPoolSize } from '../src/config/defaults.js';
 import { ConfigError, loadConfig, type ConfigPlaces } from '../src/config/load.js';
 import { openStore } from '../src/store/index.js';
 
@@ -44,6 +45,27 @@ function loadError(argv: string[], env: Record<string, string> = {}): string {
   throw new Error('expected a configuration error');
 }
 
+describe('defaultImageProcessors', () => {
+  const saved = process.env.UV_THREADPOOL_SIZE;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.UV_THREADPOOL_SIZE;
+    else process.env.UV_THREADPOOL_SIZE = saved;
+  });
+
+  it('leaves two of the thread pool’s threads to file operations, whatever the cores', () => {
+    delete process.env.UV_THREADPOOL_SIZE;
+    expect(threadPoolSize()).toBe(4);
+    expect(defaultImageProcessors()).toBe(Math.min(2, os.availableParallelism()));
+    process.env.UV_THREADPOOL_SIZE = '3';
+    expect(defaultImageProcessors()).toBe(1);
+    process.env.UV_THREADPOOL_SIZE = '64';
+    expect(threadPoolSize()).toBe(64);
+    expect(defaultImageProcessors()).toBe(Math.min(4, os.availableParallelism()));
+    process.env.UV_THREADPOOL_SIZE = 'lots';
+    expect(threadPoolSize()).toBe(4);
+  });
+});
+
 describe('loadConfig', () => {
   it('has File Browser defaults, an absolute root and the built web app', () => {
     const c = load([]);
@@ -56,7 +78,7 @@ describe('loadConfig', () => {
       log: 'stdout',
       tokenExpirationTime: 7200,
       disableExec: true,
-      imageProcessors: Math.min(4, os.availableParallelism()),
+      imageProcessors: Math.max(1, Math.min(4, os.availableParallelism(), threadPoolSize() - 2)),
     });
     expect(c.webDist).toMatch(/web[/\\]dist$/);
     expect(load(['-r', 'files']).root).toBe(path.join(dir, 'files'));

@@ -10,14 +10,21 @@ declare const __FB_COMMIT__: string | undefined;
 /** The short commit the program was built from, "(untracked)" when unknown. */
 export const COMMIT = typeof __FB_COMMIT__ === 'string' && __FB_COMMIT__ ? __FB_COMMIT__ : '(untracked)';
 
+/** libuv's thread pool size: 4 unless the environment sets it (libuv reads it once, at start). */
+export function threadPoolSize(): number {
+  const n = Number(process.env.UV_THREADPOOL_SIZE);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, 1024) : 4;
+}
+
 /**
- * Resizes at once: one per core, at most 4. More than the cores makes no image sooner, and each
- * resize running at once keeps about three more libvips threads busy, each with a glibc malloc
- * arena that holds on to its memory after the burst (docs/performance.md, "Memory over the
- * bench"); each also holds one of the 4 libuv pool threads that file operations need.
+ * Resizes at once: one per core, at most 4, and two pool threads left for file operations. More
+ * than the cores makes no image sooner; each resize holds a libuv pool thread for the whole image
+ * (a listing or a download waiting behind it), and keeps about three more libvips threads busy,
+ * each with a glibc malloc arena that holds on to its memory after the burst (docs/performance.md,
+ * "Memory over the bench").
  */
 export function defaultImageProcessors(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return Math.max(1, Math.min(4, availableParallelism(), threadPoolSize() - 2));
 }
 
 /** Built-in defaults: the last layer under flags, FB_* variables, the config file and the database. */
