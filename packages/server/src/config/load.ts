@@ -112,7 +112,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
   {
     name: 'imageProcessors',
     kind: 'count',
-    description: 'concurrent image resizes (default: the cores, at most 4)',
+    description: 'concurrent image resizes (default: the cores, at most 4 and 2 fewer than the thread pool)',
   },
   { name: 'noauth', kind: 'boolean', description: 'first start only: no authentication' },
   { name: 'username', kind: 'string', description: 'first start only: administrator name (default "admin")' },
