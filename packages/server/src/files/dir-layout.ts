@@ -135,7 +135,9 @@ function codePointRank(unit: number): number {
  * A job for a reader thread: list `dir` (names and numbers), or with `filter` (a name filter's
  * JSON, see name-filter.ts) scan it for a search; or a buffer given back for reuse.
  */
-export type ReaderMessage = { id: number; dir: string; filter?: string } | { recycle: ArrayBuffer };
+export type ReaderMessage =
+  /** `size`: the folder's `st_size` when the sender knows it (a search's pinned folder). */
+  { id: number; dir: string; filter?: string; size?: number } | { recycle: ArrayBuffer };
 
 /** A reader thread's answer to job `id`. */
 export interface ReaderReply {

@@ -81,9 +81,19 @@ function waitedMs(): number {
   }
 }
 
+/**
+ * A job shorter than this is reported as it is, without a second look at `schedstat`:
+ * `AdaptiveIo` judges no stretch under its `sliceMs` (4 ms), so the wait could only make a
+ * figure nobody reads smaller, and the read costs a trip through procfs for each of a search's
+ * folders.
+ */
+const UNJUDGED_MS = 1;
+
 /** Time spent on a job started at `start` (after `waited0`), less the time it waited for a core. */
 function jobMs(start: number, waited0: number): number {
-  return Math.max(0, performance.now() - start - (waitedMs() - waited0));
+  const elapsed = performance.now() - start;
+  if (elapsed < UNJUDGED_MS) return elapsed;
+  return Math.max(0, elapsed - (waitedMs() - waited0));
 }
 
 function reply(message: ReaderReply, transfer: ArrayBuffer[] = []): void {
@@ -102,7 +112,7 @@ port.on('message', (job: ReaderMessage) => {
   try {
     if (job.filter !== undefined) {
       const keep = filterFor(job.filter);
-      if (fs.statSync(job.dir).size <= BIG_FOLDER_BYTES) {
+      if ((job.size ?? fs.statSync(job.dir).size) <= BIG_FOLDER_BYTES) {
         const dirents = fs.readdirSync(job.dir, { withFileTypes: true });
         const { names, kinds } = pickEntries(dirents, keep);
         reply({ id: job.id, scan: { names, kinds }, count: dirents.length, ms: jobMs(start, waited0) });

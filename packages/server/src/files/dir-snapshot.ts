@@ -202,17 +202,22 @@ class ReaderThread {
     return snapshot;
   }
 
-  async scan(id: number, dir: string, dev: number, filter: string): Promise<FolderScan> {
-    const reply = await this.send(id, dir, dev, filter);
+  async scan(id: number, dir: string, dev: number, filter: string, size?: number): Promise<FolderScan> {
+    const reply = await this.send(id, dir, dev, filter, size);
     return reply.scan as FolderScan;
   }
 
-  private send(id: number, dir: string, dev: number, filter?: string): Promise<ReaderReply> {
+  private send(id: number, dir: string, dev: number, filter?: string, size?: number): Promise<ReaderReply> {
     return new Promise((resolve, reject) => {
       clearTimeout(this.idleTimer);
       if (this.jobs.size === 0) this.worker.ref();
       this.jobs.set(id, { dir, dev, resolve, reject });
-      const job: ReaderMessage = filter === undefined ? { id, dir } : { id, dir, filter };
+      const job: ReaderMessage =
+        filter === undefined
+          ? { id, dir }
+          : size === undefined
+            ? { id, dir, filter }
+            : { id, dir, filter, size };
       this.worker.postMessage(job);
     });
   }
@@ -253,11 +258,11 @@ export class DirReader {
    * matched in parallel with the main thread and with each other, so only the few entries
    * worth a look come back.
    */
-  scan(dir: string, dev: number | bigint, filter: PreparedNameFilter): Promise<FolderScan> {
+  scan(dir: string, dev: number | bigint, filter: PreparedNameFilter, size?: number): Promise<FolderScan> {
     return this.onThread(
       dir,
       dev,
-      (thread) => thread.scan(this.nextId++, dir, Number(dev), filter.json),
+      (thread) => thread.scan(this.nextId++, dir, Number(dev), filter.json, size),
       async () => pickEntries(await fsp.readdir(dir, { withFileTypes: true }), filter.keep),
     );
   }

@@ -167,6 +167,10 @@ describe('DirReader', () => {
     ];
     expect(sorted(await reader(1).scan(dir, dev, filter))).toEqual(expected);
     expect(sorted(await reader(0).scan(dir, dev, filter))).toEqual(expected);
+    // The size a search passes only picks how the thread reads (in one go, or entry by entry).
+    for (const size of [0, 2 ** 30]) {
+      expect(sorted(await reader(1).scan(dir, dev, filter, size))).toEqual(expected);
+    }
     const typed = prepareNameFilter(parseQuery('type:txt'));
     expect(sorted(await reader(1).scan(dir, dev, typed)).map(([n]) => n)).toEqual([
       'a.txt', // type: is case-sensitive, so Été.TXT is not one
@@ -228,11 +232,11 @@ describe('DirReader', () => {
       // A real reader on the real folder; the folder goes away just before it is read.
       const inner = reader(threads);
       const vanishing = Object.assign(Object.create(inner) as DirReader, {
-        async scan(dir: string, d: number | bigint, filter: PreparedNameFilter) {
+        async scan(dir: string, d: number | bigint, filter: PreparedNameFilter, size?: number) {
           // Folders are read through their descriptors (`/proc/self/fd/N`): find the name.
           const real = dir.startsWith('/proc/') ? await fs.readlink(dir) : dir;
           if (path.basename(real) === 'gone') await fs.rm(real, { recursive: true, force: true });
-          return inner.scan(dir, d, filter);
+          return inner.scan(dir, d, filter, size);
         },
       });
       const hits = [];

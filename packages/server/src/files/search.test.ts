@@ -52,10 +52,15 @@ function watched(threads: number): { reader: DirReader; read: Set<string> } {
   readers.push(inner);
   const read = new Set<string>();
   const reader = Object.assign(Object.create(inner) as DirReader, {
-    async scan(dir: string, d: number | bigint, filter: PreparedNameFilter): Promise<FolderScan> {
+    async scan(
+      dir: string,
+      d: number | bigint,
+      filter: PreparedNameFilter,
+      size?: number,
+    ): Promise<FolderScan> {
       // Folders are read through their descriptors (`/proc/self/fd/N`): find the name.
       const real = dir.startsWith('/proc/') ? await fs.readlink(dir) : dir;
-      const scan = await inner.scan(dir, d, filter);
+      const scan = await inner.scan(dir, d, filter, size);
       read.add(real);
       return scan;
     },

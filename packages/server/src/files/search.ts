@@ -140,7 +140,8 @@ export async function* searchTree(
       }
       const shared = pin ? new SharedPin(pin, open) : undefined;
       try {
-        const scan = await reader.scan(here.path, dev, filter);
+        // The size comes with the pin: the reader thread need not look the folder up once more.
+        const scan = await reader.scan(here.path, dev, filter, here.stat.size);
         folder.children = [];
         for (let i = 0; i < scan.names.length; i++) {
           const name = scan.names[i]!;
