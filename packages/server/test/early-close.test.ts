@@ -150,6 +150,12 @@ async function held(): Promise<string[]> {
   return out;
 }
 
+/** Waits until no file below the root is held open; names the ones still held if it times out. */
+async function expectEveryFileLetGo(): Promise<void> {
+  const letGo = await until(async () => (await held()).length === 0);
+  expect(letGo ? [] : await held(), 'every file let go').toEqual([]);
+}
+
 /** Every file below a folder, staging files included. */
 async function namesBelow(dir: string): Promise<string[]> {
   const found: string[] = [];
@@ -225,10 +231,7 @@ describe('archive downloads with progress', () => {
     expect(next.status).toBe(200);
     expect(next.cut).toBe(false);
     expect(t.ctx.jobs.get(adminId, 'after-the-gone')?.job.state).toBe('done');
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
   });
 
   it('cuts the download of a job cancelled while it was being measured', async () => {
@@ -241,10 +244,7 @@ describe('archive downloads with progress', () => {
     const r = await answer;
     expect(r.cut).toBe(true);
     expect((await record.ended).state).toBe('cancelled');
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
   });
 });
 
@@ -260,10 +260,7 @@ describe('archives compressed by a tool', () => {
         await stop();
       }
       expect(await until(async () => (await children()).length === 0), 'no compressor left').toBe(true);
-      expect(
-        (await until(async () => (await held()).length === 0)) ? [] : await held(),
-        'every file let go',
-      ).toEqual([]);
+      await expectEveryFileLetGo();
       const next = await get(`/api/raw/small?algo=${algo}`);
       expect(next.status).toBe(200);
       expect(next.cut).toBe(false);
@@ -290,10 +287,7 @@ describe('walks streamed to a client', () => {
     // The walk of a client that stayed, behind the one that left: both are over once it answers.
     const stayed = await get(url.replace('/tree', '/small'));
     expect(stayed.status).toBe(200);
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
     if ((await fs.stat(control)).atimeMs === controlAged) return;
     expect((await fs.stat(deep)).atimeMs).toBe(aged);
   });
@@ -313,10 +307,7 @@ describe('downloads', () => {
     } finally {
       await stop();
     }
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
     const next = await get('/api/raw/big.bin');
     expect(next.body.length).toBe(2_000_000);
     const basic = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}`;
@@ -363,10 +354,7 @@ describe('uploads cut short', () => {
       } finally {
         await stop();
       }
-      expect(
-        (await until(async () => (await held()).length === 0)) ? [] : await held(),
-        'every file let go',
-      ).toEqual([]);
+      await expectEveryFileLetGo();
       expect(await until(async () => (await namesBelow(home)).join() === before.join())).toBe(true);
       if (method === 'PUT') expect(await fs.readFile(path.join(home, 'cut.bin'), 'utf8')).toBe('before');
       const whole = await send(method, url, auth, {}, Buffer.alloc(900_000, 'w'));
@@ -400,10 +388,7 @@ describe('uploads cut short', () => {
     } finally {
       await stop();
     }
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
     const head = await send('HEAD', '/api/tus/resumed.bin', auth, tus, Buffer.alloc(0));
     const offset = Number(head.headers['upload-offset']);
     expect(offset).toBeLessThanOrEqual(100_000);
@@ -457,10 +442,7 @@ describe('previews', () => {
     expect((await first).status).toBe(200);
     const last = await get('/api/preview/thumb/pics/p5.png');
     expect(last.status).toBe(200);
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
     expect(await gauge('filebrowser_previews_queued')).toBe(0);
     // Made and cached: the two that were wanted, none of the four nobody waited for.
     expect((await cached()) - before).toBe(2);
@@ -485,9 +467,6 @@ describe('previews', () => {
     const answer = await stayed;
     expect(answer.status).toBe(200);
     expect((await sharp(answer.body).metadata()).width).toBeGreaterThan(0);
-    expect(
-      (await until(async () => (await held()).length === 0)) ? [] : await held(),
-      'every file let go',
-    ).toEqual([]);
+    await expectEveryFileLetGo();
   });
 });
