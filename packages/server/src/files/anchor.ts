@@ -225,7 +225,7 @@ export class Pinned {
   async statNs(): Promise<fs.BigIntStats> {
     this.assertOpen();
     const h = this.handle;
-    if (typeof h === 'number') return Promise.resolve(fs.fstatSync(h, { bigint: true }));
+    if (typeof h === 'number') return fs.fstatSync(h, { bigint: true });
     return h ? h.stat({ bigint: true }) : fsp.lstat(this.real, { bigint: true });
   }
 
