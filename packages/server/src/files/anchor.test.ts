@@ -1,8 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAnchored, openPinCount, Pinned, useAnchoringForTests } from './anchor.js';
+import { descriptorPath, isAnchored, openPinCount, Pinned, useAnchoringForTests } from './anchor.js';
 
 let dir: string;
 
@@ -89,6 +90,23 @@ describe.runIf(isAnchored())('descriptor paths', () => {
       }
     } finally {
       await dir.close();
+    }
+  });
+
+  // Previews hand the opened file to sharp by name and to ffmpeg as its descriptor 3.
+  it('names an open descriptor for this process, and one handed to a child for the child', async () => {
+    const fh = await fs.open(path.join(root, 'a.txt'));
+    try {
+      expect(descriptorPath(fh.fd)).toBe(`/proc/${process.pid}/fd/${fh.fd}`);
+      expect(await fs.readFile(descriptorPath(fh.fd), 'utf8')).toBe('a');
+      // The child resolves the name itself: `/proc/<our pid>` would be our own descriptor 3.
+      expect(descriptorPath(3, 'child')).toBe('/proc/self/fd/3');
+      const read = execFileSync('cat', [descriptorPath(3, 'child')], {
+        stdio: ['ignore', 'pipe', 'pipe', fh.fd],
+      });
+      expect(read.toString()).toBe('a');
+    } finally {
+      await fh.close();
     }
   });
 });

@@ -53,6 +53,16 @@ function probeAnchoring(): boolean {
 
 let anchored = probeAnchoring();
 
+/**
+ * A path the kernel resolves to an open descriptor (`isAnchored()` says whether it works), for
+ * pins and for readers that take a file name (sharp, ffmpeg). `holder: 'child'` names the
+ * descriptor a child process was handed as its own number `fd`: the child resolves the path
+ * itself, so it must be `/proc/self/fd/<fd>` (`/proc/<our pid>` would be our descriptor `fd`).
+ */
+export function descriptorPath(fd: number, holder: 'self' | 'child' = 'self'): string {
+  return holder === 'child' ? `/proc/self/fd/${fd}` : `${fdFolder}/${fd}`;
+}
+
 /** Whether folders are held by descriptor (true on Linux with /proc) or named by path. */
 export function isAnchored(): boolean {
   return anchored;
@@ -124,7 +134,7 @@ export class Pinned {
     try {
       const st = await fh.stat();
       // The kernel's name for what was opened: no window between a realpath and the open.
-      const real = await fsp.readlink(`${fdFolder}/${fh.fd}`);
+      const real = await fsp.readlink(descriptorPath(fh.fd));
       return new Pinned(fh, real, st);
     } catch (err) {
       await fh.close();
@@ -194,7 +204,7 @@ export class Pinned {
     if (!anchored) return new Pinned(undefined, real, await fsp.lstat(real));
     const fh = await fsp.open(this.child('..'), O_PATH | C.O_DIRECTORY);
     try {
-      return new Pinned(fh, await fsp.readlink(`${fdFolder}/${fh.fd}`), await fh.stat());
+      return new Pinned(fh, await fsp.readlink(descriptorPath(fh.fd)), await fh.stat());
     } catch (err) {
       await fh.close();
       throw err;
@@ -204,7 +214,7 @@ export class Pinned {
   /** A path the kernel resolves to this object itself. */
   get path(): string {
     this.assertOpen();
-    return this.handle !== undefined ? `${fdFolder}/${this.fd}` : this.real;
+    return this.handle !== undefined ? descriptorPath(this.fd) : this.real;
   }
 
   /** A path the kernel resolves to the entry `name` of this folder (no component before it is looked up again). */
@@ -213,7 +223,7 @@ export class Pinned {
     if (name === '' || name === '.' || name.includes('/') || name.includes('\0')) {
       throw forbidden(`not a file name: ${JSON.stringify(name)}`);
     }
-    return this.handle !== undefined ? `${fdFolder}/${this.fd}/${name}` : joinReal(this.real, name);
+    return this.handle !== undefined ? `${descriptorPath(this.fd)}/${name}` : joinReal(this.real, name);
   }
 
   private get fd(): number {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type sharpModule from 'sharp';
 import type { Metadata } from 'sharp';
 import { AppError } from '../errors.js';
+import { descriptorPath } from '../files/anchor.js';
 
 type Sharp = typeof sharpModule;
 let loading: Promise<Sharp> | undefined;
@@ -16,8 +17,8 @@ let loading: Promise<Sharp> | undefined;
 function loadSharp(): Promise<Sharp> {
   loading ??= import('sharp').then(({ default: sharp }) => {
     // libvips caches operations by their arguments, file names included. Previews open files
-    // through /proc/self/fd/N, names that are reused for other files, so a cached load could
-    // answer with the wrong image. Each image is resized once and then served from the disk
+    // through their descriptors' paths (`descriptorPath`), names that are reused for other
+    // files, so a cached load could answer with the wrong image. Each image is resized once and then served from the disk
     // cache: nothing is lost.
     sharp.cache(false);
     return sharp;
@@ -112,12 +113,14 @@ async function resizeFrame(frame: Buffer, size: PreviewSize): Promise<PreviewIma
 }
 
 const FRAME_LIMIT = 64 * 1024 * 1024;
+/** The descriptor number ffmpeg gets the opened video as (see the `stdio` of `grabFrame`). */
+const FFMPEG_INPUT_FD = 3;
 const FFMPEG_TIME_LIMIT_MS = 20_000;
 
 /** Runs ffmpeg once to get one PNG frame at `seconds` into the video; empty when there is none. */
 function grabFrame(ffmpeg: string, input: VideoInput, seconds: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
-    const source = input.fd === undefined ? `file:${input.path}` : 'file:/proc/self/fd/3';
+    const source = `file:${input.fd === undefined ? input.path : descriptorPath(FFMPEG_INPUT_FD, 'child')}`;
     const child = spawn(
       ffmpeg,
       [
@@ -137,7 +140,8 @@ function grabFrame(ffmpeg: string, input: VideoInput, seconds: number): Promise<
         'pipe:1',
       ],
       {
-        // The already opened, already checked file goes to ffmpeg as its descriptor 3: nothing is
+        // The already opened, already checked file goes to ffmpeg as its descriptor 3 (the first
+        // after stdin, stdout and stderr), named in ffmpeg's own /proc/self: nothing is
         // looked up by name again, so a link swapped in since the check is never followed.
         stdio: ['ignore', 'pipe', 'ignore', ...(input.fd === undefined ? [] : [input.fd])],
         env: { PATH: process.env.PATH ?? '' },

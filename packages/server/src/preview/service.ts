@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import type { FileEvents } from '../files/events.js';
-import { openPinnedFile, type Pinned } from '../files/anchor.js';
+import { descriptorPath, isAnchored, openPinnedFile, type Pinned } from '../files/anchor.js';
 import { etagOf, detectType, readPinnedSample } from '../files/info.js';
 import { extensionOf } from '../files/mime.js';
 import { serverPaths } from '../files/private.js';
@@ -47,9 +46,6 @@ interface Making {
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-
-/** Linux lets a path name an open descriptor: sharp then reads exactly the file that was checked. */
-const PROC_FD = fs.existsSync('/proc/self/fd');
 
 /**
  * Image previews (contract 6.2): thumbnails and big previews made with sharp, video frames with
@@ -109,7 +105,7 @@ export class PreviewService {
     const ffmpeg = this.options.ffmpeg;
     if (type === 'video' && ffmpeg && !disabled) {
       return this.generate(node, r.real, size, signal, (input, fd) =>
-        videoFrame(ffmpeg, { path: input, fd: PROC_FD ? fd : undefined }, size),
+        videoFrame(ffmpeg, { path: input, fd: isAnchored() ? fd : undefined }, size),
       );
     }
     return { kind: 'none' };
@@ -140,7 +136,8 @@ export class PreviewService {
       const leave = making && this.join(making, signal);
       try {
         if (!making) {
-          const input = PROC_FD ? `/proc/self/fd/${fh.fd}` : realPath;
+          // Named through its descriptor where that works: the maker reads exactly the file checked.
+          const input = isAnchored() ? descriptorPath(fh.fd) : realPath;
           const abort = new AbortController();
           const mine: Making = { image: Promise.resolve(undefined!), wanted: 0, abort };
           // Counted before it asks for a processor: one whose client already left takes none.
