@@ -99,17 +99,84 @@ export function isSpecial(st: {
   return st.isFIFO() || st.isSocket() || st.isCharacterDevice() || st.isBlockDevice();
 }
 
+type Handle = fsp.FileHandle | number;
+
+/** A system call of a lookup (see `Pinned.lookupCalls`); `open` is `O_PATH | O_NOFOLLOW`. */
+type LookupCall =
+  | { call: 'lstat'; path: string }
+  | { call: 'open'; path: string }
+  | { call: 'fstat'; handle: Handle }
+  | { call: 'close'; handle: Handle };
+
+/** Makes a lookup's calls through the thread pool (a descriptor is a `FileHandle`). */
+async function runAsync<T>(calls: Generator<LookupCall, T, unknown>): Promise<T> {
+  let step = calls.next();
+  while (!step.done) {
+    let result: unknown;
+    try {
+      result = await makeCall(step.value);
+    } catch (err) {
+      step = calls.throw(err);
+      continue;
+    }
+    step = calls.next(result);
+  }
+  return step.value;
+}
+
+function makeCall(c: LookupCall): Promise<unknown> {
+  switch (c.call) {
+    case 'lstat':
+      return fsp.lstat(c.path);
+    case 'open':
+      return fsp.open(c.path, O_PATH | C.O_NOFOLLOW);
+    case 'fstat':
+      return (c.handle as fsp.FileHandle).stat();
+    case 'close':
+      return (c.handle as fsp.FileHandle).close();
+  }
+}
+
+/** Makes a lookup's calls on this thread (a descriptor is a plain number). */
+function runSync<T>(calls: Generator<LookupCall, T, unknown>): T {
+  let step = calls.next();
+  while (!step.done) {
+    let result: unknown;
+    try {
+      result = makeCallSync(step.value);
+    } catch (err) {
+      step = calls.throw(err);
+      continue;
+    }
+    step = calls.next(result);
+  }
+  return step.value;
+}
+
+function makeCallSync(c: LookupCall): unknown {
+  switch (c.call) {
+    case 'lstat':
+      return fs.lstatSync(c.path);
+    case 'open':
+      return fs.openSync(c.path, O_PATH | C.O_NOFOLLOW);
+    case 'fstat':
+      return fs.fstatSync(c.handle as number);
+    case 'close':
+      return fs.closeSync(c.handle as number);
+  }
+}
+
 /**
  * One file-system object held open (a folder, a file, a special file or a symbolic link itself),
  * with the real path it had when it was reached. Folders name their entries through `child`.
  */
 export class Pinned {
   /** A descriptor of `lookupSync` is a plain number, closed synchronously (see there). */
-  private handle: fsp.FileHandle | number | undefined;
+  private handle: Handle | undefined;
   private closed = false;
 
   private constructor(
-    handle: fsp.FileHandle | number | undefined,
+    handle: Handle | undefined,
     /** Where it was reached, from the file-system root. */
     readonly real: string,
     /** lstat of the object itself (a link's own stat for a link). */
@@ -143,30 +210,8 @@ export class Pinned {
   }
 
   /** The entry `name` of this folder, not following a final link; undefined when there is none. */
-  async lookup(name: string): Promise<Pinned | undefined> {
-    const child = this.child(name);
-    const real = joinReal(this.real, name);
-    if (!anchored) {
-      try {
-        return new Pinned(undefined, real, await fsp.lstat(child));
-      } catch (err) {
-        if (isMissing(err)) return undefined;
-        throw err;
-      }
-    }
-    let fh: fsp.FileHandle;
-    try {
-      fh = await fsp.open(child, O_PATH | C.O_NOFOLLOW);
-    } catch (err) {
-      if (isMissing(err)) return undefined;
-      throw err;
-    }
-    try {
-      return new Pinned(fh, real, await fh.stat());
-    } catch (err) {
-      await fh.close();
-      throw err;
-    }
+  lookup(name: string): Promise<Pinned | undefined> {
+    return runAsync(this.lookupCalls(name));
   }
 
   /**
@@ -177,23 +222,35 @@ export class Pinned {
    * such a descriptor writes nothing back, so its `close` is synchronous too.
    */
   lookupSync(name: string): Pinned | undefined {
+    return runSync(this.lookupCalls(name));
+  }
+
+  /**
+   * What `lookup` and `lookupSync` both do, as the system calls it needs: each runner makes them
+   * its own way (thread pool or this thread), so the checks between them are written once.
+   */
+  private *lookupCalls(name: string): Generator<LookupCall, Pinned | undefined, unknown> {
     const child = this.child(name);
     const real = joinReal(this.real, name);
     if (!anchored) {
-      const st = fs.lstatSync(child, { throwIfNoEntry: false });
-      return st && new Pinned(undefined, real, st);
+      try {
+        return new Pinned(undefined, real, (yield { call: 'lstat', path: child }) as fs.Stats);
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
     }
-    let fd: number;
+    let handle: Handle;
     try {
-      fd = fs.openSync(child, O_PATH | C.O_NOFOLLOW);
+      handle = (yield { call: 'open', path: child }) as Handle;
     } catch (err) {
       if (isMissing(err)) return undefined;
       throw err;
     }
     try {
-      return new Pinned(fd, real, fs.fstatSync(fd));
+      return new Pinned(handle, real, (yield { call: 'fstat', handle }) as fs.Stats);
     } catch (err) {
-      fs.closeSync(fd);
+      yield { call: 'close', handle };
       throw err;
     }
   }
