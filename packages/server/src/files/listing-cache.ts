@@ -26,14 +26,22 @@ interface BigListing extends ListingText {
   lastUsed: number;
 }
 
-/** Cached text as it is sent: its length and its pieces, inflated one at a time as they are taken. */
+/**
+ * Cached text as it is sent: its length and its pieces, inflated one at a time as they are taken
+ * (each reading inflates them anew, so a second reader gets the whole text too).
+ */
 export interface CachedText {
   length: number;
   pieces: Iterable<Buffer>;
 }
 
-function* inflated(pieces: readonly Buffer[]): Generator<Buffer> {
-  for (const piece of pieces) yield inflateRawSync(piece);
+/** Not a generator, which a first reader would use up: the packed pieces stay the only copy. */
+function inflated(pieces: readonly Buffer[]): Iterable<Buffer> {
+  return {
+    *[Symbol.iterator]() {
+      for (const piece of pieces) yield inflateRawSync(piece);
+    },
+  };
 }
 
 function cachedText(text: ListingText): CachedText {
