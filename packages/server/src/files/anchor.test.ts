@@ -4,7 +4,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { descriptorPath, isAnchored, openPinCount, Pinned, useAnchoringForTests } from './anchor.js';
+import {
+  descriptorPath,
+  isAnchored,
+  openPinCount,
+  Pinned,
+  useAnchoringForTests,
+  watchLookupsForTests,
+} from './anchor.js';
 
 let dir: string;
 
@@ -178,6 +185,20 @@ describe.each([
       await file.close();
       await folder.close();
     }
+  });
+
+  it('is seen by a test watching lookups', async () => {
+    const seen: string[] = [];
+    const stop = watchLookupsForTests((real) => seen.push(real));
+    const folder = await Pinned.folder(tree);
+    try {
+      await (await lookup(folder, 'kept'))!.close();
+      expect(await lookup(folder, 'missing')).toBeUndefined();
+    } finally {
+      stop();
+      await folder.close();
+    }
+    expect(seen).toEqual([path.join(tree, 'kept'), path.join(tree, 'missing')]);
   });
 
   // Path strings cannot tell a folder from a link swapped in for it (docs/security.md).

@@ -166,6 +166,19 @@ function makeCallSync(c: LookupCall): unknown {
   }
 }
 
+let lookupWatcher: ((real: string) => void) | undefined;
+
+/**
+ * Tests see every entry looked up (its real path) until the returned stop: a walk that must not
+ * start is seen to open no folder, on any mount (access times may not move: `noatime`).
+ */
+export function watchLookupsForTests(watch: (real: string) => void): () => void {
+  lookupWatcher = watch;
+  return () => {
+    if (lookupWatcher === watch) lookupWatcher = undefined;
+  };
+}
+
 /**
  * One file-system object held open (a folder, a file, a special file or a symbolic link itself),
  * with the real path it had when it was reached. Folders name their entries through `child`.
@@ -232,6 +245,7 @@ export class Pinned {
   private *lookupCalls(name: string): Generator<LookupCall, Pinned | undefined, unknown> {
     const child = this.child(name);
     const real = joinReal(this.real, name);
+    lookupWatcher?.(real);
     if (!anchored) {
       try {
         return new Pinned(undefined, real, (yield { call: 'lstat', path: child }) as fs.Stats);
