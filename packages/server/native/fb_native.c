@@ -119,7 +119,10 @@ static void read_folder(napi_env env, void *arg) {
    * very folder it holds (no path is resolved again), opened for reading.
    */
   int dfd = openat(job->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return fail(job, "openat");
+  if (dfd < 0) {
+    fail(job, "openat");
+    return;
+  }
   DIR *dir = fdopendir(dfd);
   if (!dir) {
     fail(job, "fdopendir");
