@@ -5,8 +5,9 @@
 # See docs/operations.md#container.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
-# The release tarball (npm run release) installed with npm, as on any machine; better-sqlite3 is
-# compiled here, so the toolchain stays in this stage.
+# The release tarball (npm run release) installed with npm, as on any machine; better-sqlite3 and
+# the server's native addon (filebrowser-next's install script) are compiled here, so the
+# toolchain stays in this stage.
 FROM ${NODE_IMAGE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ git ca-certificates \
@@ -22,7 +23,7 @@ RUN npm ci --no-audit --no-fund --ignore-scripts
 COPY . .
 RUN npm run release \
  && npm install --global --prefix /opt/filebrowser --no-audit --no-fund \
-      --allow-scripts=better-sqlite3,sharp ./dist/filebrowser-next-*.tgz
+      --allow-scripts=better-sqlite3,sharp,filebrowser-next ./dist/filebrowser-next-*.tgz
 
 FROM ${NODE_IMAGE}
 ARG FFMPEG=false

@@ -29,6 +29,29 @@ export default defineConfig({
         },
       },
       {
+        // The listing, anchor, search and security tests again with the native addon off
+        // (FB_NATIVE=off, docs/configuration.md): the JavaScript way of reading folders, taken
+        // wherever the addon is missing, stays tested where the addon is built.
+        test: {
+          name: 'server-js',
+          root: 'packages/server',
+          include: [
+            'src/native.test.ts',
+            'src/files/listing.test.ts',
+            'src/files/anchor.test.ts',
+            'src/files/search.test.ts',
+            'test/security-swap.test.ts',
+            'test/security-catalogue.test.ts',
+            'test/files-resources.test.ts',
+            'test/files-long-names.test.ts',
+          ],
+          env: { FB_NATIVE: 'off' },
+          setupFiles: ['test/setup-pins.ts'],
+          ...limits,
+          execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
+        },
+      },
+      {
         test: {
           name: 'web',
           root: 'packages/web',

@@ -2,7 +2,9 @@
 // bundled server and CLI, the built web app and a package.json whose only dependencies are the
 // server's run-time packages (native ones such as better-sqlite3 and sharp are built or fetched
 // by npm on the installing machine, for its platform). `npm install -g <tgz>` gives the
-// `filebrowser` command; nothing is built there.
+// `filebrowser` command; the one thing built there is the server's own small native addon
+// (server/native, compiled by the package's install script when a compiler is there, skipped
+// with a warning otherwise: the server then reads folders in JavaScript).
 //
 // Layout inside the package: server/dist (the bundle), server/bin/filebrowser.js and web/dist,
 // so that the server's default web folder (server/dist/../../web/dist) holds there as it does in
@@ -63,6 +65,7 @@ const manifest = {
   type: 'module',
   engines: root.engines,
   bin: { filebrowser: 'server/bin/filebrowser.js' },
+  scripts: { install: 'node server/native/build.mjs' },
   files: ['server', 'web', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md'],
   dependencies,
 };
@@ -73,6 +76,9 @@ fs.mkdirSync(stage, { recursive: true });
 const copy = (from, to = from) => fs.cpSync(at(from), path.join(stage, to), { recursive: true });
 copy('packages/server/dist', 'server/dist');
 copy('packages/server/bin', 'server/bin');
+// The addon's source, never a binary built here for this machine.
+for (const file of ['binding.gyp', 'fb_native.c', 'build.mjs'])
+  copy(`packages/server/native/${file}`, `server/native/${file}`);
 copy('packages/web/dist', 'web/dist');
 copy('docs');
 for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md']) copy(file);

@@ -42,11 +42,12 @@ export function procStatusKiB(pid, field) {
 
 /**
  * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void,
- *   nodeArgs?: string[] }} options `nodeArgs`: flags for node itself (e.g. --cpu-prof, which
- *   NODE_OPTIONS refuses)
+ *   nodeArgs?: string[], env?: Record<string, string> }} options `nodeArgs`: flags for node itself
+ *   (e.g. --cpu-prof, which NODE_OPTIONS refuses); `env`: variables added to the server's
+ *   environment (FB_NATIVE=off)
  * @returns {Promise<Server>}
  */
-export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [] }) {
+export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [], env = {} }) {
   const password = crypto.randomBytes(18).toString('base64url');
   const passwordHash = await hash(password, { cost: 10, version: '2a' });
   const port = await freePort();
@@ -70,7 +71,7 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
     spawn(process.execPath, args, {
       cwd: workDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env },
+      env: { ...process.env, ...env },
     }),
   );
   let output = '';

@@ -44,6 +44,7 @@ import { trashRoutes } from './http/trash/routes.js';
 import { tusRoutes } from './http/tus/routes.js';
 import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
+import { nativeStatus } from './native.js';
 import { PreviewService } from './preview/service.js';
 import type { Store } from './store/index.js';
 
@@ -131,6 +132,8 @@ export async function buildApp(
     void reply.header('X-Content-Type-Options', 'nosniff');
   });
 
+  // Whether folders are read in C or in JavaScript (docs/configuration.md, FB_NATIVE).
+  app.log.debug(nativeStatus());
   // Rules compare lower-cased on a case-insensitive root (contract 1.7): found out once, now.
   if (await rootIsCaseInsensitive(config.root)) {
     app.log.info('the served folder is case-insensitive: rule paths are compared without case');

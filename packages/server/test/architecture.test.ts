@@ -94,6 +94,13 @@ describe('one file access, made in one place', () => {
     expect(offenders(/require\(['"](?:node:)?fs['"]\)|from 'fs(?:\/promises)?'/, {})).toEqual([]);
   });
 
+  it('reads folders in C only through a pin', () => {
+    // The addon takes a bare descriptor: only the pin's own method may hand it one.
+    expect(
+      offenders(/\.readFolderStats\(/, { 'files/anchor.ts': 'Pinned.nativeEntries, on its own descriptor' }),
+    ).toEqual([]);
+  });
+
   it('reads permissions only through the policy', () => {
     const allowed: Record<string, string> = {
       'auth/accounts.ts': 'validates permission sets being saved and counts administrators',

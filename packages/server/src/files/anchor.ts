@@ -2,6 +2,7 @@ import fs, { constants as C } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { forbidden } from '../errors.js';
+import { nativeAddon, type FolderStats } from '../native.js';
 
 /**
  * Descriptor-anchored access to the served folders (architecture, security model 1).
@@ -308,6 +309,19 @@ export class Pinned {
     const h = this.handle;
     if (typeof h === 'number') return fs.fstatSync(h, { bigint: true });
     return h ? h.stat({ bigint: true }) : fsp.lstat(this.real, { bigint: true });
+  }
+
+  /**
+   * This folder's entries with the lstat of each, read in C on the thread pool relative to this
+   * very descriptor (native.ts): every name is stat'ed with `fstatat` on the pin, never turned
+   * back into a path, and no entry costs a walk through procfs. Undefined where that way is not
+   * available (no addon, `FB_NATIVE=off`, path mode): the caller reads through `path` then.
+   */
+  nativeEntries(): Promise<FolderStats> | undefined {
+    this.assertOpen();
+    const addon = nativeAddon();
+    if (!addon || this.handle === undefined) return undefined;
+    return addon.readFolderStats(this.fd);
   }
 
   /** The kernel's current name of this object (anchored mode), to check where a walk ended up. */

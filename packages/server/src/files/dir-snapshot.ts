@@ -3,7 +3,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { FolderStats } from '../native.js';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
+import type { Pinned } from './anchor.js';
 import {
   FIELDS,
   pickEntries,
@@ -23,14 +25,14 @@ export class DirSnapshot {
   private namesList: string[] | undefined;
   private namesBytes: Uint8Array | undefined;
 
-  /** The reader thread whose buffers `data` and the names' bytes are, to give them back (see `release`). */
+  /** The reader thread whose buffers `data` and the names' bytes are, to give them back (see `release`); none for the other ways. */
   origin: { recycle(buffer: ArrayBuffer): void } | undefined;
 
   /**
-   * `names` is the list, or (from a reader thread) the names joined with NUL as UTF-8 bytes: bytes
-   * cross threads by transfer and compare with one `memcmp`, where a string would be copied into
-   * the main heap on every listing (a 10,000-name folder is a 150 KB string, one more for the
-   * collector per request even when the listing comes from the cache).
+   * `names` is the list, or (from a reader thread or the native addon) the names joined with NUL
+   * as UTF-8 bytes: bytes cross threads by transfer and compare with one `memcmp`, where a string
+   * would be copied into the main heap on every listing (a 10,000-name folder is a 150 KB string,
+   * one more for the collector per request even when the listing comes from the cache).
    */
   constructor(
     names: string[] | { bytes: Uint8Array; count: number },
@@ -229,13 +231,24 @@ export interface DirReaderOptions {
   io: AdaptiveIo;
   /** A thread with nothing to do for this long ends (default 10 s). */
   idleMs?: number;
+  /**
+   * Lists pinned folders in C when the native addon is loaded (default); false takes the
+   * JavaScript ways below, which tests compare with it.
+   */
+  native?: boolean;
 }
 
 /**
- * Reads folders for listings. On a fast local file system the reading and stat'ing happen on a
- * few worker threads, in parallel with the main thread's own work (rules, types, JSON) for other
- * requests; otherwise (a network or FUSE file system, a device found slow, no worker available)
- * on the main thread through `AdaptiveIo`, synchronously in slices or through the thread pool.
+ * Reads folders for listings and scans them for searches.
+ *
+ * A listing is read by the native addon where it is loaded (native.ts): one job on the thread
+ * pool reads the pinned folder and stats every entry relative to the pin's descriptor, whatever
+ * the device (the job blocks no thread of ours, and a slow device only keeps one pool thread
+ * waiting). Without the addon, and for every search scan (whose name filter is JavaScript): on a
+ * fast local file system the reading and stat'ing happen on a few worker threads, in parallel
+ * with the main thread's own work (rules, types, JSON) for other requests; otherwise (a network
+ * or FUSE file system, a device found slow, no worker available) on the main thread through
+ * `AdaptiveIo`, synchronously in slices or through the thread pool.
  */
 export class DirReader {
   private readonly threads: ReaderThread[] = [];
@@ -244,13 +257,28 @@ export class DirReader {
 
   constructor(private readonly opts: DirReaderOptions) {}
 
-  read(dir: string, dev: number | bigint): Promise<DirSnapshot> {
+  read(folder: Pinned, dev: number | bigint): Promise<DirSnapshot> {
+    const dir = folder.path;
+    const inC = this.opts.native === false ? undefined : folder.nativeEntries();
+    if (inC) return this.readInC(inC, dir, dev);
     return this.onThread(
       dir,
       dev,
       (thread) => thread.read(this.nextId++, dir, Number(dev)),
       () => this.readHere(dir, dev),
     );
+  }
+
+  private async readInC(
+    reading: Promise<FolderStats>,
+    dir: string,
+    dev: number | bigint,
+  ): Promise<DirSnapshot> {
+    const { names, count, data, ms } = await reading;
+    // What the device took, as a reader thread reports it: other calls on it (header reads,
+    // searches) go synchronously or through the pool by that.
+    this.opts.io.observe(dev, dir, ms, count, { stall: false });
+    return new DirSnapshot({ bytes: names, count }, data);
   }
 
   /**

@@ -601,8 +601,8 @@ async function computeListing(
 
 /**
  * A pinned folder's visible entries (rules, hidden dotfiles and escaping links filtered out),
- * sorted. The folder is read and its entries stat'ed by `DirReader` through its descriptor (reader
- * threads on a fast local file system); headers are read through `AdaptiveIo` and remembered in
+ * sorted. The folder is read and its entries stat'ed by `DirReader` through its descriptor (in C
+ * where the native addon is loaded, else reader threads on a fast local file system); headers are read through `AdaptiveIo` and remembered in
  * the `TypeCache`.
  */
 export async function listDirectory(
@@ -638,7 +638,7 @@ async function computeFresh(
   deps: ListingIo,
 ): Promise<Computed> {
   const dev = opts.dev ?? dir.stat.dev;
-  const snapshot = await deps.reader.read(dir.path, dev);
+  const snapshot = await deps.reader.read(dir, dev);
   try {
     return await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps);
   } finally {
@@ -691,7 +691,7 @@ export async function listDirectoryJson(
   deps: ListingIo = defaultListingIo,
 ): Promise<ListingJson> {
   const dev = opts.dev ?? dir.stat.dev;
-  const snapshot = await deps.reader.read(dir.path, dev);
+  const snapshot = await deps.reader.read(dir, dev);
   const key = JSON.stringify([
     dir.real,
     dirVirtual,

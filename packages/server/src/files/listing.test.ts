@@ -9,7 +9,7 @@ import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
 import { DirReader, DirSnapshot } from './dir-snapshot.js';
-import type { Pinned } from './anchor.js';
+import { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
@@ -51,16 +51,17 @@ let base: string;
 let root: string;
 const readers: DirReader[] = [];
 
-function reader(threads: number, idleMs?: number): DirReader {
-  const r = new DirReader({ threads, io: new AdaptiveIo(), idleMs });
+/** A reader taking the JavaScript ways (threads, or the main thread with 0), or with `native` the addon's. */
+function reader(threads: number, idleMs?: number, native = false): DirReader {
+  const r = new DirReader({ threads, io: new AdaptiveIo(), idleMs, native });
   readers.push(r);
   return r;
 }
 
 /** Listing dependencies of its own, with files counting as settled at once (a clock far ahead). */
-function deps(threads = 1): ListingIo & { types: CountingTypes; rendered: ListingCache } {
+function deps(threads = 1, native = true): ListingIo & { types: CountingTypes; rendered: ListingCache } {
   const io = new AdaptiveIo();
-  const r = new DirReader({ threads, io });
+  const r = new DirReader({ threads, io, native });
   readers.push(r);
   return {
     io,
@@ -91,6 +92,15 @@ async function inFolder<T>(
   return (await testAccessOf(rules)).withFolder(virtual, fn);
 }
 
+const pins: Pinned[] = [];
+
+/** The folder at `dir` pinned, as listings get it (closed after the test). */
+async function pin(dir: string): Promise<Pinned> {
+  const p = await Pinned.folder(dir);
+  pins.push(p);
+  return p;
+}
+
 /** The snapshot as a map from name to its numbers, for comparisons that ignore the order. */
 function byName(s: DirSnapshot): Map<string, number[]> {
   return new Map(s.names.map((n, i) => [n, [...s.data.subarray(i * FIELDS, (i + 1) * FIELDS)]]));
@@ -108,6 +118,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await Promise.all(accesses.splice(0).map((t) => t.close()));
+  await Promise.all(pins.splice(0).map((p) => p.close()));
   await fs.rm(base, { recursive: true, force: true });
 });
 
@@ -120,8 +131,8 @@ describe('DirReader', () => {
     const dir = path.join(root, 'docs');
     await fs.writeFile(path.join(dir, 'été 日本.txt'), ''); // names cross threads as UTF-8
     const { dev } = await fs.stat(dir);
-    const threaded = await reader(1).read(dir, dev);
-    const here = await reader(0).read(dir, dev);
+    const threaded = await reader(1).read(await pin(dir), dev);
+    const here = await reader(0).read(await pin(dir), dev);
     expect(threaded.origin).toBeDefined(); // it really came from a thread
     expect(here.origin).toBeUndefined();
     expect(byName(threaded)).toEqual(byName(here));
@@ -144,12 +155,12 @@ describe('DirReader', () => {
     const dir = path.join(root, 'docs');
     const { dev } = await fs.stat(dir);
     const r = reader(1, 50);
-    const first = await r.read(dir, dev);
+    const first = await r.read(await pin(dir), dev);
     expect(r.threadCount).toBe(1);
     await new Promise((done) => setTimeout(done, 300));
     expect(r.threadCount).toBe(0);
     first.release(); // a buffer of an ended thread is simply dropped
-    const again = await r.read(dir, dev);
+    const again = await r.read(await pin(dir), dev);
     expect(again.origin).toBeDefined();
     expect(byName(again).get('a.txt')![F_SIZE]).toBe(5);
   });
@@ -248,22 +259,26 @@ describe('DirReader', () => {
     }
   });
 
-  it('reports a missing folder with the code readdir gives', async () => {
-    const { dev } = await fs.stat(root);
-    await expect(reader(1).read(path.join(root, 'missing'), dev)).rejects.toMatchObject({ code: 'ENOENT' });
-    await expect(reader(0).read(path.join(root, 'missing'), dev)).rejects.toMatchObject({ code: 'ENOENT' });
+  it('reads a pinned folder removed since it was pinned as empty, on every way', async () => {
+    const dir = path.join(root, 'docs');
+    const { dev } = await fs.stat(dir);
+    const folder = await pin(dir);
+    await fs.rm(dir, { recursive: true });
+    for (const r of [reader(1), reader(0), reader(0, undefined, true)]) {
+      expect((await r.read(folder, dev)).names).toEqual([]);
+    }
   });
 
   it('tells identical snapshots from changed ones', async () => {
     const dir = path.join(root, 'docs');
     const { dev } = await fs.stat(dir);
     const r = reader(1);
-    const first = await r.read(dir, dev);
-    expect(first.sameAs(await r.read(dir, dev))).toBe(true);
+    const first = await r.read(await pin(dir), dev);
+    expect(first.sameAs(await r.read(await pin(dir), dev))).toBe(true);
     await fs.appendFile(path.join(dir, 'a.txt'), '!');
-    expect(first.sameAs(await r.read(dir, dev))).toBe(false);
+    expect(first.sameAs(await r.read(await pin(dir), dev))).toBe(false);
     await fs.writeFile(path.join(dir, 'b.txt'), '');
-    expect(first.sameAs(await r.read(dir, dev))).toBe(false);
+    expect(first.sameAs(await r.read(await pin(dir), dev))).toBe(false);
   });
 
   it('reuses released buffers and starts new threads after its threads stop', async () => {
@@ -272,13 +287,13 @@ describe('DirReader', () => {
     for (let i = 0; i < 1200; i++) await fs.writeFile(path.join(dir, `f${i}`), String(i));
     const { dev } = await fs.stat(dir);
     const r = reader(1);
-    const first = await r.read(dir, dev);
+    const first = await r.read(await pin(dir), dev);
     const expected = byName(first);
     first.release();
     expect(first.data.byteLength).toBe(0); // handed back to the thread
-    expect(byName(await r.read(dir, dev))).toEqual(expected);
+    expect(byName(await r.read(await pin(dir), dev))).toEqual(expected);
     await r.close();
-    const again = await r.read(dir, dev);
+    const again = await r.read(await pin(dir), dev);
     expect(again.origin).toBeDefined();
     expect(byName(again)).toEqual(expected);
   });
@@ -288,13 +303,14 @@ describe('listings', () => {
   const names = (items: FileItem[]) => items.map((i) => i.name);
   const opts = { readHeader: true, sorting: SORTING };
 
-  it('lists the same on a reader thread and on the main thread', async () => {
+  it('lists the same in C, on a reader thread and on the main thread', async () => {
     const a = await testAccessOf();
-    const threaded = await a.withFolder('/docs', (dir) =>
-      listDirectory(a.access, dir, '/docs', opts, deps(1)),
-    );
-    const here = await a.withFolder('/docs', (dir) => listDirectory(a.access, dir, '/docs', opts, deps(0)));
+    const list = (threads: number, native: boolean) =>
+      a.withFolder('/docs', (dir) => listDirectory(a.access, dir, '/docs', opts, deps(threads, native)));
+    const threaded = await list(1, false);
+    const here = await list(0, false);
     expect(threaded).toEqual(here);
+    expect(await list(1, true)).toEqual(here);
     expect(names(here.items)).toEqual(['sub', 'a.txt', 'link', 'noext', 'pipe']);
     expect(here.items.find((i) => i.name === 'link')).toMatchObject({ isSymlink: true, type: 'text' });
     expect(here.items.find((i) => i.name === 'pipe')).toMatchObject({ type: 'blob' });

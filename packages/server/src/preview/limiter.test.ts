@@ -62,4 +62,25 @@ describe('Semaphore with a signal', () => {
     );
     expect(limiter.running).toBe(0);
   });
+
+  it('says when the last task of a burst ends, and only then', async () => {
+    let idle = 0;
+    const limiter = new Semaphore(2, () => idle++);
+    const releases: (() => void)[] = [];
+    const task = () => limiter.run(() => new Promise<void>((resolve) => releases.push(resolve)));
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const burst = [task(), task(), task().catch(() => undefined), task()];
+    await settle();
+    // Two running, two waiting: each end hands the slot on, nothing is idle before the last.
+    while (releases.length > 0) {
+      expect(idle).toBe(0);
+      releases.shift()!();
+      await settle();
+    }
+    await Promise.all(burst);
+    expect(idle).toBe(1);
+    const failing = limiter.run(() => Promise.reject(new Error('no image')));
+    await expect(failing).rejects.toThrow('no image');
+    expect(idle).toBe(2); // a failed task ends a burst too
+  });
 });

@@ -1,9 +1,15 @@
-/** Runs at most `size` tasks at once; the rest wait their turn in order. */
+/**
+ * Runs at most `size` tasks at once; the rest wait their turn in order. `onIdle` is called each
+ * time the last task running ends with none waiting: the end of a burst.
+ */
 export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly onIdle?: () => void,
+  ) {}
 
   /** Tasks waiting for a free slot. */
   get queued(): number {
@@ -28,7 +34,9 @@ export class Semaphore {
       return await task();
     } finally {
       this.active--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else if (this.active === 0) this.onIdle?.();
     }
   }
 
