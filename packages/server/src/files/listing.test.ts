@@ -7,7 +7,16 @@ import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
-import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
+import {
+  FIELDS,
+  F_MODE,
+  F_SIZE,
+  KIND_DIR,
+  KIND_LINK,
+  KIND_MATCH,
+  SPARE_MAX_BYTES,
+  type FolderScan,
+} from './dir-layout.js';
 import { DirReader, DirSnapshot } from './dir-snapshot.js';
 import type { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
@@ -691,5 +700,18 @@ describe('the big listing place', () => {
     // One second more on the files' clock: made afresh.
     expect(cache.get('k', snapshotOf(2000, [], 1_700_000_001))).toBeUndefined();
     expect(cache.size).toBe(0);
+  });
+  it('gives back to its thread only the buffers the thread keeps for the next folder', () => {
+    const given: ArrayBuffer[] = [];
+    const fits = Math.floor(SPARE_MAX_BYTES / (FIELDS * 8));
+    snapshotOf(fits, given).release();
+    expect(given.map((b) => b.byteLength)).toEqual([fits * FIELDS * 8]);
+    // A folder of 100,000 entries: its 9 MB would be dropped there, and lie in an idle thread
+    // that never collects; here they go with the next collection.
+    given.length = 0;
+    const big = snapshotOf(fits + 1, given);
+    big.release();
+    expect(given).toEqual([]);
+    expect(big.data.length).toBe((fits + 1) * FIELDS);
   });
 });
