@@ -8,8 +8,11 @@
 //                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
 //                   same through /api/raw), search (searches of the 200,000-entry tree, as the
 //                   search row), msearch (searches of the million tree, kept between runs as for
-//                   the million row); default tus,put,list
+//                   the million row), mfirst (the first listing of the million tree's folder of
+//                   100,000 files, in a server that has not listed it yet), mwarm (listings of
+//                   it after that one, as the million row's warm listings); default tus,put,list
 //   --list N        listings per round (default 1000)
+//   --mwarm N       warm listings of the 100,000 files per round (default 3)
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
@@ -25,7 +28,7 @@ import * as tus from 'tus-js-client';
 import { cleanupAll, installCleanupHandlers, trackDir } from './lib/cleanup.mjs';
 import { createDataset, sizesFor } from './lib/dataset.mjs';
 import { request } from './lib/http.mjs';
-import { startServer } from './lib/server.mjs';
+import { procStatusKiB, startServer } from './lib/server.mjs';
 
 const args = process.argv.slice(2);
 /** @param {string} name @param {string} fallback */
@@ -37,6 +40,7 @@ const reps = Number(option('reps', '5'));
 const kinds = option('kinds', 'tus,put,list').split(',');
 const listings = Number(option('list', '1000'));
 const searches = Number(option('search', '10'));
+const warmBig = Number(option('mwarm', '3'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
@@ -65,7 +69,9 @@ const big =
     : { abs: '', rel: '', bytes: 2 ** 30 };
 const listing = kinds.includes('list') ? await data.listing() : undefined;
 const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
-const million = kinds.includes('msearch') ? await data.million() : undefined;
+const million = kinds.some((k) => ['msearch', 'mfirst', 'mwarm'].includes(k))
+  ? await data.million()
+  : undefined;
 const uploads = await data.uploads();
 const mid = path.join(workRoot, 'mid.bin');
 if (uploading) fs.writeFileSync(mid, fs.readFileSync(big.abs).subarray(0, REQUESTS * 64 * 1024));
@@ -200,6 +206,8 @@ const UNITS = {
   putreq: 'ms/request',
   search: 'ms/search',
   msearch: 'ms/search',
+  mfirst: 'ms/listing',
+  mwarm: 'ms/listing',
 };
 const GiB = big.bytes / 2 ** 30;
 /**
@@ -232,7 +240,9 @@ for (let rep = 0; rep < reps; rep++) {
       if (listing) await listMany(at(`/api/resources/${listing.rel}/`), auth, 50);
       const searchUrl = (/** @type {{ rel: string }} */ tree) => at(`/api/search/${tree.rel}/?query=needle`);
       if (searchTree) await searchMany(searchUrl(searchTree), auth, 2, searchTree.hits);
-      if (million) await searchMany(searchUrl(million), auth, 1, million.hits);
+      if (million && kinds.includes('msearch')) await searchMany(searchUrl(million), auth, 1, million.hits);
+      // The listing code compiled on a small folder: the big one stays unlisted for mfirst.
+      if (million) await listMany(at(`/api/resources/${million.smallRel}/`), auth, 50);
       // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
       if (kinds.includes('dav'))
         await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
@@ -255,6 +265,12 @@ for (let rep = 0; rep < reps; rep++) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
         } else if (kind === 'search' && searchTree) {
           firsts = await searchMany(searchUrl(searchTree), auth, searches, searchTree.hits);
+        } else if ((kind === 'mfirst' || kind === 'mwarm') && million) {
+          const url = at(`/api/resources/${million.bigRel}/`);
+          for (let i = 0; i < (kind === 'mfirst' ? 1 : warmBig); i++) {
+            const r = await request(url, { headers: auth, timeoutMs: 10 * 60_000 });
+            if (r.status !== 200) throw new Error(`big listing answered ${r.status}`);
+          }
         } else if (kind === 'msearch' && million) {
           firsts = await searchMany(searchUrl(million), auth, searches, million.hits);
         } else throw new Error(`unknown kind ${kind}`);
@@ -269,7 +285,11 @@ for (let rep = 0; rep < reps; rep++) {
               ? 1000 / REQUESTS
               : kind.endsWith('search')
                 ? 1000 / searches
-                : 1 / GiB;
+                : kind === 'mfirst'
+                  ? 1000
+                  : kind === 'mwarm'
+                    ? 1000 / warmBig
+                    : 1 / GiB;
         const sample = {
           firstMs: firsts.length > 0 ? median(firsts) : NaN,
           cpu: used * per,
@@ -281,7 +301,8 @@ for (let rep = 0; rep < reps; rep++) {
         log(
           `round ${rep} ${name} ${kind}: ${sample.cpu.toFixed(3)} ${UNITS[/** @type {keyof UNITS} */ (kind)]} ` +
             `(user ${sample.user.toFixed(3)}; ${sample.reads} reads, ${sample.writes} writes; wall ${seconds.toFixed(1)} s` +
-            `${firsts.length > 0 ? `; first hit ${sample.firstMs.toFixed(0)} ms` : ''})`,
+            `${firsts.length > 0 ? `; first hit ${sample.firstMs.toFixed(0)} ms` : ''}` +
+            `; server peak RSS so far ${((procStatusKiB(server.pid, 'VmHWM') ?? 0) / 1024).toFixed(0)} MB)`,
         );
         for (const f of ['t.bin', 'p.bin']) fs.rmSync(path.join(uploads.abs, f), { force: true });
       }
