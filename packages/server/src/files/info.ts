@@ -528,13 +528,13 @@ function sortKeysOf(
           if (!link) return data[i * FIELDS + field]!;
           return field === F_SIZE ? link.size : field === F_MTIME_S ? link.mtimeSec : link.mtimeNsec;
         };
+  const isDir = (i: number) => types[i] === DIR_CODE && (data[i * FIELDS + F_MODE]! & S_IFMT) === S_IFDIR;
   return {
     name: (i) => names[i]!,
     size: num(F_SIZE),
     mtimeSec: num(F_MTIME_S),
     mtimeNsec: num(F_MTIME_NS),
-    isDir: (i) =>
-      links.get(i)?.isDir ?? (types[i] === DIR_CODE && (data[i * FIELDS + F_MODE]! & S_IFMT) === S_IFDIR),
+    isDir: links.size === 0 ? isDir : (i) => links.get(i)?.isDir ?? isDir(i),
   };
 }
 
