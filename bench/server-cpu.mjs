@@ -1,7 +1,6 @@
-// `node bench/server-cpu.mjs [options] name=dist/main.js[,VAR=value...] ...`: the server's CPU
-// seconds per unit of work (utime + stime of its process from /proc/<pid>/stat, all threads), for
-// two or more builds taking turns (the same build twice with different variables, such as
-// `c=dist/main.js js=dist/main.js,FB_NATIVE=off`, compares two ways of one build). On a shared machine wall-clock throughput swings by 2× between runs while
+// `node bench/server-cpu.mjs [options] name=dist/main.js ...`: the server's CPU seconds per unit
+// of work (utime + stime of its process from /proc/<pid>/stat, all threads), for two or more
+// builds taking turns. On a shared machine wall-clock throughput swings by 2× between runs while
 // CPU per byte or per request moves much less, so this is how one build is compared with another.
 //   --reps N        rounds (default 5); each round starts every build once, in alternating order
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
@@ -9,10 +8,11 @@
 //                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
 //                   same through /api/raw), search (searches of the 200,000-entry tree, as the
 //                   search row), msearch (searches of the million tree, kept between runs as for
-//                   the million row), mlist (warm listings of the million tree's folder of
-//                   100,000 files, as the million row's warm listing); default tus,put,list
+//                   the million row), mfirst (the first listing of the million tree's folder of
+//                   100,000 files, in a server that has not listed it yet), mwarm (listings of
+//                   it after that one, as the million row's warm listings); default tus,put,list
 //   --list N        listings per round (default 1000)
-//   --mlist N       listings of the big folder per round (default 5)
+//   --mwarm N       warm listings of the 100,000 files per round (default 3)
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
@@ -28,7 +28,7 @@ import * as tus from 'tus-js-client';
 import { cleanupAll, installCleanupHandlers, trackDir } from './lib/cleanup.mjs';
 import { createDataset, sizesFor } from './lib/dataset.mjs';
 import { request } from './lib/http.mjs';
-import { startServer } from './lib/server.mjs';
+import { procStatusKiB, startServer } from './lib/server.mjs';
 
 const args = process.argv.slice(2);
 /** @param {string} name @param {string} fallback */
@@ -39,20 +39,13 @@ const option = (name, fallback) => {
 const reps = Number(option('reps', '5'));
 const kinds = option('kinds', 'tus,put,list').split(',');
 const listings = Number(option('list', '1000'));
-const bigListings = Number(option('mlist', '5'));
 const searches = Number(option('search', '10'));
+const warmBig = Number(option('mwarm', '3'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
   .filter((a) => /^[\w.-]+=/.test(a))
-  .map((a) => {
-    const name = a.slice(0, a.indexOf('='));
-    const [entry, ...vars] = a.slice(name.length + 1).split(',');
-    const env = Object.fromEntries(
-      vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]),
-    );
-    return /** @type {[string, string, Record<string, string>]} */ ([name, entry ?? '', env]);
-  });
+  .map((a) => /** @type {[string, string]} */ (a.split('=', 2)));
 if (builds.length === 0) {
   console.error(
     'usage: node bench/server-cpu.mjs [--reps N] [--kinds tus,put,list] name=path/to/main.js ...',
@@ -76,7 +69,9 @@ const big =
     : { abs: '', rel: '', bytes: 2 ** 30 };
 const listing = kinds.includes('list') ? await data.listing() : undefined;
 const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
-const million = kinds.includes('msearch') || kinds.includes('mlist') ? await data.million() : undefined;
+const million = kinds.some((k) => ['msearch', 'mfirst', 'mwarm'].includes(k))
+  ? await data.million()
+  : undefined;
 const uploads = await data.uploads();
 const mid = path.join(workRoot, 'mid.bin');
 if (uploading) fs.writeFileSync(mid, fs.readFileSync(big.abs).subarray(0, REQUESTS * 64 * 1024));
@@ -156,14 +151,13 @@ function postUpload(file, url, headers) {
 }
 
 /**
- * `count` listings over `connections` keep-alive connections (4 unless told).
+ * `count` listings over 4 keep-alive connections.
  * @param {string} url
  * @param {Record<string, string>} headers
  * @param {number} count
- * @param {number} [connections]
  */
-async function listMany(url, headers, count, connections = 4) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+async function listMany(url, headers, count) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   let left = count;
   const worker = async () => {
     while (left-- > 0) {
@@ -172,7 +166,7 @@ async function listMany(url, headers, count, connections = 4) {
     }
   };
   try {
-    await Promise.all(Array.from({ length: connections }, worker));
+    await Promise.all(Array.from({ length: 4 }, worker));
   } finally {
     agent.destroy();
   }
@@ -208,11 +202,12 @@ const UNITS = {
   dav: 's/GiB',
   raw: 's/GiB',
   list: 'ms per 100',
-  mlist: 'ms/listing',
   tusreq: 'ms/request',
   putreq: 'ms/request',
   search: 'ms/search',
   msearch: 'ms/search',
+  mfirst: 'ms/listing',
+  mwarm: 'ms/listing',
 };
 const GiB = big.bytes / 2 ** 30;
 /**
@@ -228,10 +223,10 @@ const median = (values) => {
 /** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number, firstMs: number }[]>>} */
 const samples = {};
 for (let rep = 0; rep < reps; rep++) {
-  for (const [name, entry, env] of rep % 2 === 0 ? builds : [...builds].reverse()) {
+  for (const [name, entry] of rep % 2 === 0 ? builds : [...builds].reverse()) {
     const workDir = fs.mkdtempSync(path.join(workRoot, `${name}-`));
     const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, `${name}-${rep}`)}`] : [];
-    const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs, env });
+    const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs });
     const auth = server.auth();
     const at = (/** @type {string} */ p) => `${server.base}${p}`;
     const target = (/** @type {string} */ api, /** @type {string} */ name) =>
@@ -246,8 +241,16 @@ for (let rep = 0; rep < reps; rep++) {
       const searchUrl = (/** @type {{ rel: string }} */ tree) => at(`/api/search/${tree.rel}/?query=needle`);
       if (searchTree) await searchMany(searchUrl(searchTree), auth, 2, searchTree.hits);
       if (million && kinds.includes('msearch')) await searchMany(searchUrl(million), auth, 1, million.hits);
-      const bigUrl = million && at(`/api/resources/${million.bigRel}/`);
-      if (bigUrl && kinds.includes('mlist')) await listMany(bigUrl, auth, 1, 1);
+      // The listing code compiled on a small folder: the big one stays unlisted for mfirst.
+      if (million) await listMany(at(`/api/resources/${million.smallRel}/`), auth, 50);
+      // mwarm alone: the big folder is listed once first, so every measured listing is a warm one.
+      if (million && kinds.includes('mwarm') && !kinds.includes('mfirst')) {
+        const r = await request(at(`/api/resources/${million.bigRel}/`), {
+          headers: auth,
+          timeoutMs: 10 * 60_000,
+        });
+        if (r.status !== 200) throw new Error(`big listing answered ${r.status}`);
+      }
       // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
       if (kinds.includes('dav'))
         await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
@@ -270,10 +273,14 @@ for (let rep = 0; rep < reps; rep++) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
         } else if (kind === 'search' && searchTree) {
           firsts = await searchMany(searchUrl(searchTree), auth, searches, searchTree.hits);
+        } else if ((kind === 'mfirst' || kind === 'mwarm') && million) {
+          const url = at(`/api/resources/${million.bigRel}/`);
+          for (let i = 0; i < (kind === 'mfirst' ? 1 : warmBig); i++) {
+            const r = await request(url, { headers: auth, timeoutMs: 10 * 60_000 });
+            if (r.status !== 200) throw new Error(`big listing answered ${r.status}`);
+          }
         } else if (kind === 'msearch' && million) {
           firsts = await searchMany(searchUrl(million), auth, searches, million.hits);
-        } else if (kind === 'mlist' && bigUrl) {
-          await listMany(bigUrl, auth, bigListings, 1);
         } else throw new Error(`unknown kind ${kind}`);
         const seconds = (performance.now() - t0) / 1000;
         const cpu1 = cpuOf(server.pid);
@@ -282,13 +289,15 @@ for (let rep = 0; rep < reps; rep++) {
         const per =
           kind === 'list'
             ? (1000 * 100) / listings
-            : kind === 'mlist'
-              ? 1000 / bigListings
-              : kind.endsWith('req')
-                ? 1000 / REQUESTS
-                : kind.endsWith('search')
-                  ? 1000 / searches
-                  : 1 / GiB;
+            : kind.endsWith('req')
+              ? 1000 / REQUESTS
+              : kind.endsWith('search')
+                ? 1000 / searches
+                : kind === 'mfirst'
+                  ? 1000
+                  : kind === 'mwarm'
+                    ? 1000 / warmBig
+                    : 1 / GiB;
         const sample = {
           firstMs: firsts.length > 0 ? median(firsts) : NaN,
           cpu: used * per,
@@ -300,7 +309,8 @@ for (let rep = 0; rep < reps; rep++) {
         log(
           `round ${rep} ${name} ${kind}: ${sample.cpu.toFixed(3)} ${UNITS[/** @type {keyof UNITS} */ (kind)]} ` +
             `(user ${sample.user.toFixed(3)}; ${sample.reads} reads, ${sample.writes} writes; wall ${seconds.toFixed(1)} s` +
-            `${firsts.length > 0 ? `; first hit ${sample.firstMs.toFixed(0)} ms` : ''})`,
+            `${firsts.length > 0 ? `; first hit ${sample.firstMs.toFixed(0)} ms` : ''}` +
+            `; server peak RSS so far ${((procStatusKiB(server.pid, 'VmHWM') ?? 0) / 1024).toFixed(0)} MB)`,
         );
         for (const f of ['t.bin', 'p.bin']) fs.rmSync(path.join(uploads.abs, f), { force: true });
       }

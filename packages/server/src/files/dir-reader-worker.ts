@@ -9,6 +9,7 @@ import {
   FIELDS,
   pickEntries,
   pickFromDir,
+  SPARE_MAX_BYTES,
   statInto,
   type ReaderMessage,
   type ReaderReply,
@@ -23,7 +24,6 @@ const lstat = (p: string) => fs.lstatSync(p, { bigint: true, throwIfNoEntry: fal
 // 9 MB of a 100,000-entry folder would stay with the thread for nothing between its rare listings
 // (two threads held 17 MB in the million bench), and allocating them costs far less than the
 // folder's stats.
-const SPARE_MAX_BYTES = 2 * 1024 * 1024;
 const spare: ArrayBuffer[] = [];
 function take(bytes: number): ArrayBuffer {
   let best = -1;

@@ -9,6 +9,7 @@ import type { Pinned } from './anchor.js';
 import {
   FIELDS,
   pickEntries,
+  SPARE_MAX_BYTES,
   statInto,
   type FolderScan,
   type ReaderMessage,
@@ -91,7 +92,15 @@ export class DirSnapshot {
     this.origin = undefined;
     if (!origin) return;
     for (const buffer of [this.data.buffer, this.namesBytes?.buffer]) {
-      if (buffer instanceof ArrayBuffer && buffer.byteLength > 64 * 1024) origin.recycle(buffer);
+      // A buffer the thread would not keep stays here, where collections are frequent: in the
+      // thread it would lie until the thread's next collection, which an idle thread never has.
+      if (
+        buffer instanceof ArrayBuffer &&
+        buffer.byteLength > 64 * 1024 &&
+        buffer.byteLength <= SPARE_MAX_BYTES
+      ) {
+        origin.recycle(buffer);
+      }
     }
   }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { deflateRawSync } from 'node:zlib';
 import {
+  FILE_TYPES,
   TEXT_CONTENT_LIMIT,
   type FileInfo,
   type FileItem,
@@ -24,7 +25,7 @@ import { FIELDS, F_MODE, F_MTIME_NS, F_MTIME_S, F_SIZE, statInto } from './dir-l
 import { dirReader, DirSnapshot, type DirReader } from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
 import { isSpecial, joinVirtual, type Opened } from './resolver.js';
-import { sortListing, type Sortable } from './sort.js';
+import { sortIndexes, type Sortable, type SortKeys } from './sort.js';
 import { renderedListings, type ListingCache } from './listing-cache.js';
 import { headerTypes, type TypeCache } from './type-cache.js';
 
@@ -340,9 +341,9 @@ export async function findSubtitles(
 }
 
 /**
- * A listing entry: what sorting needs and the numbers its wire item is made from. The item itself
- * (five more strings) is made only when it is rendered, so a folder of 100,000 entries never
- * holds 100,000 items at once when its JSON is streamed.
+ * A listing entry: what sorting needs and the numbers its wire item is made from. Both are made
+ * only when the entry is rendered (see `Computed`), so a folder of 100,000 entries never holds
+ * 100,000 of them at once when its JSON is streamed.
  */
 interface Row extends Sortable {
   mode: number;
@@ -468,15 +469,73 @@ interface Listing {
   numFiles: number;
 }
 
+/** A listing entry's type as a number (`FileType`s are few): 0 is an entry left out. */
+const CODED_TYPES: readonly FileType[] = ['', '', ...FILE_TYPES];
+const TYPE_CODES = new Map<FileType, number>(
+  CODED_TYPES.map((t, code) => [t, code]).slice(1) as [FileType, number][],
+);
+const LEFT_OUT = 0;
+const DIR_CODE = TYPE_CODES.get('')!;
+const VIDEO_CODE = TYPE_CODES.get('video')!;
+
+/**
+ * A listing as its snapshot's numbers and names, a type code per entry and the sorted indexes of
+ * the entries listed: a folder of 100,000 entries needs no object per entry (rows, sort keys),
+ * which would live for the seconds it takes to send the listing, so long that the collector
+ * would move them to the old generation, where they would lie dead until its next full collection.
+ * A `Row` is made for one entry at a time, when it is rendered.
+ */
 interface Computed {
-  /** The listed entries, sorted. */
-  rows: readonly Row[];
+  names: readonly string[];
+  data: Float64Array;
+  /** Each snapshot entry's type code (`TYPE_CODES`), `LEFT_OUT` for one not listed. */
+  types: Uint8Array;
+  /** Indexes of the listed entries, sorted. */
+  order: readonly number[];
+  /** The rows of the entries that are symbolic links: their numbers are their targets'. */
+  links: ReadonlyMap<number, Row>;
+  /** Subtitles of the videos that have some. */
+  subtitles: ReadonlyMap<number, string[]>;
   /** The folder's virtual path ending with `/`. */
   virtualPrefix: string;
   numDirs: number;
   numFiles: number;
   /** Whether the listing's text depends on nothing but its key and its snapshot (see `ListingCache`). */
   cacheable: boolean;
+}
+
+/** The row of snapshot entry `i` of a listing. */
+function rowAt(listing: Computed, i: number): Row {
+  const row =
+    listing.links.get(i) ?? rowOf(listing.names[i]!, listing.data, i, false, CODED_TYPES[listing.types[i]!]!);
+  const subtitles = listing.subtitles.get(i);
+  if (subtitles) row.subtitles = subtitles;
+  return row;
+}
+
+/** What sorting reads of a listing's entries, links' from their targets. */
+function sortKeysOf(
+  names: readonly string[],
+  data: Float64Array,
+  types: Uint8Array,
+  links: Map<number, Row>,
+): SortKeys {
+  const num = (field: number) =>
+    links.size === 0
+      ? (i: number) => data[i * FIELDS + field]!
+      : (i: number) => {
+          const link = links.get(i);
+          if (!link) return data[i * FIELDS + field]!;
+          return field === F_SIZE ? link.size : field === F_MTIME_S ? link.mtimeSec : link.mtimeNsec;
+        };
+  const isDir = (i: number) => types[i] === DIR_CODE && (data[i * FIELDS + F_MODE]! & S_IFMT) === S_IFDIR;
+  return {
+    name: (i) => names[i]!,
+    size: num(F_SIZE),
+    mtimeSec: num(F_MTIME_S),
+    mtimeNsec: num(F_MTIME_NS),
+    isDir: links.size === 0 ? isDir : (i) => links.get(i)?.isDir ?? isDir(i),
+  };
 }
 
 /** The listing of a snapshot: rules, types, links, subtitles, sorting. */
@@ -487,13 +546,13 @@ async function computeListing(
   opts: ListingOptions,
   dev: number | bigint,
   snapshot: DirSnapshot,
-  { io, types }: ListingIo,
+  { io, types: typeCache }: ListingIo,
 ): Promise<Computed> {
   const { names, data } = snapshot;
   const virtualPrefix = dirVirtual.endsWith('/') ? dirVirtual : dirVirtual + '/';
   let cacheable = true;
 
-  const rows: (Row | undefined)[] = new Array(names.length);
+  const types = new Uint8Array(names.length);
   const links: number[] = [];
   // Entries whose type waits for their header: indexes, and the MIME types their names give.
   const pending: number[] = [];
@@ -502,8 +561,7 @@ async function computeListing(
     // A folder of 100,000 entries takes a few hundred milliseconds here: other requests get turns.
     if ((i & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await yieldToLoop();
     const name = names[i]!;
-    const virtual = virtualPrefix + name;
-    if (!access.check(virtual)) continue;
+    if (!access.check(virtualPrefix + name)) continue;
     const mode = data[i * FIELDS + F_MODE]!;
     if (mode === -1) continue; // vanished or unreadable: skipped, as File Browser's fallback listing does
     const kind = mode & S_IFMT;
@@ -512,7 +570,7 @@ async function computeListing(
       continue;
     }
     if (kind === S_IFDIR) {
-      rows[i] = rowOf(name, data, i, false, '');
+      types[i] = DIR_CODE;
       continue;
     }
     let type: FileType;
@@ -526,8 +584,8 @@ async function computeListing(
         type = emptyFileType(mime);
       } else if (opts.readHeader && sampleMatters(mime, size)) {
         // The bytes may change within one tick of the file's clock without its times changing.
-        if (cacheable && !types.settled(data, i)) cacheable = false;
-        const known = types.get(data, i, mime);
+        if (cacheable && !typeCache.settled(data, i)) cacheable = false;
+        const known = typeCache.get(data, i, mime);
         if (known === undefined) {
           pending.push(i);
           pendingMimes.push(mime);
@@ -536,7 +594,7 @@ async function computeListing(
         type = known;
       } else type = classify(mime, size, EMPTY);
     }
-    rows[i] = rowOf(name, data, i, false, type);
+    types[i] = TYPE_CODES.get(type)!;
   }
 
   if (pending.length > 0) {
@@ -560,29 +618,35 @@ async function computeListing(
     );
     for (let k = 0; k < pending.length; k++) {
       const i = pending[k]!;
-      types.set(data, i, pendingMimes[k]!, found[k]!);
-      rows[i] = rowOf(names[i]!, data, i, false, found[k]!);
+      typeCache.set(data, i, pendingMimes[k]!, found[k]!);
+      types[i] = TYPE_CODES.get(found[k]!)!;
     }
   }
 
+  const linkRows = new Map<number, Row>();
   if (links.length > 0) {
     // A link's entry depends on its target, which the folder's snapshot does not show.
     cacheable = false;
     await mapLimit(links, 8, async (i) => {
       const name = names[i]!;
       const link = new DirSnapshot([name], data.slice(i * FIELDS, (i + 1) * FIELDS));
-      rows[i] = await linkRow(access, virtualPrefix + name, name, link, opts.readHeader, types);
+      const row = await linkRow(access, virtualPrefix + name, name, link, opts.readHeader, typeCache);
+      if (!row) return;
+      linkRows.set(i, row);
+      types[i] = TYPE_CODES.get(row.type)!;
     });
   }
 
-  const listed: Row[] = [];
+  const order: number[] = [];
+  const keys = sortKeysOf(names, data, types, linkRows);
+  const subtitles = new Map<number, string[]>();
   let numDirs = 0;
   let finder: SubtitleFinder | undefined;
-  for (const row of rows) {
-    if (!row) continue;
-    listed.push(row);
-    if (row.isDir) numDirs++;
-    else if (row.type === 'video') {
+  for (let i = 0; i < names.length; i++) {
+    if (types[i] === LEFT_OUT) continue;
+    order.push(i);
+    if (keys.isDir(i)) numDirs++;
+    else if (types[i] === VIDEO_CODE) {
       finder ??= new SubtitleFinder(
         access,
         dir,
@@ -591,12 +655,23 @@ async function computeListing(
       );
       // Subtitles in `subs` folders depend on those folders' contents.
       if (finder.readsFolders) cacheable = false;
-      const subs = await finder.find(row.name);
-      if (subs.length > 0) row.subtitles = subs;
+      const subs = await finder.find(names[i]!);
+      if (subs.length > 0) subtitles.set(i, subs);
     }
   }
-  sortListing(listed, opts.sorting);
-  return { rows: listed, virtualPrefix, numDirs, numFiles: listed.length - numDirs, cacheable };
+  sortIndexes(order, keys, opts.sorting);
+  return {
+    names,
+    data,
+    types,
+    order,
+    links: linkRows,
+    subtitles,
+    virtualPrefix,
+    numDirs,
+    numFiles: order.length - numDirs,
+    cacheable,
+  };
 }
 
 /**
@@ -612,8 +687,11 @@ export async function listDirectory(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<Listing> {
-  const { rows, virtualPrefix, numDirs, numFiles } = await computeFresh(access, dir, dirVirtual, opts, deps);
-  return { items: rows.map((row) => itemOf(virtualPrefix, row)), numDirs, numFiles };
+  return withFresh(access, dir, dirVirtual, opts, deps, (listing) => ({
+    items: listing.order.map((i) => itemOf(listing.virtualPrefix, rowAt(listing, i))),
+    numDirs: listing.numDirs,
+    numFiles: listing.numFiles,
+  }));
 }
 
 /**
@@ -627,20 +705,24 @@ export async function listDirectoryEntries(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<readonly Sortable[]> {
-  return (await computeFresh(access, dir, dirVirtual, opts, deps)).rows;
+  return withFresh(access, dir, dirVirtual, opts, deps, (listing) =>
+    listing.order.map((i) => rowAt(listing, i)),
+  );
 }
 
-async function computeFresh(
+/** `use` of the listing of a fresh snapshot, which is given back once `use` is done with it. */
+async function withFresh<T>(
   access: FileAccess,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
   deps: ListingIo,
-): Promise<Computed> {
+  use: (listing: Computed) => T,
+): Promise<T> {
   const dev = opts.dev ?? dir.stat.dev;
   const snapshot = await deps.reader.read(dir, dev);
   try {
-    return await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps);
+    return use(await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps));
   } finally {
     snapshot.release();
   }
@@ -665,13 +747,13 @@ export type ListingJson = { length: number; pieces: Iterable<Buffer> } | { piece
 
 /** The JSON text of a computed listing, `PIECE_ITEMS` items a piece. */
 function* listingText(listing: Computed): Generator<string> {
-  const { rows, virtualPrefix } = listing;
+  const { order, virtualPrefix } = listing;
   // JSON.stringify of the array is '[' + its items' JSON joined with ',' + ']': the same bytes.
   let text = '"items":[';
-  for (let i = 0; i < rows.length; i++) {
+  for (let i = 0; i < order.length; i++) {
     if (i > 0) text += ',';
-    text += JSON.stringify(itemOf(virtualPrefix, rows[i]!));
-    if (i % PIECE_ITEMS === PIECE_ITEMS - 1 && i < rows.length - 1) {
+    text += JSON.stringify(itemOf(virtualPrefix, rowAt(listing, order[i]!)));
+    if (i % PIECE_ITEMS === PIECE_ITEMS - 1 && i < order.length - 1) {
       yield text;
       text = '';
     }
@@ -712,10 +794,10 @@ export async function listDirectoryJson(
     snapshot.release();
     throw err;
   }
-  if (listing.rows.length > (deps.streamFrom ?? STREAM_FROM)) {
-    if (!listing.cacheable) snapshot.release();
-    const keep = listing.cacheable ? { key, snapshot, cache: deps.rendered } : undefined;
-    return { pieces: streamText(listing, keep) };
+  if (listing.order.length > (deps.streamFrom ?? STREAM_FROM)) {
+    // The listing's numbers and names are the snapshot's: it is given back once the last piece is made.
+    const keep = listing.cacheable ? { key, cache: deps.rendered } : undefined;
+    return { pieces: streamText(listing, snapshot, keep) };
   }
   const json = Buffer.from([...listingText(listing)].join(''));
   if (listing.cacheable)
@@ -725,17 +807,19 @@ export async function listDirectoryJson(
 }
 
 /**
- * The pieces of a big listing, each made when the previous one has been taken. With `keep`, the
- * pieces sent are stored in the cache with the snapshot once the last has gone, if the whole
- * fits; a client that leaves earlier stores nothing. They are kept deflated (see `ListingCache`),
- * each on its own, as it is sent: the text of a big folder is never held whole.
+ * The pieces of a big listing made from `snapshot`, each made when the previous one has been
+ * taken. With `keep`, the pieces sent are stored in the cache with the snapshot once the last has
+ * gone, if the whole fits; a client that leaves earlier stores nothing. They are kept deflated
+ * (see `ListingCache`), each on its own, as it is sent: the text of a big folder is never held
+ * whole.
  */
 async function* streamText(
   listing: Computed,
-  keep?: { key: string; snapshot: DirSnapshot; cache: ListingCache },
+  snapshot: DirSnapshot,
+  keep?: { key: string; cache: ListingCache },
 ): AsyncGenerator<Buffer> {
   let kept: Buffer[] | undefined = keep ? [] : undefined;
-  let weight = keep?.snapshot.weight ?? 0;
+  let weight = keep ? snapshot.weight : 0;
   let length = 0;
   let complete = false;
   try {
@@ -755,10 +839,8 @@ async function* streamText(
     }
     complete = true;
   } finally {
-    if (keep) {
-      if (complete && kept) keep.cache.set(keep.key, keep.snapshot, { pieces: kept, packed: true, length });
-      else keep.snapshot.release();
-    }
+    if (keep && complete && kept) keep.cache.set(keep.key, snapshot, { pieces: kept, packed: true, length });
+    else snapshot.release();
   }
 }
 

@@ -7,13 +7,23 @@ import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FileAccess } from './access.js';
 import { AdaptiveIo } from './adaptive-io.js';
-import { FIELDS, F_MODE, F_SIZE, KIND_DIR, KIND_LINK, KIND_MATCH, type FolderScan } from './dir-layout.js';
+import {
+  FIELDS,
+  F_MODE,
+  F_SIZE,
+  KIND_DIR,
+  KIND_LINK,
+  KIND_MATCH,
+  SPARE_MAX_BYTES,
+  type FolderScan,
+} from './dir-layout.js';
 import { DirReader, DirSnapshot } from './dir-snapshot.js';
 import { Pinned } from './anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
 import { parseQuery, searchTree } from './search.js';
+import { naturalCompare } from './sort.js';
 import { TypeCache } from './type-cache.js';
 import { testAccess, type TestAccess } from '../../test/files-helpers.js';
 
@@ -535,6 +545,143 @@ describe('big listings, streamed', () => {
   });
 });
 
+describe('listings sorted as indexes', () => {
+  /**
+   * A folder with what each sorting has to tell apart: folders, names that differ in case only,
+   * in digit runs, in bytes beyond ASCII; equal sizes and equal times (ties keep the folder's
+   * order); links to a file, to a folder, to nothing and out of the root; a video with
+   * subtitles; a pipe; a hidden file.
+   */
+  async function variedFolder(): Promise<string> {
+    const dir = path.join(root, 'varied');
+    for (const sub of ['Sub', 'alpha', 'b10', 'b9', 'subs'])
+      await fs.mkdir(path.join(dir, sub), { recursive: true });
+    await fs.writeFile(path.join(dir, 'subs', 'clip.fr.srt'), '1');
+    const names = [
+      'A.txt',
+      'a.txt',
+      'B2.TXT',
+      'b10.txt',
+      'x007',
+      'x7',
+      'naïve "q"\\n.dat',
+      'Ärger.md',
+      '日本.txt',
+    ];
+    names.push(
+      'clip.mp4',
+      'clip.en.srt',
+      'empty.dat',
+      'same1',
+      'same2',
+      'same3',
+      '.hidden',
+      'Z.txt',
+      'z.TXT',
+    );
+    for (let i = 0; i < 60; i++) names.push(`f-${i}.${['dat', 'txt', 'bin', 'png', 'mp4'][i % 5]}`);
+    for (const [k, name] of names.entries()) {
+      const file = path.join(dir, name);
+      const size = name.startsWith('same') ? 7 : (k * 37) % 50;
+      await fs.writeFile(file, k % 7 === 0 ? Buffer.alloc(size) : 'x'.repeat(size));
+      const time = 1_600_000_000 + (k % 11) + (k % 3) * 0.123456789;
+      await fs.utimes(file, time, time);
+    }
+    await fs.symlink('a.txt', path.join(dir, 'link-file'));
+    await fs.symlink('alpha', path.join(dir, 'link-dir'));
+    await fs.symlink('nowhere', path.join(dir, 'link-broken'));
+    await fs.symlink('/', path.join(dir, 'link-out'));
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+    return dir;
+  }
+
+  /**
+   * The names of `items` in the order File Browser sorts them (contract 5.2), written out with an
+   * object per entry as the listing sorted them before it sorted indexes, starting from the
+   * folder's own order (a stable sort keeps it between equals).
+   */
+  async function referenceOrder(dir: string, items: FileItem[], by: string, asc: boolean): Promise<string[]> {
+    const order = await fs.readdir(dir);
+    const entries = await Promise.all(
+      [...items]
+        .sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name))
+        .map(async (item) => {
+          const file = path.join(dir, item.name);
+          // A link's time is its target's, or its own when it leads nowhere.
+          const st =
+            item.isSymlink && item.type !== 'invalid_link'
+              ? await fs.stat(file, { bigint: true })
+              : await fs.lstat(file, { bigint: true });
+          return { ...item, ns: st.mtimeNs };
+        }),
+    );
+    type Entry = (typeof entries)[number];
+    const byName = (reverse: boolean) => (a: Entry, b: Entry) => {
+      if (a.isDir !== b.isDir) return a.isDir ? -1 : 1;
+      const c = naturalCompare(a.name.toLowerCase(), b.name.toLowerCase());
+      return reverse ? -c : c;
+    };
+    const sizeKey = (e: Entry) => (e.isDir ? e.size - 2 ** 31 : e.size);
+    const time = (a: Entry, b: Entry) => (a.ns === b.ns ? 0 : a.ns < b.ns ? -1 : 1);
+    const compare =
+      by === 'size'
+        ? (a: Entry, b: Entry) => (asc ? sizeKey(a) - sizeKey(b) : sizeKey(b) - sizeKey(a))
+        : by === 'modified'
+          ? (a: Entry, b: Entry) => (asc ? time(a, b) : time(b, a))
+          : by === 'name' || asc
+            ? byName(asc)
+            : (a: Entry, b: Entry) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+    return entries.sort(compare).map((e) => e.name);
+  }
+
+  it.each([
+    ['name', false],
+    ['name', true],
+    ['size', false],
+    ['size', true],
+    ['modified', false],
+    ['modified', true],
+    ['other', false],
+    ['other', true],
+  ])(
+    'orders a varied folder as File Browser does, the same whole, streamed and cached (by %s, asc %s)',
+    async (by, asc) => {
+      const dir = await variedFolder();
+      const a = await testAccessOf();
+      const opts = { readHeader: true, sorting: { by, asc } };
+      const d = deps();
+      const listing = await a.withFolder('/varied', (f) => listDirectory(a.access, f, '/varied', opts, d));
+      expect(listing.items.map((i) => i.name)).toEqual(await referenceOrder(dir, listing.items, by, asc));
+      expect(listing.items.map((i) => i.name)).not.toContain('link-out');
+      expect(listing.items.find((i) => i.name === 'link-dir')).toMatchObject({
+        isDir: true,
+        isSymlink: true,
+      });
+      expect(listing.items.find((i) => i.name === 'link-broken')?.type).toBe('invalid_link');
+      expect(listing.items.find((i) => i.name === 'clip.mp4')?.subtitles).toEqual([
+        '/varied/clip.en.srt',
+        '/varied/subs/clip.fr.srt',
+      ]);
+      const expected = `"items":${JSON.stringify(listing.items)},"numDirs":${listing.numDirs},"numFiles":${listing.numFiles}`;
+      const json = (streamFrom: number) =>
+        a.withFolder('/varied', (f) => listDirectoryJson(a.access, f, '/varied', opts, { ...d, streamFrom }));
+      expect(whole(await json(10_000)).toString()).toBe(expected);
+      expect(Buffer.concat(await streamed(await json(8))).toString()).toBe(expected);
+
+      // Without its links, subtitle folder and pipe the listing is kept, and answered from the cache.
+      for (const name of ['link-file', 'link-dir', 'link-broken', 'link-out', 'pipe'])
+        await fs.rm(path.join(dir, name));
+      await fs.rm(path.join(dir, 'subs'), { recursive: true });
+      const plain = await a.withFolder('/varied', (f) => listDirectory(a.access, f, '/varied', opts, d));
+      expect(plain.items.map((i) => i.name)).toEqual(await referenceOrder(dir, plain.items, by, asc));
+      const plainText = `"items":${JSON.stringify(plain.items)},"numDirs":${plain.numDirs},"numFiles":${plain.numFiles}`;
+      expect(whole(await json(10_000)).toString()).toBe(plainText);
+      expect(d.rendered.size).toBe(1);
+      expect(whole(await json(10_000)).toString()).toBe(plainText);
+    },
+  );
+});
+
 describe('the big listing place', () => {
   /** A snapshot of `count` entries whose buffers, once released, are recorded as given back. */
   function snapshotOf(count: number, given: ArrayBuffer[], mtime = 1_700_000_000): DirSnapshot {
@@ -569,5 +716,18 @@ describe('the big listing place', () => {
     // One second more on the files' clock: made afresh.
     expect(cache.get('k', snapshotOf(2000, [], 1_700_000_001))).toBeUndefined();
     expect(cache.size).toBe(0);
+  });
+  it('gives back to its thread only the buffers the thread keeps for the next folder', () => {
+    const given: ArrayBuffer[] = [];
+    const fits = Math.floor(SPARE_MAX_BYTES / (FIELDS * 8));
+    snapshotOf(fits, given).release();
+    expect(given.map((b) => b.byteLength)).toEqual([fits * FIELDS * 8]);
+    // A folder of 100,000 entries: its 9 MB would be dropped there, and lie in an idle thread
+    // that never collects; here they go with the next collection.
+    given.length = 0;
+    const big = snapshotOf(fits + 1, given);
+    big.release();
+    expect(given).toEqual([]);
+    expect(big.data.length).toBe((fits + 1) * FIELDS);
   });
 });

@@ -71,53 +71,99 @@ export function naturalCompare(a: string, b: string): number {
 }
 
 /**
- * Directories first in both directions; only the names reverse. Names are lower-cased once per
- * item rather than once per comparison.
+ * What sorting reads of the entry at an index: a listing of 100,000 entries is sorted as indexes
+ * into its snapshot, so that it needs no object per entry.
  */
-function sortByName<T extends Sortable>(items: T[], reverse: boolean): T[] {
-  const keyed = items.map((item) => ({ item, key: item.name.toLowerCase() }));
-  keyed.sort((a, b) => {
-    if (a.item.isDir !== b.item.isDir) return a.item.isDir ? -1 : 1;
-    const c = naturalCompare(a.key, b.key);
+export interface SortKeys {
+  name(i: number): string;
+  size(i: number): number;
+  isDir(i: number): boolean;
+  mtimeSec(i: number): number;
+  mtimeNsec(i: number): number;
+}
+
+/**
+ * Directories first in both directions; only the names reverse. Names are lower-cased once per
+ * entry rather than once per comparison (an already lower-case name is its own key).
+ */
+function sortByName(order: number[], keys: SortKeys, reverse: boolean): number[] {
+  const end = endOf(order);
+  const lower = new Array<string>(end);
+  const dirs = new Uint8Array(end);
+  for (const i of order) {
+    lower[i] = keys.name(i).toLowerCase();
+    if (keys.isDir(i)) dirs[i] = 1;
+  }
+  return order.sort((a, b) => {
+    if (dirs[a] !== dirs[b]) return dirs[a] ? -1 : 1;
+    const c = naturalCompare(lower[a]!, lower[b]!);
     return reverse ? -c : c;
   });
-  for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
-  return items;
 }
 
 /** Byte-wise (UTF-8) name order, the order of File Browser's directory reads. */
-function sortByBytes<T extends Sortable>(items: T[]): T[] {
-  const keyed = items.map((item) => ({ item, key: Buffer.from(item.name) }));
-  keyed.sort((a, b) => Buffer.compare(a.key, b.key));
-  for (let i = 0; i < keyed.length; i++) items[i] = keyed[i]!.item;
-  return items;
+function sortByBytes(order: number[], keys: SortKeys): number[] {
+  const bytes = new Array<Buffer>(endOf(order));
+  for (const i of order) bytes[i] = Buffer.from(keys.name(i));
+  return order.sort((a, b) => Buffer.compare(bytes[a]!, bytes[b]!));
 }
 
-function byTime(a: Sortable, b: Sortable): number {
-  if (a.mtimeSec !== b.mtimeSec) return a.mtimeSec < b.mtimeSec ? -1 : 1;
-  return a.mtimeNsec === b.mtimeNsec ? 0 : a.mtimeNsec < b.mtimeNsec ? -1 : 1;
+/** One past the largest index. */
+function endOf(order: readonly number[]): number {
+  let end = 0;
+  for (const i of order) if (i >= end) end = i + 1;
+  return end;
+}
+
+function byTime(keys: SortKeys, a: number, b: number): number {
+  const sa = keys.mtimeSec(a);
+  const sb = keys.mtimeSec(b);
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  const na = keys.mtimeNsec(a);
+  const nb = keys.mtimeNsec(b);
+  return na === nb ? 0 : na < nb ? -1 : 1;
 }
 
 const DIR_SIZE_OFFSET = 2 ** 31;
 
 /**
- * Sorts a listing as File Browser does (contract 5.2). The `asc` flag is inverted for names
- * (asc=false gives A→Z, asc=true Z→A): a wire quirk the old web client compensates for, kept on
- * purpose. Unknown `by` with asc=false keeps the directory's byte-wise name order.
+ * Sorts the indexes `order` (in place, stably: equal entries keep their order) of a listing's
+ * entries as File Browser does (contract 5.2). The `asc` flag is inverted for names (asc=false
+ * gives A→Z, asc=true Z→A): a wire quirk the old web client compensates for, kept on purpose.
+ * Unknown `by` with asc=false keeps the directory's byte-wise name order.
  */
-export function sortListing<T extends Sortable>(items: T[], sorting: Sorting): T[] {
+export function sortIndexes(order: number[], keys: SortKeys, sorting: Sorting): number[] {
   switch (sorting.by) {
     case 'size': {
       // Directories are offset by -2^31 so that they sort last when largest comes first.
-      const key = (i: Sortable) => (i.isDir ? i.size - DIR_SIZE_OFFSET : i.size);
-      return items.sort((a, b) => (sorting.asc ? key(a) - key(b) : key(b) - key(a)));
+      const key = (i: number) => (keys.isDir(i) ? keys.size(i) - DIR_SIZE_OFFSET : keys.size(i));
+      return order.sort((a, b) => (sorting.asc ? key(a) - key(b) : key(b) - key(a)));
     }
     case 'modified':
-      return items.sort((a, b) => (sorting.asc ? byTime(a, b) : byTime(b, a)));
+      return order.sort((a, b) => (sorting.asc ? byTime(keys, a, b) : byTime(keys, b, a)));
     case 'name':
-      return sortByName(items, sorting.asc);
+      return sortByName(order, keys, sorting.asc);
     default:
-      if (sorting.asc) return sortByName(items, true);
-      return sortByBytes(items);
+      if (sorting.asc) return sortByName(order, keys, true);
+      return sortByBytes(order, keys);
   }
+}
+
+/** `sortIndexes` of a list of entries, in place. */
+export function sortListing<T extends Sortable>(items: T[], sorting: Sorting): T[] {
+  const keys: SortKeys = {
+    name: (i) => items[i]!.name,
+    size: (i) => items[i]!.size,
+    isDir: (i) => items[i]!.isDir,
+    mtimeSec: (i) => items[i]!.mtimeSec,
+    mtimeNsec: (i) => items[i]!.mtimeNsec,
+  };
+  const order = sortIndexes(
+    items.map((_, i) => i),
+    keys,
+    sorting,
+  );
+  const sorted = order.map((i) => items[i]!);
+  for (let i = 0; i < sorted.length; i++) items[i] = sorted[i]!;
+  return items;
 }
