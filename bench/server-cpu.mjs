@@ -7,12 +7,14 @@
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
 //                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
 //                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
-//                   same through /api/raw), search (searches of the 200,000-entry tree, as the
-//                   search row), msearch (searches of the million tree, kept between runs as for
+//                   same through /api/raw), propfind (PROPFINDs of the 10,000-file folder,
+//                   Depth 1, allprop, one at a time, as the dav-propfind row), search (searches
+//                   of the 200,000-entry tree, as the search row), msearch (searches of the million tree, kept between runs as for
 //                   the million row), mlist (warm listings of the million tree's folder of
 //                   100,000 files, as the million row's warm listing); default tus,put,list
 //   --list N        listings per round (default 1000)
 //   --mlist N       listings of the big folder per round (default 5)
+//   --propfind N    PROPFINDs per round (default 50)
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
@@ -41,6 +43,7 @@ const kinds = option('kinds', 'tus,put,list').split(',');
 const listings = Number(option('list', '1000'));
 const bigListings = Number(option('mlist', '5'));
 const searches = Number(option('search', '10'));
+const propfinds = Number(option('propfind', '50'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
@@ -74,7 +77,7 @@ const big =
   uploading || kinds.includes('dav') || kinds.includes('raw')
     ? await data.bigFile()
     : { abs: '', rel: '', bytes: 2 ** 30 };
-const listing = kinds.includes('list') ? await data.listing() : undefined;
+const listing = kinds.includes('list') || kinds.includes('propfind') ? await data.listing() : undefined;
 const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
 const million = kinds.includes('msearch') || kinds.includes('mlist') ? await data.million() : undefined;
 const uploads = await data.uploads();
@@ -202,6 +205,39 @@ async function searchMany(url, headers, count, hits) {
   return firsts;
 }
 
+const ALLPROP =
+  '<?xml version="1.0" encoding="utf-8"?>\n<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>';
+
+/**
+ * `count` PROPFINDs of a folder one after the other on one connection, each answer read to its end.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {number} count
+ * @param {number} responses expected `D:response` elements in each answer
+ */
+async function propfindMany(url, headers, count, responses) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < count; i++) {
+      const r = await request(url, {
+        method: 'PROPFIND',
+        headers: { ...headers, Depth: '1', 'Content-Type': 'application/xml; charset=utf-8' },
+        body: ALLPROP,
+        agent,
+        // the first answer is checked, the others only read
+        collect: i === 0,
+        timeoutMs: 60_000,
+      });
+      if (r.status !== 207) throw new Error(`PROPFIND answered ${r.status}`);
+      const found = r.body?.toString().match(/<\/D:response>/g)?.length;
+      if (found !== undefined && found !== responses)
+        throw new Error(`PROPFIND answered ${found} of ${responses} responses`);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
 const UNITS = {
   tus: 's/GiB',
   put: 's/GiB',
@@ -209,6 +245,7 @@ const UNITS = {
   raw: 's/GiB',
   list: 'ms per 100',
   mlist: 'ms/listing',
+  propfind: 'ms/request',
   tusreq: 'ms/request',
   putreq: 'ms/request',
   search: 'ms/search',
@@ -251,6 +288,9 @@ for (let rep = 0; rep < reps; rep++) {
       // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
       if (kinds.includes('dav'))
         await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
+      const propfindUrl = listing ? at(`/dav/${listing.rel}/`) : '';
+      if (kinds.includes('propfind') && listing)
+        await propfindMany(propfindUrl, server.basic(), 5, listing.files + 1);
       for (const kind of kinds) {
         const cpu0 = cpuOf(server.pid);
         const calls0 = callsOf(server.pid);
@@ -268,6 +308,8 @@ for (let rep = 0; rep < reps; rep++) {
           if (r.bytes !== big.bytes) throw new Error(`${kind} GET sent ${r.bytes} of ${big.bytes} bytes`);
         } else if (kind === 'list' && listing) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
+        } else if (kind === 'propfind' && listing) {
+          await propfindMany(propfindUrl, server.basic(), propfinds, listing.files + 1);
         } else if (kind === 'search' && searchTree) {
           firsts = await searchMany(searchUrl(searchTree), auth, searches, searchTree.hits);
         } else if (kind === 'msearch' && million) {
@@ -284,11 +326,13 @@ for (let rep = 0; rep < reps; rep++) {
             ? (1000 * 100) / listings
             : kind === 'mlist'
               ? 1000 / bigListings
-              : kind.endsWith('req')
-                ? 1000 / REQUESTS
-                : kind.endsWith('search')
-                  ? 1000 / searches
-                  : 1 / GiB;
+              : kind === 'propfind'
+                ? 1000 / propfinds
+                : kind.endsWith('req')
+                  ? 1000 / REQUESTS
+                  : kind.endsWith('search')
+                    ? 1000 / searches
+                    : 1 / GiB;
         const sample = {
           firstMs: firsts.length > 0 ? median(firsts) : NaN,
           cpu: used * per,
