@@ -1,18 +1,21 @@
-// `node bench/server-cpu.mjs [options] name=dist/main.js ...`: the server's CPU seconds per unit
-// of work (utime + stime of its process from /proc/<pid>/stat, all threads), for two or more
-// builds taking turns. On a shared machine wall-clock throughput swings by 2× between runs while
+// `node bench/server-cpu.mjs [options] name=dist/main.js[,VAR=value...] ...`: the server's CPU
+// seconds per unit of work (utime + stime of its process from /proc/<pid>/stat, all threads), for
+// two or more builds taking turns (the same build twice with different variables, such as
+// `c=dist/main.js js=dist/main.js,FB_NATIVE=off`, compares two ways of one build). On a shared machine wall-clock throughput swings by 2× between runs while
 // CPU per byte or per request moves much less, so this is how one build is compared with another.
 //   --reps N        rounds (default 5); each round starts every build once, in alternating order
 //   --kinds a,b     of: tus (1 GiB, 10 MiB chunks, as the upload row), put (1 GiB in one POST),
 //                   list (listings of the 10,000-file folder), tusreq (1,024 PATCHes of 64 KiB),
 //                   putreq (1,024 POSTs of 4 KiB), dav (GET /dav/ of the 1 GiB file), raw (the
-//                   same through /api/raw), search (searches of the 200,000-entry tree, as the
-//                   search row), msearch (searches of the million tree, kept between runs as for
+//                   same through /api/raw), propfind (PROPFINDs of the 10,000-file folder,
+//                   Depth 1, allprop, one at a time, as the dav-propfind row), search (searches
+//                   of the 200,000-entry tree, as the search row), msearch (searches of the million tree, kept between runs as for
 //                   the million row), mfirst (the first listing of the million tree's folder of
 //                   100,000 files, in a server that has not listed it yet), mwarm (listings of
 //                   it after that one, as the million row's warm listings); default tus,put,list
 //   --list N        listings per round (default 1000)
 //   --mwarm N       warm listings of the 100,000 files per round (default 3)
+//   --propfind N    PROPFINDs per round (default 50)
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
@@ -41,11 +44,19 @@ const kinds = option('kinds', 'tus,put,list').split(',');
 const listings = Number(option('list', '1000'));
 const searches = Number(option('search', '10'));
 const warmBig = Number(option('mwarm', '3'));
+const propfinds = Number(option('propfind', '50'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
   .filter((a) => /^[\w.-]+=/.test(a))
-  .map((a) => /** @type {[string, string]} */ (a.split('=', 2)));
+  .map((a) => {
+    const name = a.slice(0, a.indexOf('='));
+    const [entry, ...vars] = a.slice(name.length + 1).split(',');
+    const env = Object.fromEntries(
+      vars.map((v) => [v.slice(0, v.indexOf('=')), v.slice(v.indexOf('=') + 1)]),
+    );
+    return /** @type {[string, string, Record<string, string>]} */ ([name, entry ?? '', env]);
+  });
 if (builds.length === 0) {
   console.error(
     'usage: node bench/server-cpu.mjs [--reps N] [--kinds tus,put,list] name=path/to/main.js ...',
@@ -67,7 +78,7 @@ const big =
   uploading || kinds.includes('dav') || kinds.includes('raw')
     ? await data.bigFile()
     : { abs: '', rel: '', bytes: 2 ** 30 };
-const listing = kinds.includes('list') ? await data.listing() : undefined;
+const listing = kinds.includes('list') || kinds.includes('propfind') ? await data.listing() : undefined;
 const searchTree = kinds.includes('search') ? await data.searchTree() : undefined;
 const million = kinds.some((k) => ['msearch', 'mfirst', 'mwarm'].includes(k))
   ? await data.million()
@@ -196,12 +207,46 @@ async function searchMany(url, headers, count, hits) {
   return firsts;
 }
 
+const ALLPROP =
+  '<?xml version="1.0" encoding="utf-8"?>\n<D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>';
+
+/**
+ * `count` PROPFINDs of a folder one after the other on one connection, each answer read to its end.
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {number} count
+ * @param {number} responses expected `D:response` elements in each answer
+ */
+async function propfindMany(url, headers, count, responses) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    for (let i = 0; i < count; i++) {
+      const r = await request(url, {
+        method: 'PROPFIND',
+        headers: { ...headers, Depth: '1', 'Content-Type': 'application/xml; charset=utf-8' },
+        body: ALLPROP,
+        agent,
+        // the first answer is checked, the others only read
+        collect: i === 0,
+        timeoutMs: 60_000,
+      });
+      if (r.status !== 207) throw new Error(`PROPFIND answered ${r.status}`);
+      const found = r.body?.toString().match(/<\/D:response>/g)?.length;
+      if (found !== undefined && found !== responses)
+        throw new Error(`PROPFIND answered ${found} of ${responses} responses`);
+    }
+  } finally {
+    agent.destroy();
+  }
+}
+
 const UNITS = {
   tus: 's/GiB',
   put: 's/GiB',
   dav: 's/GiB',
   raw: 's/GiB',
   list: 'ms per 100',
+  propfind: 'ms/request',
   tusreq: 'ms/request',
   putreq: 'ms/request',
   search: 'ms/search',
@@ -223,10 +268,10 @@ const median = (values) => {
 /** @type {Record<string, Record<string, { cpu: number, user: number, reads: number, writes: number, firstMs: number }[]>>} */
 const samples = {};
 for (let rep = 0; rep < reps; rep++) {
-  for (const [name, entry] of rep % 2 === 0 ? builds : [...builds].reverse()) {
+  for (const [name, entry, env] of rep % 2 === 0 ? builds : [...builds].reverse()) {
     const workDir = fs.mkdtempSync(path.join(workRoot, `${name}-`));
     const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, `${name}-${rep}`)}`] : [];
-    const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs });
+    const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs, env });
     const auth = server.auth();
     const at = (/** @type {string} */ p) => `${server.base}${p}`;
     const target = (/** @type {string} */ api, /** @type {string} */ name) =>
@@ -251,6 +296,9 @@ for (let rep = 0; rep < reps; rep++) {
         });
         if (r.status !== 200) throw new Error(`big listing answered ${r.status}`);
       }
+      const propfindUrl = listing ? at(`/dav/${listing.rel}/`) : '';
+      if (kinds.includes('propfind') && listing)
+        await propfindMany(propfindUrl, server.basic(), 5, listing.files + 1);
       // WebDAV's first request checks the password with bcrypt; later ones find it remembered.
       if (kinds.includes('dav'))
         await request(at(`/dav/${big.rel}`), { method: 'HEAD', headers: server.basic() });
@@ -271,6 +319,8 @@ for (let rep = 0; rep < reps; rep++) {
           if (r.bytes !== big.bytes) throw new Error(`${kind} GET sent ${r.bytes} of ${big.bytes} bytes`);
         } else if (kind === 'list' && listing) {
           await listMany(at(`/api/resources/${listing.rel}/`), auth, listings);
+        } else if (kind === 'propfind' && listing) {
+          await propfindMany(propfindUrl, server.basic(), propfinds, listing.files + 1);
         } else if (kind === 'search' && searchTree) {
           firsts = await searchMany(searchUrl(searchTree), auth, searches, searchTree.hits);
         } else if ((kind === 'mfirst' || kind === 'mwarm') && million) {
@@ -289,15 +339,17 @@ for (let rep = 0; rep < reps; rep++) {
         const per =
           kind === 'list'
             ? (1000 * 100) / listings
-            : kind.endsWith('req')
-              ? 1000 / REQUESTS
-              : kind.endsWith('search')
-                ? 1000 / searches
-                : kind === 'mfirst'
-                  ? 1000
-                  : kind === 'mwarm'
-                    ? 1000 / warmBig
-                    : 1 / GiB;
+            : kind === 'propfind'
+              ? 1000 / propfinds
+              : kind.endsWith('req')
+                ? 1000 / REQUESTS
+                : kind.endsWith('search')
+                  ? 1000 / searches
+                  : kind === 'mfirst'
+                    ? 1000
+                    : kind === 'mwarm'
+                      ? 1000 / warmBig
+                      : 1 / GiB;
         const sample = {
           firstMs: firsts.length > 0 ? median(firsts) : NaN,
           cpu: used * per,
