@@ -42,10 +42,10 @@ RUN groupmod -n filebrowser node \
 COPY --from=build /opt/filebrowser /opt/filebrowser
 COPY deploy/docker/settings.json /usr/share/filebrowser/settings.json
 COPY deploy/docker/entrypoint.sh deploy/docker/healthcheck.mjs /usr/share/filebrowser/
+# The filebrowser command starts node with the server's memory settings (MALLOC_ARENA_MAX=2 and
+# --max-semi-space-size, docs/operations.md#the-server-process); `docker run -e MALLOC_ARENA_MAX=..`
+# or `-e NODE_OPTIONS=--max-semi-space-size=..` wins over them.
 ENV PATH=/opt/filebrowser/bin:$PATH NODE_ENV=production
-# Two malloc arenas instead of one per thread: the image previews' libvips threads otherwise keep
-# 25 MB more (docs/performance.md, "Memory over the bench").
-ENV MALLOC_ARENA_MAX=2
 USER filebrowser
 WORKDIR /home/filebrowser
 VOLUME ["/srv", "/database", "/config"]

@@ -21,7 +21,10 @@ const USAGE = `usage: npm run load [-- options]
   --only <ids>        list, download (default both)
   --rss-limit <MiB>   fail when the server's peak RSS goes over it (default 250)
   --out <file>        JSON results (default bench/results/load.json)
-  --keep              keep the temp folder`;
+  --keep              keep the temp folder
+
+  BENCH_SERVER_ENTRY=<file> loads another server entry instead of packages/server/dist/main.js
+  (started with the process settings of its own build, as npm run bench does).`;
 
 /** @param {string} msg */
 const log = (msg) => console.error(`load: ${msg}`);
@@ -112,9 +115,11 @@ async function main() {
     console.log(USAGE);
     return 0;
   }
-  const entry = path.join(repoRoot, 'packages/server/dist/main.js');
+  const entry = path.resolve(
+    process.env.BENCH_SERVER_ENTRY || path.join(repoRoot, 'packages/server/dist/main.js'),
+  );
   if (!fs.existsSync(entry)) {
-    console.error('load: packages/server/dist/main.js not found: run npm run build first');
+    console.error(`load: ${entry} not found: run npm run build first`);
     return 1;
   }
 

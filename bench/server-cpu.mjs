@@ -19,6 +19,8 @@
 //   --search N      searches per round (default 10); their median time to the first hit is
 //                   printed too (wall clock: noise on a shared machine, a sanity check only)
 //   --prof DIR      start each server with --cpu-prof, profiles in DIR/<name>-<round>
+//   --args-NAME "F" node flags for build NAME only (e.g. the same build twice, once with
+//                   --args-small "--max-semi-space-size=1"); they win over the server's defaults
 //   --out FILE      every sample as JSON
 // TMPDIR holds the data (as for `npm run bench`); results go to stdout, progress to stderr.
 import { Buffer } from 'node:buffer';
@@ -48,7 +50,8 @@ const propfinds = Number(option('propfind', '50'));
 const profDir = option('prof', '');
 const out = option('out', '');
 const builds = args
-  .filter((a) => /^[\w.-]+=/.test(a))
+  // name=path[,VAR=value...], unless it is the value of an option (an option's name has no "=")
+  .filter((a, i) => /^\w[\w.-]*=/.test(a) && !/^--[^=]+$/.test(args[i - 1] ?? ''))
   .map((a) => {
     const name = a.slice(0, a.indexOf('='));
     const [entry, ...vars] = a.slice(name.length + 1).split(',');
@@ -270,7 +273,10 @@ const samples = {};
 for (let rep = 0; rep < reps; rep++) {
   for (const [name, entry, env] of rep % 2 === 0 ? builds : [...builds].reverse()) {
     const workDir = fs.mkdtempSync(path.join(workRoot, `${name}-`));
-    const nodeArgs = profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, `${name}-${rep}`)}`] : [];
+    const nodeArgs = [
+      ...option(`args-${name}`, '').split(/\s+/).filter(Boolean),
+      ...(profDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profDir, `${name}-${rep}`)}`] : []),
+    ];
     const server = await startServer({ entry, workDir, dataRoot: root, log: () => undefined, nodeArgs, env });
     const auth = server.auth();
     const at = (/** @type {string} */ p) => `${server.base}${p}`;

@@ -6,9 +6,9 @@
 // (server/native, compiled by the package's install script when a compiler is there, skipped
 // with a warning otherwise: the server then reads folders in JavaScript).
 //
-// Layout inside the package: server/dist (the bundle), server/bin/filebrowser.js and web/dist,
-// so that the server's default web folder (server/dist/../../web/dist) holds there as it does in
-// the git checkout.
+// Layout inside the package: server/dist (the bundle), server/bin/filebrowser (a shell launcher)
+// and web/dist, so that the server's default web folder (server/dist/../../web/dist) holds there
+// as it does in the git checkout.
 //
 // `--skip-build` packs what `npm run build` last wrote (the e2e tier has just built it).
 import { spawnSync } from 'node:child_process';
@@ -64,7 +64,7 @@ const manifest = {
   license: root.license,
   type: 'module',
   engines: root.engines,
-  bin: { filebrowser: 'server/bin/filebrowser.js' },
+  bin: { filebrowser: 'server/bin/filebrowser' },
   scripts: { install: 'node server/native/build.mjs' },
   files: ['server', 'web', 'docs', 'README.md', 'LICENSE', 'CHANGELOG.md', 'SECURITY.md'],
   dependencies,

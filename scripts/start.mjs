@@ -1,7 +1,12 @@
 // `npm start`: builds what is missing or out of date, then serves with the embedded set-up
 // (database ./data/filebrowser.db, files in ./data/files) unless flags, FB_* variables or a
 // config file say otherwise. Arguments after `npm start --` go to the server unchanged.
-import { spawnSync } from 'node:child_process';
+//
+// The server runs as a child process: its process settings (malloc arenas, the young
+// generation's cap: packages/server/src/process-settings.ts) take effect only when a process
+// starts, and Node cannot replace its own process. This one stays beside it only to pass
+// signals on and to end with its exit code (about 10 MB of its own: docs/operations.md).
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,7 +84,30 @@ if (!configured && !given('-r', '--root') && env.FB_ROOT === undefined) {
   defaults.push('--root', at('data/files'));
 }
 
-// The server runs in this process, so Ctrl-C reaches it directly.
-const main = at('packages/server/dist/main.js');
-process.argv = [process.argv[0], main, ...defaults, ...args];
-await import(main);
+const dist = at('packages/server/dist');
+const { serverLaunch } = await import(path.join(dist, 'process-settings.js'));
+const launch = serverLaunch(process.env);
+// A process group of its own: Ctrl-C (and any signal sent to this group) reaches the server once,
+// from here, not twice (the terminal's and ours), which it would take for "stop at once".
+const server = spawn(
+  process.execPath,
+  [...launch.nodeArgs, path.join(dist, 'main.js'), ...defaults, ...args],
+  {
+    env: launch.env,
+    stdio: 'inherit',
+    detached: process.platform !== 'win32',
+  },
+);
+const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const forward = (signal) => server.kill(signal);
+for (const signal of forwarded) process.on(signal, forward);
+server.on('error', (err) => {
+  console.error(`npm start: could not start the server: ${err.message}`);
+  process.exit(1);
+});
+server.on('exit', (code, signal) => {
+  if (signal === null) process.exit(code ?? 1);
+  // Ended by a signal: end by the same one, so that npm and the shell see what the server saw.
+  for (const s of forwarded) process.off(s, forward);
+  process.kill(process.pid, signal);
+});

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, track } from './cleanup.mjs';
@@ -41,10 +42,24 @@ export function procStatusKiB(pid, field) {
 }
 
 /**
+ * The process settings the build at `entry` is started with by its launchers (`bin/filebrowser`,
+ * `npm start`): its own `process-settings.js`, beside `main.js`. A build from before they
+ * existed has none and runs as it did then.
+ * @param {string} entry
+ * @returns {Promise<((env: NodeJS.ProcessEnv, nodeArgs: string[]) => { env: Record<string, string>, nodeArgs: string[] }) | null>}
+ */
+async function launchOf(entry) {
+  const file = path.join(path.dirname(path.resolve(entry)), 'process-settings.js');
+  if (!fs.existsSync(file)) return null;
+  const { serverLaunch } = await import(pathToFileURL(file).href);
+  return serverLaunch;
+}
+
+/**
  * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void,
  *   nodeArgs?: string[], env?: Record<string, string> }} options `nodeArgs`: flags for node itself
  *   (e.g. --cpu-prof, which NODE_OPTIONS refuses); `env`: variables added to the server's
- *   environment (FB_NATIVE=off)
+ *   environment (FB_NATIVE=off); they and BENCH_SERVER_NODE_ARGS win over the build's own settings
  * @returns {Promise<Server>}
  */
 export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [], env = {} }) {
@@ -54,9 +69,13 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
   const cacheDir = path.join(workDir, 'cache');
   // e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": node flags for profiling the server under the bench.
   const envArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  // Started as users start it: with the settings its launchers give it (user-given ones win).
+  const serverLaunch = await launchOf(entry);
+  const launch = serverLaunch
+    ? serverLaunch({ ...process.env, ...env }, [...envArgs, ...nodeArgs])
+    : { env: { ...process.env, ...env }, nodeArgs: [...envArgs, ...nodeArgs] };
   const args = [
-    ...envArgs,
-    ...nodeArgs,
+    ...launch.nodeArgs,
     entry,
     '-d', path.join(workDir, 'fb.db'),
     '-r', dataRoot,
@@ -71,7 +90,7 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
     spawn(process.execPath, args, {
       cwd: workDir,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
+      env: launch.env,
     }),
   );
   let output = '';
@@ -124,7 +143,17 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
     await stopChild(child);
     throw new Error(`login failed: HTTP ${login.status} ${token.slice(0, 200)}\n${output.trim()}`);
   }
-  log(`server: pid ${pid} on ${base}${nodeArgs.length ? ` (node ${nodeArgs.join(' ')})` : ''}`);
+  const settings = [
+    ...Object.entries(launch.env)
+      .filter(([name]) => name.startsWith('MALLOC_'))
+      .map(([name, value]) => `${name}=${value}`),
+    ...launch.nodeArgs,
+  ];
+  log(
+    `server: pid ${pid} on ${base}` +
+      (settings.length ? ` (${settings.join(' ')})` : '') +
+      (serverLaunch ? '' : '; no process-settings.js beside the entry: an older build'),
+  );
   watchCpu('server', pid);
 
   // sample RSS while we run, in case /proc VmHWM is unavailable at the end

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../packages/server/test/tools.js';
+import { SERVER_ENV, serverLaunch } from '../../packages/server/src/process-settings.js';
 
 // The release as an operator gets it: `npm run release` builds the tarball, npm installs it into
 // an empty prefix, and the installed `filebrowser` serves and administers from a folder that has
@@ -122,6 +123,7 @@ function serve(args: string[]) {
     });
   });
   return {
+    pid: child.pid!,
     listening,
     stop: () => {
       child.kill('SIGTERM');
@@ -144,6 +146,18 @@ describe('the release tarball installed with npm install -g', () => {
       const { url, out } = await server.listening;
       // The addon compiled at install is found beside the bundle and loaded (Linux only).
       if (process.platform === 'linux') expect(out).toContain('folders are read in C (native addon loaded)');
+      if (process.platform === 'linux') {
+        // The command is the server itself (it `exec`s node), started with the process settings
+        // that the tarball carries in server/dist/process-settings.sh.
+        const expected = serverLaunch(env);
+        const words = (file: string) => fs.readFileSync(`/proc/${server.pid}/${file}`, 'utf8').split('\0');
+        const cmdline = words('cmdline');
+        const entry = cmdline.findIndex((word) => word.endsWith('main.js'));
+        expect(cmdline.slice(1, entry)).toEqual(expected.nodeArgs);
+        const environ = words('environ');
+        for (const name of Object.keys(SERVER_ENV))
+          expect(environ).toContain(`${name}=${expected.env[name]}`);
+      }
       // The first start made the database in the current folder and printed the admin's password.
       expect(out).toContain(`Database: ${path.join(fs.realpathSync(work), 'filebrowser.db')}`);
       const password = /password: (\S+)/.exec(out)![1]!;

@@ -48,6 +48,8 @@ await esbuild.build({
   entryPoints: {
     main: path.join(here, 'src/main.ts'),
     'dir-reader-worker': path.join(here, 'src/files/dir-reader-worker.ts'),
+    // What every launcher starts the server's process with (bin/filebrowser, npm start, the bench).
+    'process-settings': path.join(here, 'src/process-settings.ts'),
   },
   outdir,
   bundle: true,
@@ -68,4 +70,7 @@ await esbuild.build({
   },
   logLevel: 'warning',
 });
+// bin/filebrowser is a POSIX shell script (it `exec`s node with the settings): it sources them.
+const { shellSettings } = await import(path.join(outdir, 'process-settings.js'));
+fs.writeFileSync(path.join(outdir, 'process-settings.sh'), shellSettings());
 console.log(`built ${path.relative(process.cwd(), path.join(outdir, 'main.js'))}`);

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BODY_GARBAGE_BUDGET } from './body-pieces.js';
+import { serverLaunch } from './process-settings.js';
 
 const BODY_PIECES = new URL('./body-pieces.ts', import.meta.url).href;
 const STARTUP_MEMORY = new URL('./startup-memory.ts', import.meta.url).href;
@@ -15,8 +16,8 @@ interface Stream {
 }
 
 /**
- * In a process of its own, with the V8 settings of a listening server (`main.ts`,
- * `startup-memory.ts`) and 25 MB alive, after one full collection (which sets the old
+ * In a process of its own, with the V8 settings of a listening server (`process-settings.ts`,
+ * `main.ts`, `startup-memory.ts`) and 25 MB alive, after one full collection (which sets the old
  * generation's room from what is alive, as any full collection of a running server does):
  * streams 512 MiB of 64 KiB Buffers as a request body arrives, 16 held at a time while they
  * are "written", the event loop turning between batches.
@@ -57,6 +58,8 @@ function streamBody(reportPieces: boolean): Stream {
   const r = spawnSync(
     process.execPath,
     [
+      // the node flags every launcher starts the server with
+      ...serverLaunch({}).nodeArgs,
       '--expose-gc',
       '--no-concurrent-array-buffer-sweeping',
       '--import',

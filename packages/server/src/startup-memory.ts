@@ -1,5 +1,4 @@
-import { PerformanceObserver } from 'node:perf_hooks';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 
 /**
  * Two V8 habits make a server that has done nothing yet hold memory it only needs under load,
@@ -15,8 +14,9 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  *   8 MB. Starting runs in the interpreter and the baseline compiler instead.
  *
  * TurboFan is given back once the server listens, so that it optimises the hot paths of a busy
- * server as before. The young generation may grow again then, but only up to
- * `YOUNG_GENERATION_CAP_MB`, and the old generation is collected sooner than V8 would
+ * server as before. The young generation may grow again then, up to the cap the launchers give
+ * node on its command line (`SEMI_SPACE_MB` in `process-settings.ts`: only the command line can
+ * set the maximum), and the old generation is collected sooner than V8 would
  * (`OLD_GENERATION_GROWTH_PERCENT`): both to keep a busy server's peak memory down.
  */
 export function holdStartupGrowth(): void {
@@ -36,32 +36,9 @@ export function holdStartupGrowth(): void {
  */
 export const OLD_GENERATION_GROWTH_PERCENT = 50;
 
-/**
- * The young generation (both semi-spaces, as `v8.getHeapSpaceStatistics` counts it) stops
- * growing at this size. Under load V8 doubles it up to 32 MB and keeps it; the garbage a request
- * leaves behind (a listing's items, an upload's socket buffers, which are freed only when a
- * collection finds them dead) then lies there 16 MB at a time. Its maximum is fixed when V8 starts
- * (`--max-semi-space-size`), but the growth factor is read at every collection: it is set to 1
- * once this size is reached.
- */
-export const YOUNG_GENERATION_CAP_MB = 8;
-
-function capYoungGeneration(): void {
-  const cap = YOUNG_GENERATION_CAP_MB * 1024 * 1024;
-  let held: boolean | undefined;
-  const check = () => {
-    const young = getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-    const hold = (young?.space_size ?? 0) >= cap;
-    if (hold === held) return;
-    held = hold;
-    setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : 2}`);
-  };
-  check();
-  new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
-}
-
 export function releaseStartupGrowth(): void {
   setFlagsFromString('--opt');
   setFlagsFromString(`--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`);
-  capYoungGeneration();
+  // V8's own factor: the semi-spaces double when much survives, up to `--max-semi-space-size`.
+  setFlagsFromString('--semi-space-growth-factor=2');
 }

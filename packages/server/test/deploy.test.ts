@@ -219,7 +219,7 @@ describe.runIf(haveTool('systemd-analyze', 'checks the systemd unit'))(
       // for the installed /opt/filebrowser/bin/filebrowser.
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-unit-'));
       try {
-        const bin = path.resolve(import.meta.dirname, '../bin/filebrowser.js');
+        const bin = path.resolve(import.meta.dirname, '../bin/filebrowser');
         const file = path.join(dir, 'filebrowser.service');
         fs.writeFileSync(
           file,
