@@ -32,7 +32,7 @@ export function holdStartupGrowth(): void {
  * Measured on the bench's rows (listing load, PROPFIND, PUT, thumbnails): the server's peak went
  * from 290–300 MB to 185–195 MB, for a few more full collections (17 instead of 12 over those
  * rows). V8 counts the memory allocated outside the heap since the last full collection against
- * the same room, which is why request bodies are collected young (`body-pieces.ts`).
+ * the same room, which is why request bodies are collected young (`buffer-garbage.ts`).
  */
 export const OLD_GENERATION_GROWTH_PERCENT = 50;
 

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ChecksumAlgorithm, Usage } from '@filebrowser/contract';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { bodyPieceReceived } from '../body-pieces.js';
+import { shortLivedBuffer } from '../buffer-garbage.js';
 import type { FileAccess } from './access.js';
 import {
   closeAll,
@@ -84,7 +84,7 @@ async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Pr
     for await (const chunk of body) {
       batch.push(chunk as Buffer);
       size += (chunk as Buffer).length;
-      bodyPieceReceived((chunk as Buffer).length);
+      shortLivedBuffer((chunk as Buffer).length);
       if (size < BATCH) continue;
       await writing;
       if (flushFailure) throw flushFailure;

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
-import { bodyPieceReceived } from '../body-pieces.js';
+import { shortLivedBuffer } from '../buffer-garbage.js';
 import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
 import {
@@ -421,7 +421,7 @@ export async function appendBody(
     for await (const chunk of body) {
       const buf = chunk as Buffer;
       received += buf.length;
-      bodyPieceReceived(buf.length);
+      shortLivedBuffer(buf.length);
       if (received > room) {
         await writing;
         await fh.truncate(offset);

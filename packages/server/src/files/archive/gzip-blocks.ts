@@ -1,3 +1,4 @@
+import { shortLivedBuffer } from '../../buffer-garbage.js';
 import os from 'node:os';
 import { Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
@@ -160,8 +161,10 @@ export class BlockGzip extends Transform {
   private pushFinished(): void {
     while (this.jobs[0]?.out) {
       const job = this.jobs.shift() as Job;
-      this.push(job.out);
+      const out = job.out as Buffer;
       job.out = undefined;
+      shortLivedBuffer(out.length);
+      this.push(out);
     }
   }
 

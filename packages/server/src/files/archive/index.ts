@@ -1,3 +1,4 @@
+import { shortLivedBuffer } from '../../buffer-garbage.js';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -95,6 +96,7 @@ export async function* coalesce(source: AsyncIterable<Buffer>, size = PIECE): As
   let held: Buffer[] = [];
   let heldBytes = 0;
   for await (const buf of source) {
+    shortLivedBuffer(buf.length);
     if (buf.length < size) {
       held.push(buf);
       heldBytes += buf.length;

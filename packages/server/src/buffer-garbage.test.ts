@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BODY_GARBAGE_BUDGET } from './body-pieces.js';
+import { BUFFER_GARBAGE_BUDGET } from './buffer-garbage.js';
 import { serverLaunch } from './process-settings.js';
 
-const BODY_PIECES = new URL('./body-pieces.ts', import.meta.url).href;
+const BODY_PIECES = new URL('./buffer-garbage.ts', import.meta.url).href;
 const STARTUP_MEMORY = new URL('./startup-memory.ts', import.meta.url).href;
 const TS_HOOKS = new URL('../test/ts-register.mjs', import.meta.url).href;
 const MiB = 1024 * 1024;
@@ -28,7 +28,7 @@ function streamBody(reportPieces: boolean): Stream {
     import { PerformanceObserver, constants } from 'node:perf_hooks';
     import { setImmediate as turn } from 'node:timers/promises';
     const { releaseStartupGrowth } = await import(${JSON.stringify(STARTUP_MEMORY)});
-    const { bodyPieceReceived } = await import(${JSON.stringify(BODY_PIECES)});
+    const { shortLivedBuffer } = await import(${JSON.stringify(BODY_PIECES)});
     releaseStartupGrowth();
     const live = Array.from({ length: 150 }, (_, j) =>
       Array.from({ length: 2000 }, (_, i) => ({ i, s: 'x' + i + j })));
@@ -45,7 +45,7 @@ function streamBody(reportPieces: boolean): Stream {
       const piece = Buffer.allocUnsafe(65536);
       piece[0] = i;
       batch.push(piece);
-      if (${reportPieces}) bodyPieceReceived(piece.length);
+      if (${reportPieces}) shortLivedBuffer(piece.length);
       peak = Math.max(peak, external());
       if (batch.length === 16) {
         batch = [];
@@ -79,11 +79,11 @@ describe('young collections for request bodies', () => {
   it('keeps the dead pieces of a streamed body within the budget, without full collections', () => {
     const { peakGrowth, full } = streamBody(true);
     // the budget, plus a look's worth of pieces, the batch being held and some slack
-    expect(peakGrowth).toBeLessThan(BODY_GARBAGE_BUDGET + 4 * MiB);
+    expect(peakGrowth).toBeLessThan(BUFFER_GARBAGE_BUDGET + 4 * MiB);
     expect(full).toBeLessThanOrEqual(1);
   });
 
   it('is needed: left to V8, the dead pieces pile up well past the budget', () => {
-    expect(streamBody(false).peakGrowth).toBeGreaterThan(2 * BODY_GARBAGE_BUDGET);
+    expect(streamBody(false).peakGrowth).toBeGreaterThan(2 * BUFFER_GARBAGE_BUDGET);
   });
 });

@@ -10,11 +10,12 @@ import { runInNewContext } from 'node:vm';
  * so once one full collection had set that room, a fast upload set off a full collection after
  * every few young ones (runs of 16–50 in a 1 GiB upload, 1–2 s more CPU) and held up to 32 MB
  * of dead pieces at a time. So a young collection is started as soon as the memory outside the
- * heap has grown by `BODY_GARBAGE_BUDGET` since the lowest it was seen since the last one: the
+ * heap has grown by `BUFFER_GARBAGE_BUDGET` since the lowest it was seen since the last one: the
  * natural collections come first when the program makes enough garbage of its own, and bodies
- * held by slow writers are not collected again and again.
+ * held by slow writers are not collected again and again. Archives' pieces (file reads, deflated
+ * blocks) go the same way.
  */
-export const BODY_GARBAGE_BUDGET = 8 * 1024 * 1024;
+export const BUFFER_GARBAGE_BUDGET = 8 * 1024 * 1024;
 
 /** Bytes of bodies between two looks at the memory outside the heap (the look is cheap, not free). */
 const LOOK_EVERY = 1024 * 1024;
@@ -38,14 +39,18 @@ function youngCollector(): Collect {
   }
 }
 
-/** Called for every piece of a request body that is streamed to disk. */
-export function bodyPieceReceived(bytes: number): void {
+/**
+ * Called for every large Buffer that dies as soon as it has been passed on: each piece of a
+ * request body streamed to disk, and each piece of an archive on its way to the socket (the
+ * archive rows left 30-40 MB of such pieces uncollected).
+ */
+export function shortLivedBuffer(bytes: number): void {
   sinceLook += bytes;
   if (sinceLook < LOOK_EVERY) return;
   sinceLook = 0;
   const external = getHeapStatistics().external_memory;
   floor = Math.min(floor, external);
-  if (external - floor < BODY_GARBAGE_BUDGET) return;
+  if (external - floor < BUFFER_GARBAGE_BUDGET) return;
   (collect ??= youngCollector())();
   floor = getHeapStatistics().external_memory;
 }
