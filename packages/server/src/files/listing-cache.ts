@@ -1,4 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
+import { shortLivedBuffer } from '../buffer-garbage.js';
 import type { DirSnapshot } from './dir-snapshot.js';
 
 /**
@@ -39,7 +40,12 @@ export interface CachedText {
 function inflated(pieces: readonly Buffer[]): Iterable<Buffer> {
   return {
     *[Symbol.iterator]() {
-      for (const piece of pieces) yield inflateRawSync(piece);
+      for (const piece of pieces) {
+        const text = inflateRawSync(piece);
+        // dead once the socket has it: collected young (a 100,000-entry listing is 17 MB of them)
+        shortLivedBuffer(text.length);
+        yield text;
+      }
     },
   };
 }
