@@ -94,12 +94,26 @@ const server = spawn(
   [...launch.nodeArgs, path.join(dist, 'main.js'), ...defaults, ...args],
   {
     env: launch.env,
-    stdio: 'inherit',
+    // The channel tells the server when this process is gone (killed, crashed): being in a
+    // session of its own, it would otherwise run on with nobody to stop it.
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     detached: process.platform !== 'win32',
   },
 );
+server.channel?.unref();
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-const forward = (signal) => server.kill(signal);
+// One Ctrl-C can arrive here twice: from the terminal, and passed on by npm when the script's
+// shell hands its process over to node (bash does). The server takes a second signal for "stop at
+// once", so a copy of the same signal right after the first is not passed on; a person pressing
+// Ctrl-C again later is.
+const SAME_SIGNAL_MS = 1000;
+const lastSent = new Map();
+const forward = (signal) => {
+  const now = Date.now();
+  if (now - (lastSent.get(signal) ?? -Infinity) < SAME_SIGNAL_MS) return;
+  lastSent.set(signal, now);
+  server.kill(signal);
+};
 for (const signal of forwarded) process.on(signal, forward);
 server.on('error', (err) => {
   console.error(`npm start: could not start the server: ${err.message}`);

@@ -208,6 +208,31 @@ describe.runIf(process.platform === 'linux')('npm start (scripts/start.mjs)', ()
     expectGone(server.pid);
   });
 
+  it('passes on one Ctrl-C that reaches it twice at once (the terminal and npm) as one', async () => {
+    const server = await serveWithStart();
+    // bash as npm's script shell hands its process over to node: npm passes the SIGINT it got
+    // from the terminal on to this process too (here the kernel may merge the two while the
+    // first is pending; when it does not, the second is not passed on)
+    process.kill(-server.child.pid!, 'SIGINT');
+    process.kill(server.child.pid!, 'SIGINT');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.output()).toContain('Received SIGINT, shutting down.');
+    expect(server.output()).not.toContain('again');
+    expectGone(server.pid);
+  });
+
+  it('stops the server cleanly when it is killed itself (no server left running alone)', async () => {
+    const server = await serveWithStart();
+    server.child.kill('SIGKILL');
+    expect(await server.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // not our child: its end is seen in /proc (the deadline only bounds a failure)
+    const deadline = Date.now() + 20_000;
+    while (fs.existsSync(`/proc/${server.pid}`) && parentOf(server.pid) !== null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(parentOf(server.pid), 'the server is still running').toBeNull();
+  });
+
   it('passes SIGTERM on to the server', async () => {
     const server = await serveWithStart();
     server.child.kill('SIGTERM');

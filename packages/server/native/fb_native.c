@@ -98,9 +98,17 @@ static int by_name(const void *a, const void *b, void *names) {
 
 /* Seconds and nanoseconds as Node splits a BigInt of nanoseconds: both truncated toward zero. */
 static void put_time(double *o, int at, const struct timespec *t) {
-  int64_t ns = (int64_t)t->tv_sec * GIGA + t->tv_nsec;
-  o[at] = (double)(ns / GIGA);
-  o[at + 1] = (double)(ns % GIGA);
+  /* Not through one count of nanoseconds: that overflows int64 outside 1677-2262, times file
+     systems can hold (touch -d 2400-01-01). tv_nsec is 0..1e9-1; toward zero means a negative
+     second with a fraction is one second nearer zero and a negative fraction. */
+  int64_t sec = (int64_t)t->tv_sec;
+  int64_t nsec = (int64_t)t->tv_nsec;
+  if (sec < 0 && nsec > 0) {
+    sec += 1;
+    nsec -= GIGA;
+  }
+  o[at] = (double)sec;
+  o[at + 1] = (double)nsec;
 }
 
 static void fail(read_job *job, const char *syscall) {

@@ -105,6 +105,20 @@ describe.runIf(native)('folders read in C', () => {
     expect(a[F_DEV]).toBe(Number(st.dev));
   });
 
+  it('gives times past 2262 as the JavaScript ways do (no count of nanoseconds to overflow)', async () => {
+    const far = path.join(base, 'far.txt');
+    await fs.writeFile(far, '');
+    const year2400 = new Date(Date.UTC(2400, 0, 1));
+    await fs.utimes(far, year2400, year2400);
+    const st = await fs.lstat(far, { bigint: true });
+    const { dev } = await fs.stat(base);
+    const inC = await reader(true).read(await pin(base), dev);
+    const here = await reader(false).read(await pin(base), dev);
+    expect(inC.sameAs(here)).toBe(true);
+    const f = byName(inC).get('far.txt')!;
+    expect([f[F_MTIME_S], f[F_MTIME_NS]]).toEqual([Number(st.mtimeNs / 1_000_000_000n), 0]);
+  });
+
   it('reports links as links and never follows them', async () => {
     await fs.mkdir(path.join(base, 'outside'));
     await fs.writeFile(path.join(base, 'outside', 'secret.txt'), 'secret');

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The server's native addon (native/fb_native.c, built by npm at install time with node-gyp), when
@@ -34,7 +35,7 @@ const ADDON_URL = new URL('../native/build/Release/fb_native.node', import.meta.
 function load(): { addon?: NativeAddon; reason: string } {
   if (process.env.FB_NATIVE === 'off') return { reason: 'FB_NATIVE=off' };
   try {
-    const addon = createRequire(import.meta.url)(ADDON_URL.pathname) as NativeAddon;
+    const addon = createRequire(import.meta.url)(fileURLToPath(ADDON_URL)) as NativeAddon;
     return { addon, reason: 'loaded' };
   } catch (err) {
     return { reason: (err as Error).message.split('\n')[0]! };

@@ -317,14 +317,19 @@ const EXIT_SETTLE_MS = 2000;
 
 function closeOnSignals(running: RunningServer, io: CliIO): void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals | 'disconnect') => {
     if (stopping) {
+      if (signal === 'disconnect') return;
       // A second signal: the user insists. SQLite's journal keeps the database whole anyway.
       io.err(`Received ${signal} again, exiting at once.\n`);
       process.exit(1);
     }
     stopping = true;
-    io.err(`Received ${signal}, shutting down.\n`);
+    io.err(
+      signal === 'disconnect'
+        ? 'The process that started the server (npm start) is gone, shutting down.\n'
+        : `Received ${signal}, shutting down.\n`,
+    );
     running.close().then(
       () => {
         // Ending by itself lets the clean-up of requests that were cut (their staging files)
@@ -340,4 +345,10 @@ function closeOnSignals(running: RunningServer, io: CliIO): void {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm start` runs the server in a session of its own with a channel to it (scripts/start.mjs):
+  // the channel closing means that process died without passing a signal on.
+  if (process.channel) {
+    process.channel.unref();
+    process.once('disconnect', () => stop('disconnect'));
+  }
 }
