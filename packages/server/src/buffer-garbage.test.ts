@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BUFFER_GARBAGE_BUDGET } from './buffer-garbage.js';
 import { serverLaunch } from './process-settings.js';
+import { runNodeScript } from '../test/node-script.js';
 
 const BODY_PIECES = new URL('./buffer-garbage.ts', import.meta.url).href;
 const STARTUP_MEMORY = new URL('./startup-memory.ts', import.meta.url).href;
-const TS_HOOKS = new URL('../test/ts-register.mjs', import.meta.url).href;
 const MiB = 1024 * 1024;
 
 interface Stream {
@@ -55,24 +54,12 @@ function streamBody(reportPieces: boolean): Stream {
     await turn();
     console.log(JSON.stringify({ peakGrowth: peak - start, full, live: live.length }));
   `;
-  const r = spawnSync(
-    process.execPath,
-    [
-      // the node flags every launcher starts the server with
-      ...serverLaunch({}).nodeArgs,
-      '--expose-gc',
-      '--no-concurrent-array-buffer-sweeping',
-      '--import',
-      TS_HOOKS,
-      '--input-type=module',
-      '-e',
-      script,
-    ],
-    { encoding: 'utf8' },
-  );
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout) as Stream;
+  return runNodeScript<Stream>(script, [
+    // the node flags every launcher starts the server with
+    ...serverLaunch({}).nodeArgs,
+    '--expose-gc',
+    '--no-concurrent-array-buffer-sweeping',
+  ]);
 }
 
 describe('young collections for request bodies', () => {

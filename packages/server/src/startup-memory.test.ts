@@ -1,9 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { SEMI_SPACE_MB, serverLaunch } from './process-settings.js';
+import { runNodeScript } from '../test/node-script.js';
 
 const MODULE = new URL('./startup-memory.ts', import.meta.url).href;
-const TS_HOOKS = new URL('../test/ts-register.mjs', import.meta.url).href;
 
 /**
  * In a process of its own (V8 flags are process-wide), after `setup`: keeps 45 MB of small
@@ -31,14 +30,7 @@ function peakOverLive(setup: string): number {
     globalThis.gc();
     console.log(JSON.stringify({ ratio: peak / process.memoryUsage().heapUsed, live: live.length }));
   `;
-  const r = spawnSync(
-    process.execPath,
-    ['--expose-gc', '--import', TS_HOOKS, '--input-type=module', '-e', script],
-    { encoding: 'utf8' },
-  );
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return (JSON.parse(r.stdout) as { ratio: number }).ratio;
+  return runNodeScript<{ ratio: number }>(script, ['--expose-gc']).ratio;
 }
 
 /**
@@ -64,17 +56,7 @@ function largestYoungGenerationMb(setup: string): number {
     }
     console.log(JSON.stringify({ largest: largest / 1024 / 1024 }));
   `;
-  const flags = serverLaunch({}).nodeArgs;
-  const r = spawnSync(
-    process.execPath,
-    [...flags, '--import', TS_HOOKS, '--input-type=module', '-e', script],
-    {
-      encoding: 'utf8',
-    },
-  );
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return (JSON.parse(r.stdout) as { largest: number }).largest;
+  return runNodeScript<{ largest: number }>(script, serverLaunch({}).nodeArgs).largest;
 }
 
 describe('releaseStartupGrowth', () => {

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PIECE_CHARS } from '../src/http/dav/props.js';
+import { runNodeScript } from './node-script.js';
 
 const HELPERS = new URL('./files-helpers.ts', import.meta.url).href;
 const STARTUP_MEMORY = new URL('../src/startup-memory.ts', import.meta.url).href;
-const TS_HOOKS = new URL('./ts-register.mjs', import.meta.url).href;
 const MB = 1024 * 1024;
 
 interface Run {
@@ -92,17 +91,13 @@ function propfinds(files: number): Run {
       await t.close();
     }
   `;
-  const r = spawnSync(
-    process.execPath,
-    ['--expose-gc', '--import', TS_HOOKS, '--input-type=module', '-e', script],
-    // Folders read by the reader threads, not the native addon: through the addon a 10,000-entry
-    // listing alone promotes 1.8–2.2 MB (0.7 through the threads), which is the listing's to cut,
-    // not PROPFIND's; this measures what PROPFIND adds to a listing.
-    { encoding: 'utf8', maxBuffer: 16 * MB, env: { ...process.env, FB_NATIVE: 'off' } },
-  );
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout) as Run;
+  // Folders read by the reader threads, not the native addon: through the addon a 10,000-entry
+  // listing alone promotes 1.8–2.2 MB (0.7 through the threads), which is the listing's to cut,
+  // not PROPFIND's; this measures what PROPFIND adds to a listing.
+  return runNodeScript<Run>(script, ['--expose-gc'], {
+    maxBuffer: 16 * MB,
+    env: { ...process.env, FB_NATIVE: 'off' },
+  });
 }
 
 describe('PROPFIND of a large folder', () => {

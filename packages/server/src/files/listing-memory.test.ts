@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNodeScript } from '../../test/node-script.js';
 
 const SRC = new URL('..', import.meta.url).href;
 const TEST = new URL('../../test/', import.meta.url).href;
-const TS_HOOKS = new URL('../../test/ts-register.mjs', import.meta.url).href;
 const ENTRIES = 20_000;
 
 /**
@@ -57,14 +56,7 @@ function heldWhileSent(root: string): { perEntry: number; length: number } {
     await t.close();
     console.log(JSON.stringify({ perEntry: held / ${ENTRIES}, length }));
   `;
-  const r = spawnSync(
-    process.execPath,
-    ['--expose-gc', '--import', TS_HOOKS, '--input-type=module', '-e', script],
-    { encoding: 'utf8' },
-  );
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
-  return JSON.parse(r.stdout) as { perEntry: number; length: number };
+  return runNodeScript<{ perEntry: number; length: number }>(script, ['--expose-gc']);
 }
 
 let root: string;
