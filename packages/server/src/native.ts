@@ -1,6 +1,3 @@
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-
 /**
  * The server's native addon (native/fb_native.c, built by npm at install time with node-gyp), when
  * there is one: it reads a pinned folder and stats its entries in C (Node has no `fstatat`) and
@@ -8,6 +5,9 @@ import { fileURLToPath } from 'node:url';
  * taken when the addon is missing or fails to load (another OS, no compiler at install time) or
  * when `FB_NATIVE=off` asks for it (docs/configuration.md).
  */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
 /** A folder read by the addon: see `NativeAddon.readFolderStats`. */
 export interface FolderStats {
   names: Uint8Array;

@@ -48,14 +48,14 @@ interface Making {
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
+/** Quiet time after the last image before freed memory goes back (see `trimSoon`). */
+const TRIM_AFTER_MS = 1000;
+
 /**
  * Image previews (contract 6.2): thumbnails and big previews made with sharp, video frames with
  * ffmpeg, a disk cache keyed by real path, size and mtime, and at most `processors` resizes at a
  * time. Files are opened once, without following links, and read through that descriptor.
  */
-/** Quiet time after the last image before freed memory goes back (see `trimSoon`). */
-const TRIM_AFTER_MS = 1000;
-
 export class PreviewService {
   readonly cache?: PreviewCache;
   private readonly limiter: Semaphore;
