@@ -19,6 +19,12 @@ export const OPERATIONS = {
   modify: ['modify'],
   rename: ['rename'],
   delete: ['delete'],
+  /**
+   * An existing entry that gives way to another one as a whole (a folder replaced, a link
+   * replaced, or a file by a folder): that is its delete, and an overwrite like any other.
+   * A file replaced by a file is `modify` only (its bytes change, as with PUT).
+   */
+  replace: ['modify', 'delete'],
   /** An item put back from the trash is a new entry where it goes (replacing one needs modify too). */
   restore: ['create'],
   /**

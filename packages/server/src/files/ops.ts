@@ -27,6 +27,7 @@ import { extensionOf } from './mime.js';
 import { bytesOf, type QuotaHold } from './quota.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
+import type { Replacement, ReplaceMode, ReplaceStep } from './trash.js';
 import type { StagingLedger } from './staging.js';
 import { removeTree, walkTree } from './tree.js';
 
@@ -657,6 +658,7 @@ async function mergeFolder(
 /**
  * `copyPath` under the quotas covering the destination: the copy's size (what replaced files
  * held given back) is checked before the first byte; what it really added is counted after.
+ * An entry that gives way whole (`replacement` of kind `delete`) goes only once that check passed.
  */
 async function copyCounted(
   access: FileAccess,
@@ -664,17 +666,25 @@ async function copyCounted(
   dst: Opened,
   dirMode: number,
   progress: Progress,
+  replacement: Replacement | undefined,
 ): Promise<void> {
+  const replacing = replacement?.kind === 'delete';
   const hold = await access.quota.holdFor(access, dst.real);
+  let target = dst;
   try {
     let before = 0;
     if (hold.active) {
-      before = await bytesOf(access, dst, false);
+      before = replacing ? 0 : await bytesOf(access, dst, false);
       const size = await bytesOf(access, src, true);
-      // A merge keeps what it does not replace: only a replaced file gives its bytes back.
-      hold.need(size - (dst.stat?.isFile() ? before : 0));
+      // A merge keeps what it does not replace: only a replaced file gives its bytes back, and
+      // an entry deleted for good gives back all of it (one in the trash still counts).
+      hold.need(size - (replacing ? replacement.freed : dst.stat?.isFile() ? before : 0));
     }
-    await copyPath(access, src, dst, dirMode, progress);
+    if (replacing) {
+      await replacement.apply();
+      target = await access.open(dst.virtual, { followFinal: false });
+    }
+    await copyPath(access, src, target, dirMode, progress);
     if (hold.active) {
       const after = await access.open(dst.virtual, { rules: false });
       try {
@@ -685,12 +695,14 @@ async function copyCounted(
     }
   } finally {
     hold.release();
+    if (target !== dst) await target.close();
   }
 }
 
 /**
  * `movePath` under the quotas: a move within the scopes it stays in changes nothing; into a
- * scope with a quota it is checked like a copy, and counted out of the scopes it leaves.
+ * scope with a quota it is checked like a copy, and counted out of the scopes it leaves. An
+ * entry that gives way whole goes only once that check passed.
  */
 async function moveCounted(
   access: FileAccess,
@@ -698,23 +710,31 @@ async function moveCounted(
   dst: Opened,
   dirMode: number,
   progress: Progress,
+  replacement: Replacement | undefined,
 ): Promise<void> {
+  const replacing = replacement?.kind === 'delete';
   const hold = await access.quota.holdFor(access, dst.entry, src.entry);
   // A rename over a file replaces it; over a folder it merges (see movePath), nothing given back.
-  const replacing = dst.linkStat?.isFile() ? dst : undefined;
-  const overwritten = replacing ? await access.quota.holdFor(access, dst.entry) : undefined;
+  const overwritten =
+    !replacing && dst.linkStat?.isFile() ? await access.quota.holdFor(access, dst.entry) : undefined;
+  let target = dst;
   try {
     const size = hold.active
       ? await bytesOf(access, src.isSymlink ? { virtual: src.virtual } : src, false)
       : 0;
     const replaced = overwritten?.active ? await bytesOf(access, dst, false) : 0;
     hold.need(size - replaced);
-    await movePath(access, src, dst, dirMode, progress);
+    if (replacing) {
+      await replacement.apply();
+      target = await access.open(dst.virtual, { followFinal: false });
+    }
+    await movePath(access, src, target, dirMode, progress);
     overwritten?.commit(-replaced);
     hold.commit(size);
   } finally {
     hold.release();
     overwritten?.release();
+    if (target !== dst) await target.close();
   }
 }
 
@@ -722,18 +742,29 @@ export interface PatchRequest {
   action: string;
   override: boolean;
   rename: boolean;
+  /** What `override` does to an entry in the way (see `ReplaceMode`); `merge` when not said. */
+  mode?: ReplaceMode;
+}
+
+/** Whether an existing destination holds the source (is it, or a folder above it). */
+function holdsSource(src: Opened, srcReal: string, dst: Opened): boolean {
+  return isInside(dst.virtual, src.virtual) || isInside(dst.real, srcReal);
 }
 
 /**
- * PATCH /api/resources (contract 5.6) after the route opened both paths: order of checks,
- * source-is-parent, conflicts, auto-naming, permissions and descendant rules. Answers where the
- * item ended up (the caller closes `src` and `target`; a different answer is closed here).
+ * PATCH /api/resources (contract 5.6) and WebDAV's COPY and MOVE after the route opened both
+ * paths: order of checks, source-is-parent, a destination holding the source, conflicts,
+ * auto-naming, permissions, descendant rules and what gives way at the destination (`replace`,
+ * the one replace step of files/trash.ts). Every check passes before anything changes. Answers
+ * where the item ended up (the caller closes `src` and `target`; a different answer is closed
+ * here).
  */
 export async function copyOrMove(
   access: FileAccess,
   src: Opened,
   target: Opened,
   req: PatchRequest,
+  replace: ReplaceStep,
   dirMode: number,
   progress: Progress = {},
 ): Promise<{ virtual: string; entry: string; real: string }> {
@@ -755,20 +786,27 @@ export async function copyOrMove(
     src.folder?.real === target.folder?.real;
   let dst = target;
   try {
+    let replacement: Replacement | undefined;
     if (!sameFile) {
       if (!req.override && !req.rename && dst.linkStat) throw conflict();
       if (req.rename && dst.linkStat) dst = await freeDestination(access, dst);
+      // Replacing (or merging into) a folder that holds the source would take the source along.
+      if (dst.linkStat && holdsSource(src, srcReal, dst)) {
+        throw forbidden('the destination holds the source: it cannot be replaced by it');
+      }
     }
     await checkDescendants(access, src, !isRename, dst.virtual);
+    if (!sameFile && dst.linkStat) {
+      const incomingIsDir = !!(isRename ? src.linkStat : src.stat)?.isDirectory();
+      replacement = await replace.plan(access, dst, incomingIsDir, req.mode ?? 'merge');
+    }
     switch (req.action) {
       case 'copy':
         if (dst.real === src.real) throw new AppError('internal', 'cannot copy a file onto itself');
-        if (req.override && dst.stat?.isDirectory() && !src.stat?.isDirectory())
-          throw conflict('a folder exists at the destination');
-        await copyCounted(access, src, dst, dirMode, progress);
+        await copyCounted(access, src, dst, dirMode, progress, replacement);
         break;
       case 'rename':
-        await moveCounted(access, src, dst, dirMode, progress);
+        await moveCounted(access, src, dst, dirMode, progress, replacement);
         break;
       default:
         throw badRequest(`unsupported action ${req.action}: invalid request params`);

@@ -10,6 +10,7 @@ import type { FileAccess } from './access.js';
 import { makeEntryFolder, Pinned } from './anchor.js';
 import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
 import { serverPaths } from './private.js';
+import { bytesOf } from './quota.js';
 import { joinVirtual, type Opened } from './resolver.js';
 import { removeTree, walkTree } from './tree.js';
 
@@ -191,19 +192,7 @@ export function presentItem(ctx: AppContext, item: StoredTrashItem): TrashItem {
   };
 }
 
-export interface RestoreOptions {
-  /** Restore beside an existing entry of that name, as `name(1)` (copy's rename=true). */
-  rename: boolean;
-  /** Replace the existing entry (needs modify). */
-  override: boolean;
-  /**
-   * Told once the entry an override replaces is gone, before the item takes its place: the
-   * caller records it as the delete it is (audit, share links, listeners). Not told otherwise.
-   */
-  onReplaced?: (replaced: Replaced) => Promise<void> | void;
-}
-
-/** The entry an override took away: into the restoring user's trash while the trash is on. */
+/** The entry an overwrite took away: into the acting user's trash while the trash is on. */
 export interface Replaced {
   /** Where it was, as the user sees it. */
   virtual: string;
@@ -211,6 +200,123 @@ export interface Replaced {
   real: string;
   /** Its trash item; undefined when the trash is off and it was deleted for good. */
   trashed?: Trashed;
+}
+
+/**
+ * What an operation does to an existing entry at its destination:
+ * - `merge`: File Browser's `override` (the web API's copies and moves). A folder onto a folder
+ *   is merged into it, a file replaces a file, and a change of kind (a file onto a folder, or
+ *   the reverse) is a conflict: nothing is deleted.
+ * - `replace`: WebDAV's `Overwrite: T` and a restore's `override`. The entry gives way whole.
+ */
+export type ReplaceMode = 'merge' | 'replace';
+
+/**
+ * How an existing entry gives way, decided and checked before anything changes:
+ * - `modify`: a regular file replaced by a file. Its bytes change, as with PUT: the write itself
+ *   replaces it in one rename (`modify` permission).
+ * - `merge`: a folder merged into (`modify`, for the files the merge replaces).
+ * - `delete`: anything else (a folder, a link, a file replaced by a folder). The entry goes
+ *   through the one delete, `deleteOrTrash`, into the trash while it is on, with the `delete`
+ *   permission (policy operation `replace`) and the rules checked on everything inside it.
+ */
+export interface Replacement {
+  readonly kind: 'modify' | 'merge' | 'delete';
+  /** Bytes its removal gives back to the quotas (a delete for good), known before it happens. */
+  readonly freed: number;
+  /**
+   * Removes the entry when its kind says so (else nothing). The caller calls it once every
+   * check of its operation passed (quota included), just before writing, and opens the
+   * destination again afterwards: what it had open there is gone.
+   */
+  apply(): Promise<void>;
+}
+
+/** The one way an existing entry gives way to another, for every route that replaces. */
+export interface ReplaceStep {
+  /**
+   * Checks what replacing `dst` (an existing entry) with an entry of the given kind takes: 403
+   * without the permissions or when a rule refuses something inside it, 409 for a change of
+   * kind in `merge` mode, 423 when a lock covers it. Changes nothing.
+   */
+  plan(access: FileAccess, dst: Opened, incomingIsDir: boolean, mode: ReplaceMode): Promise<Replacement>;
+}
+
+/**
+ * The replace step of one user's request. With `keepFiles`, a file replaced by a file goes
+ * through the delete too (a restore, which never loses anything), still with `modify` only.
+ * `onReplaced` is told of every entry that went (the caller's follow-ups of a delete).
+ */
+export function replaceStep(
+  ctx: AppContext,
+  user: StoredUser,
+  opts: { keepFiles?: boolean; onReplaced?: (replaced: Replaced) => Promise<void> | void } = {},
+): ReplaceStep {
+  return {
+    async plan(access, dst, incomingIsDir, mode) {
+      if (!dst.linkStat) throw new AppError('internal', 'nothing to replace');
+      // A copy reaches a folder through a link to it and merges into it; what gives way whole
+      // is the entry itself, a link as a link.
+      const existing = mode === 'merge' ? (dst.stat ?? dst.linkStat) : dst.linkStat;
+      let kind: Replacement['kind'];
+      if (mode === 'merge') {
+        if (existing.isDirectory() !== incomingIsDir) {
+          throw conflict(
+            existing.isDirectory()
+              ? 'a folder exists at the destination'
+              : 'a file exists at the destination',
+          );
+        }
+        kind = incomingIsDir ? 'merge' : 'modify';
+      } else {
+        kind = existing.isFile() && !incomingIsDir ? 'modify' : 'delete';
+      }
+      assertMay(access.perm, kind === 'delete' ? 'replace' : 'modify');
+      const removes = kind === 'delete' || (kind === 'modify' && !!opts.keepFiles);
+      if (!removes) return { kind, freed: 0, apply: async () => undefined };
+      const wasDir = existing.isDirectory();
+      let freed = 0;
+      const entry = await access.open(dst.virtual, { followFinal: false });
+      try {
+        // Every refusal its delete would make comes now: rules on what it holds, locks.
+        await assertDeletable(access, entry);
+        if (!trashEnabled(ctx)) {
+          freed = await bytesOf(access, entry.isSymlink ? { virtual: entry.virtual } : entry, false);
+        }
+      } finally {
+        await entry.close();
+      }
+      return {
+        kind,
+        freed,
+        async apply() {
+          const now = await access.open(dst.virtual, { followFinal: false });
+          try {
+            // Decided for what was there: whatever took its place meanwhile is not deleted.
+            if (!now.linkStat || now.linkStat.isDirectory() !== wasDir) {
+              throw conflict('the destination changed meanwhile');
+            }
+            const trashed = await deleteOrTrash(ctx, access, user, now);
+            await opts.onReplaced?.({ virtual: now.virtual, real: now.entry, ...(trashed && { trashed }) });
+          } finally {
+            await now.close();
+          }
+        },
+      };
+    },
+  };
+}
+
+export interface RestoreOptions {
+  /** Restore beside an existing entry of that name, as `name(1)` (copy's rename=true). */
+  rename: boolean;
+  /** Replace the existing entry (see `replaceStep`: modify, and delete unless a file replaces a file). */
+  override: boolean;
+  /**
+   * Told once the entry an override replaces is gone, before the item takes its place: the
+   * caller records it as the delete it is (audit, share links, listeners). Not told otherwise.
+   */
+  onReplaced?: (replaced: Replaced) => Promise<void> | void;
 }
 
 export interface Restored extends TrashRestoreResult {
@@ -249,6 +355,16 @@ export async function restoreItem(
     }
     if (target.linkStat && opts.rename) dst = await freeDestination(access, target);
     const recreatedFolders = dst.missing.length > 1;
+    // What an override replaces goes through the one delete, even a file: a restore never loses anything.
+    const replacement =
+      dst.linkStat && opts.override
+        ? await replaceStep(ctx, user, { keepFiles: true, onReplaced: opts.onReplaced }).plan(
+            access,
+            dst,
+            item.isDir,
+            'replace',
+          )
+        : undefined;
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
       await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
@@ -256,10 +372,7 @@ export async function restoreItem(
       // a scope already over its quota (lowered since) takes nothing back.
       const quota = await access.quota.reserve(access, dst.real, 0);
       try {
-        if (dst.linkStat && opts.override) {
-          const trashed = await deleteOrTrash(ctx, access, user, dst);
-          await opts.onReplaced?.({ virtual: dst.virtual, real: dst.entry, trashed });
-        }
+        await replacement?.apply();
         const restored = await putBack(ctx, access, folder, name, dst, item);
         quota.commit(item.size);
         await forgetItem(ctx, item);

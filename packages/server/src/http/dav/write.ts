@@ -1,12 +1,14 @@
-import { assertMay, type Operation } from '../../auth/policy.js';
+import { assertMay } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { etagOf } from '../../files/info.js';
-import { checkDescendants, copyOrMove, deletePath, makeDirectory, writeFileAtomic } from '../../files/ops.js';
+import { copyOrMove, makeDirectory, writeFileAtomic } from '../../files/ops.js';
+import { isInside } from '../../files/resolver.js';
 import { deleteOrTrash } from '../../files/trash.js';
 import type { Opened } from '../../files/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { declaredLength } from '../content-length.js';
 import { withHooks } from '../file-hooks.js';
+import { requestReplaceStep } from '../replaced.js';
 import { davFollowDelete, davFollowMove } from './follow.js';
 import { guardWrite, davPlace } from './locks.js';
 import { destinationVirtual } from './paths.js';
@@ -98,10 +100,12 @@ export async function handleDelete(dav: DavRequest) {
 }
 
 /**
- * COPY and MOVE. The Destination must be on this server below /dav/ (502 otherwise); an
- * existing destination is replaced only with `Overwrite: T` (412 otherwise), and is removed
- * first, as RFC 4918 asks, rather than merged: inside the operation, so that a refusing
- * before-hook or a rule on the source's contents leaves it in place.
+ * COPY and MOVE. The Destination must be on this server below /dav/ (502 otherwise), and must
+ * neither hold the source nor lie inside it (403). An existing destination is replaced only with
+ * `Overwrite: T` (412 otherwise), whole rather than merged (RFC 4918 9.8.4, 9.9.3), through the
+ * one replace step (files/trash.ts): a file replaced by a file needs modify; a folder, a link, or
+ * a file replaced by a folder is deleted as DELETE deletes (the delete permission, the trash),
+ * and only once every check of the operation passed, before-hooks included.
  */
 export async function handleCopyMove(dav: DavRequest, move: boolean) {
   const dstVirtual = destinationVirtual(dav.ctx, dav.request);
@@ -111,24 +115,25 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
   if (depth !== 'infinity' && (move || depth !== '0')) {
     throw badRequest(move ? 'a MOVE has Depth infinity' : 'a COPY has Depth 0 or infinity');
   }
-  const follow = !move;
   const { access } = dav;
-  const src = await access.open(dav.virtual, { followFinal: follow });
+  const src = await access.open(dav.virtual, { followFinal: !move });
   try {
     if (!src.linkStat) throw notFound();
     if (src.virtual === '/') throw forbidden('the root folder cannot be copied or moved');
-    let dst = await access.open(dstVirtual, { followFinal: follow });
+    // The destination is the entry itself: a link there is replaced, never written through.
+    const dst = await access.open(dstVirtual, { followFinal: false });
     try {
       if (dst.virtual === src.virtual) throw forbidden('the source and the destination are the same');
       if (dst.virtual === '/') throw forbidden('the root folder cannot be replaced');
-      if (dst.virtual.startsWith(src.virtual + '/')) throw forbidden('a folder cannot go inside itself');
+      if (isInside(src.virtual, dst.virtual)) throw forbidden('a folder cannot go inside itself');
+      if (isInside(dst.virtual, src.virtual)) {
+        throw forbidden('the destination holds the source: it cannot be replaced by it');
+      }
       const existed = !!dst.linkStat;
       if (existed && overwrite === 'F') {
         throw new AppError('precondition_failed', 'the destination exists and Overwrite is F');
       }
-      const ops: Operation[] = [move ? 'rename' : 'copy'];
-      if (existed) ops.push('modify');
-      assertMay(access.perm, ops);
+      assertMay(access.perm, move ? 'rename' : 'copy');
       assertParentExists(dst);
       const srcPlace = davPlace(dav, src);
       const dstPlace = davPlace(dav, dst);
@@ -140,6 +145,14 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       const shallow = !move && depth === '0' && !!src.stat?.isDirectory();
       const action = move ? 'rename' : 'copy';
       const file = move ? src.entry : src.real;
+      const replace = requestReplaceStep(
+        dav.ctx,
+        dav.user,
+        access,
+        dav.events,
+        dav.request,
+        `replaced by a WebDAV ${move ? 'MOVE' : 'COPY'}`,
+      );
       const done = await withHooks(
         dav.ctx,
         dav.user,
@@ -147,17 +160,25 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         action,
         { file, destination: dst.entry },
         async () => {
-          if (existed) {
-            if (!shallow) await checkDescendants(access, src, follow, dst.virtual);
-            await replaceDestination(dav, dstVirtual);
-            await dst.close();
-            dst = await access.open(dstVirtual, { followFinal: follow });
+          if (!shallow) {
+            return copyOrMove(
+              access,
+              src,
+              dst,
+              { action, override: true, rename: false, mode: 'replace' },
+              replace,
+              dirMode,
+            );
           }
-          if (shallow) {
-            await makeDirectory(access, dst, dirMode);
-            return { entry: dst.entry, real: dst.real };
+          // Depth 0: the folder without its members, in place of what was there.
+          if (existed) await (await replace.plan(access, dst, true, 'replace')).apply();
+          const made = await access.open(dstVirtual, { followFinal: false });
+          try {
+            await makeDirectory(access, made, dirMode);
+          } finally {
+            await made.close();
           }
-          return copyOrMove(access, src, dst, { action, override: false, rename: false }, dirMode);
+          return { entry: dst.entry, real: dst.real };
         },
         (result) => ({ file, destination: result.entry }),
       );
@@ -176,17 +197,4 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
   } finally {
     await src.close();
   }
-}
-
-/** Removes what an overwriting COPY or MOVE replaces (the entry itself, not a link's target). */
-async function replaceDestination(dav: DavRequest, virtual: string): Promise<void> {
-  const old = await dav.access.open(virtual, { followFinal: false });
-  try {
-    await deletePath(dav.access, old);
-  } finally {
-    await old.close();
-  }
-  davFollowDelete(dav.ctx, dav.access, old.entry);
-  await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, old.entry));
-  await notify(dav, 'delete', () => dav.events.deleted?.(old.entry));
 }

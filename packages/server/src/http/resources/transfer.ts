@@ -8,6 +8,7 @@ import type { StoredUser } from '../../store/users.js';
 import { davFollowMove } from '../dav/follow.js';
 import { withHooks, type HookWarnings } from '../file-hooks.js';
 import { notify } from '../notify.js';
+import { requestReplaceStep } from '../replaced.js';
 
 export interface TransferRequest {
   action: string;
@@ -55,7 +56,10 @@ export async function transfer(
             access,
             src,
             dst,
-            { action, override: req.override, rename: req.rename },
+            { action, override: req.override, rename: req.rename, mode: 'merge' },
+            // Merging never deletes an entry; a step all the same, so that no copy or move
+            // replaces anything another way.
+            requestReplaceStep(ctx, user, access, events, undefined, `replaced by a ${action}`),
             dirMode,
             progress,
           ),

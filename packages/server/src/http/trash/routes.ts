@@ -9,7 +9,7 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { may, type Operation } from '../../auth/policy.js';
-import { audit, recordOutcome } from '../../audit/http.js';
+import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
@@ -22,10 +22,8 @@ import {
   purgeExpired,
   restoreItem,
 } from '../../files/trash.js';
-import { sharesFollowDelete } from '../../shares/service.js';
-import { davFollowDelete } from '../dav/follow.js';
 import { currentUser, requireUser } from '../guards.js';
-import { notify } from '../notify.js';
+import { followReplaced } from '../replaced.js';
 import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -100,16 +98,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
           rename: isTrue(request.query.rename),
           override: isTrue(request.query.override),
           // The replaced entry is deleted as a DELETE deletes: its own record, its links gone.
-          onReplaced: async (replaced) => {
-            recordOutcome(ctx, request, 204, {
-              action: 'file.delete',
-              path: replaced.virtual,
-              detail: `${replaced.trashed ? 'to trash' : 'permanent'}, replaced by a restore`,
-            });
-            await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, replaced.real));
-            await notify(ctx, 'delete', () => davFollowDelete(ctx, access, replaced.real));
-            await notify(ctx, 'delete', () => events.deleted?.(replaced.real));
-          },
+          onReplaced: followReplaced(ctx, access, events, request, 'replaced by a restore'),
         });
         try {
           await events.changed?.(restored.real);

@@ -1,0 +1,236 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Permissions, TrashItem } from '@filebrowser/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredUser } from '../src/store/users.js';
+import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+
+/**
+ * WebDAV cannot destroy, hoard or block (issue 24, items 3, 4, 9, 10 and 13): what an overwrite
+ * replaces goes through the one delete, a destination never holds its source, dead properties
+ * and locks are bounded, XML bodies are bounded before they are parsed, and a lock covers only
+ * what its holder may write, for the web API too. Every refusal checks that nothing changed.
+ */
+let t: FilesApp;
+const HOST = 'dav.test';
+
+beforeEach(async () => {
+  t = await startFilesApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+const basic = (user: string) => 'Basic ' + Buffer.from(`${user}:${PASSWORD}`).toString('base64');
+
+function dav(
+  method: string,
+  url: string,
+  user: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: method as 'GET',
+    url,
+    headers: { host: HOST, authorization: basic(user), ...headers },
+    ...(body !== undefined && { payload: body }),
+  });
+}
+
+const file = (...p: string[]) => path.join(t.root, ...p);
+const setUser = (name: string, patch: Partial<StoredUser>) =>
+  t.ctx.store.users.update({ ...t.ctx.store.users.getByUsername(name)!, ...patch });
+const trashOf = async (token: string): Promise<TrashItem[]> => {
+  const res = await t.get(token, '/api/trash');
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as TrashItem[];
+};
+
+/** Every entry below `dir` with its kind and, for files, contents: what "nothing changed" compares. */
+async function snapshot(dir = t.root): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const walk = async (d: string, rel: string) => {
+    for (const e of await fs.readdir(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      const r = `${rel}/${e.name}`;
+      if (e.isDirectory()) {
+        out[r] = 'folder';
+        await walk(p, r);
+      } else if (e.isSymbolicLink()) out[r] = `link -> ${await fs.readlink(p)}`;
+      else out[r] = `file ${await fs.readFile(p, 'utf8')}`;
+    }
+  };
+  await walk(dir, '');
+  return out;
+}
+
+async function tree(files: Record<string, string>, base = t.root): Promise<void> {
+  for (const [p, content] of Object.entries(files)) {
+    const full = path.join(base, p);
+    await fs.mkdir(p.endsWith('/') ? full : path.dirname(full), { recursive: true });
+    if (!p.endsWith('/')) await fs.writeFile(full, content);
+  }
+}
+
+describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
+  const without = (p: keyof Permissions): Permissions => ({ ...ALL, [p]: false });
+  let owner: string;
+
+  beforeEach(async () => {
+    owner = await t.user('owner', { scope: '/shared' });
+    await t.user('no-delete', { scope: '/shared', perm: without('delete') });
+    await tree(
+      {
+        'src/a.txt': 'from src',
+        'dst/keep.txt': 'kept',
+        'dst/deep/k.txt': 'deep',
+        'f.txt': 'file f',
+        'g.txt': 'file g',
+      },
+      file('shared'),
+    );
+  });
+
+  it('needs the delete permission when a folder is replaced, or a file by a folder, and a refusal changes nothing', async () => {
+    const before = await snapshot();
+    const cases: Array<[string, string, string]> = [
+      ['COPY', '/dav/src/', '/dav/dst/'],
+      ['MOVE', '/dav/src/', '/dav/dst/'],
+      ['COPY', '/dav/f.txt', '/dav/dst/'],
+      ['MOVE', '/dav/f.txt', '/dav/dst'],
+      ['COPY', '/dav/src/', '/dav/f.txt'],
+      ['MOVE', '/dav/src', '/dav/f.txt'],
+    ];
+    for (const [method, from, to] of cases) {
+      const res = await dav(method, from, 'no-delete', { destination: to, overwrite: 'T' });
+      expect(res.statusCode, `${method} ${from} -> ${to}: ${res.body}`).toBe(403);
+      expect(res.body).toContain('delete permission');
+      expect(await snapshot()).toEqual(before);
+    }
+    expect((await dav('DELETE', '/dav/dst/', 'no-delete')).statusCode).toBe(403);
+    expect(await trashOf(owner)).toEqual([]);
+
+    // A file replaced by a file is a change of its bytes: modify is enough, as for PUT.
+    const same = await dav('COPY', '/dav/f.txt', 'no-delete', { destination: '/dav/g.txt' });
+    expect(same.statusCode, same.body).toBe(204);
+    expect(await fs.readFile(file('shared', 'g.txt'), 'utf8')).toBe('file f');
+  });
+
+  it('puts a replaced folder into the trash whole, not merged, from where it comes back', async () => {
+    const copy = await dav('COPY', '/dav/src/', 'owner', { destination: '/dav/dst/' });
+    expect(copy.statusCode, copy.body).toBe(204);
+    expect((await fs.readdir(file('shared', 'dst'))).sort()).toEqual(['a.txt']);
+    const [item, ...others] = await trashOf(owner);
+    expect(others).toEqual([]);
+    expect(item).toMatchObject({ path: '/dst', isDir: true, size: 'kept'.length + 'deep'.length });
+
+    const back = await t.req(owner, { method: 'POST', url: `/api/trash/${item!.id}/restore?rename=true` });
+    expect(back.statusCode, back.body).toBe(200);
+    expect(await fs.readFile(file('shared', 'dst(1)', 'deep', 'k.txt'), 'utf8')).toBe('deep');
+
+    const move = await dav('MOVE', '/dav/f.txt', 'owner', { destination: '/dav/dst(1)' });
+    expect(move.statusCode, move.body).toBe(204);
+    expect(await fs.readFile(file('shared', 'dst(1)'), 'utf8')).toBe('file f');
+    expect((await trashOf(owner)).map((i) => [i.path, i.isDir])).toEqual([['/dst(1)', true]]);
+  });
+
+  it('deletes for good with the trash off, still only with the delete permission', async () => {
+    t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: false, retentionDays: 30 },
+    });
+    const before = await snapshot();
+    const refused = await dav('MOVE', '/dav/src/', 'no-delete', { destination: '/dav/dst/' });
+    expect(refused.statusCode).toBe(403);
+    expect(await snapshot()).toEqual(before);
+    const res = await dav('MOVE', '/dav/src/', 'owner', { destination: '/dav/dst/' });
+    expect(res.statusCode, res.body).toBe(204);
+    expect(await fs.readdir(file('shared', 'dst'))).toEqual(['a.txt']);
+    expect(await trashOf(owner)).toEqual([]);
+  });
+
+  it('a restore with override=true replacing a folder needs delete too', async () => {
+    const deleted = await t.req(owner, { method: 'DELETE', url: '/api/resources/dst' });
+    expect(deleted.statusCode).toBe(204);
+    const [item] = await trashOf(owner);
+    await tree({ 'dst/new.txt': 'newer' }, file('shared'));
+    setUser('owner', { perm: without('delete') });
+    const before = await snapshot();
+    const refused = await t.req(owner, {
+      method: 'POST',
+      url: `/api/trash/${item!.id}/restore?override=true`,
+    });
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.body).toContain('delete permission');
+    expect(await snapshot()).toEqual(before);
+    expect((await trashOf(owner)).map((i) => i.id)).toEqual([item!.id]);
+
+    setUser('owner', { perm: ALL });
+    const res = await t.req(owner, { method: 'POST', url: `/api/trash/${item!.id}/restore?override=true` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await fs.readdir(file('shared', 'dst'))).sort()).toEqual(['deep', 'keep.txt']);
+    expect((await trashOf(owner)).map((i) => i.path)).toEqual(['/dst']);
+  });
+});
+
+describe('issue 24, item 4: a destination that holds its source, or lies inside it', () => {
+  let owner: string;
+
+  beforeEach(async () => {
+    owner = await t.user('owner', { scope: '/o' });
+    await tree(
+      { 'a/sub/s.txt': 'sub', 'a/sub/deep/d.txt': 'deep', 'a/x.txt': 'x', 'b/sub/t.txt': 't' },
+      file('o'),
+    );
+  });
+
+  const pairs: Array<[string, string]> = [
+    ['/dav/a/sub', '/dav/a'],
+    ['/dav/a/sub/', '/dav/a/'],
+    ['/dav/a/sub/deep', '/dav/a'],
+    ['/dav/b/sub', '/dav/b'],
+    ['/dav/a/sub', '/dav/'],
+    ['/dav/a', '/dav/a/sub'],
+    ['/dav/a', '/dav/a/new'],
+    ['/dav/a/', '/dav/a/sub/deep/new/'],
+  ];
+
+  it.each(['COPY', 'MOVE'])(
+    '%s is refused both ways, with and without Overwrite, changing nothing',
+    async (method) => {
+      const before = await snapshot();
+      for (const [from, to] of pairs) {
+        for (const overwrite of [{ overwrite: 'T' }, { overwrite: 'F' }, {}] as Array<
+          Record<string, string>
+        >) {
+          const res = await dav(method, from, 'owner', { destination: to, ...overwrite });
+          expect(
+            [403, 409],
+            `${method} ${from} -> ${to} ${JSON.stringify(overwrite)}: ${res.body}`,
+          ).toContain(res.statusCode);
+          expect(await snapshot()).toEqual(before);
+        }
+      }
+      expect(await trashOf(owner)).toEqual([]);
+    },
+  );
+
+  it('the web API refuses the same with override=true, changing nothing', async () => {
+    const before = await snapshot();
+    for (const action of ['copy', 'rename']) {
+      for (const [from, to] of [
+        ['/a/sub', '/a'],
+        ['/b/sub', '/b'],
+      ]) {
+        const res = await t.req(owner, {
+          method: 'PATCH',
+          url: `/api/resources${from}?action=${action}&destination=${encodeURIComponent(to!)}&override=true`,
+        });
+        expect(res.statusCode, `${action} ${from} -> ${to}: ${res.body}`).toBe(403);
+        expect(await snapshot()).toEqual(before);
+      }
+    }
+  });
+});
