@@ -1,8 +1,11 @@
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Permissions, TrashItem } from '@filebrowser/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { XML_BOUNDS, xmlStats, type XmlMethod } from '../src/http/dav/xml.js';
 import type { StoredUser } from '../src/store/users.js';
 import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
@@ -232,5 +235,113 @@ describe('issue 24, item 4: a destination that holds its source, or lies inside 
         expect(await snapshot()).toEqual(before);
       }
     }
+  });
+});
+
+describe('issue 24, item 10: XML bodies are bounded before they are parsed', () => {
+  beforeEach(async () => {
+    await t.user('ann', { scope: '/ann' });
+    await tree({ 'f.txt': 'f' }, file('ann'));
+  });
+
+  const OPENERS: Record<string, string> = {
+    PROPPATCH: '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop>',
+    LOCK: '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:owner>',
+    PROPFIND: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop>',
+  };
+
+  /** Sends the start of a body and never its end: answers the response, and the request to end it. */
+  function halfSent(port: number, method: string, start: string) {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      method,
+      path: '/dav/f.txt',
+      headers: { host: HOST, authorization: basic('ann'), depth: '0', 'transfer-encoding': 'chunked' },
+    });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+    });
+    req.write(start);
+    return { answer, req };
+  }
+
+  it('refuses a body nested too deep as it arrives, before the parser sees it, while /health answers', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = t.app.server.address() as AddressInfo;
+    const parsed = xmlStats.parsed;
+    const hostile = Object.entries(OPENERS).flatMap(([method, opener]) => [
+      halfSent(port, method, opener + '<Z:a xmlns:Z="urn:z">'.repeat(2000)),
+      halfSent(port, method, opener + '<a>'.repeat(100)),
+    ]);
+    try {
+      // The bodies never end: each answer comes from what was sent so far.
+      const health = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(health.status).toBe(200);
+      for (const { answer } of hostile) {
+        const { status, body } = await answer;
+        expect(status).toBe(400);
+        expect(body).toContain('nested deeper than');
+      }
+    } finally {
+      for (const { req } of hostile) req.destroy();
+    }
+    expect(xmlStats.parsed).toBe(parsed);
+    expect(t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false).size).toBe(0);
+    expect(t.ctx.store.davLocks.related('default', '/ann/f.txt')).toEqual([]);
+  });
+
+  it('refuses a flat body of too many elements or attributes with 400, unparsed', async () => {
+    const parsed = xmlStats.parsed;
+    const flat = (method: string, inner: string) => dav(method, '/dav/f.txt', 'ann', { depth: '0' }, inner);
+    for (const [method, opener] of Object.entries(OPENERS)) {
+      const { nodes } = XML_BOUNDS[method as XmlMethod];
+      const elements = await flat(method, opener + '<x/>'.repeat(nodes));
+      expect(elements.statusCode, `${method}: ${elements.body}`).toBe(400);
+      expect(elements.body).toContain('too many elements');
+      const many = Array.from({ length: nodes }, (_, i) => `a${i}=""`).join(' ');
+      const attributes = await flat(method, `${opener}<x ${many}/>`);
+      expect(attributes.statusCode, `${method}: ${attributes.body}`).toBe(400);
+      expect(attributes.body).toContain('too many elements and attributes');
+    }
+    expect(xmlStats.parsed).toBe(parsed);
+  });
+
+  it('sizes bodies to the method: a 1 MiB PROPPATCH, LOCK or PROPFIND is refused with 413 unread', async () => {
+    const parsed = xmlStats.parsed;
+    const nested = (opener: string) => {
+      const open = opener + '<a>'.repeat(150_000);
+      return open + 'x'.repeat(Math.max(0, 1024 * 1024 - 1 - open.length));
+    };
+    for (const [method, opener] of Object.entries(OPENERS)) {
+      const res = await dav(method, '/dav/f.txt', 'ann', { depth: '0' }, nested(opener));
+      expect(res.statusCode, `${method}: ${res.body}`).toBe(413);
+      expect(res.body).toMatch(/at most \d+ KiB/);
+    }
+    // What the methods need still passes: a LOCK with its owner, a PROPFIND of many names.
+    const lock = await dav(
+      'LOCK',
+      '/dav/f.txt',
+      'ann',
+      {},
+      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner><D:href>http://example.com/~ann</D:href></D:owner></D:lockinfo>',
+    );
+    expect(lock.statusCode, lock.body).toBe(200);
+    const names = Array.from({ length: 200 }, (_, i) => `<Z:p${i}/>`).join('');
+    const find = await dav(
+      'PROPFIND',
+      '/dav/f.txt',
+      'ann',
+      { depth: '0' },
+      `${OPENERS.PROPFIND!.replace('<D:prop>', '<D:prop xmlns:Z="urn:z">')}${names}</D:prop></D:propfind>`,
+    );
+    expect(find.statusCode, find.body).toBe(207);
+    expect(xmlStats.parsed).toBe(parsed + 2);
   });
 });

@@ -241,7 +241,7 @@ function sendLockDiscovery(dav: DavRequest, locks: DavLock[], status: number) {
 
 /** LOCK: a new lock (creating an empty file at an unmapped URL), or a refresh when there is no body. */
 export async function handleLock(dav: DavRequest) {
-  const doc = parseXml(await readBody(dav.request));
+  const doc = parseXml(await readBody(dav.request, 'LOCK'));
   const r = await dav.access.open(dav.virtual);
   try {
     if (!doc) return await refresh(dav, r);

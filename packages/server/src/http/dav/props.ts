@@ -170,7 +170,7 @@ export async function handlePropfind(dav: DavRequest) {
       throw new DavError('forbidden', '<D:propfind-finite-depth/>', 'Depth infinity is not supported');
     throw badRequest('Depth must be 0, 1 or infinity');
   }
-  const q = queryOf(parseXml(await readBody(dav.request)));
+  const q = queryOf(parseXml(await readBody(dav.request, 'PROPFIND')));
   const r = await dav.access.open(dav.virtual);
   try {
     if (!r.stat || !r.node) throw notFound();
@@ -262,7 +262,7 @@ export async function handlePropfind(dav: DavRequest) {
 
 /** PROPPATCH: sets and removes dead properties, all or nothing; live ones are protected (403). */
 export async function handleProppatch(dav: DavRequest) {
-  const doc = parseXml(await readBody(dav.request));
+  const doc = parseXml(await readBody(dav.request, 'PROPPATCH'));
   const root = doc?.documentElement;
   if (!root || !isDav(root, 'propertyupdate'))
     throw badRequest('a PROPPATCH body must be a DAV:propertyupdate');
