@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'file.delete',
   'file.props',
   'upload.cancel',
+  'lock.break',
   'trash.restore',
   'trash.purge',
   'share.create',

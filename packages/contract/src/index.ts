@@ -8,3 +8,4 @@ export * from './trash.js';
 export * from './api.js';
 export * from './audit.js';
 export * from './jobs.js';
+export * from './dav.js';

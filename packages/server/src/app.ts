@@ -16,6 +16,7 @@ import { authRoutes } from './http/auth/routes.js';
 import { readBodiesAsJson } from './http/body-parsers.js';
 import { commandRoutes } from './http/command/routes.js';
 import { jobsRoutes } from './http/jobs/routes.js';
+import { lockRoutes } from './http/locks/routes.js';
 import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
@@ -175,6 +176,7 @@ export async function buildApp(
   await app.register(jobsRoutes(ctx, fileEvents));
   await app.register(commandRoutes(ctx));
   await app.register(auditRoutes(ctx));
+  await app.register(lockRoutes(ctx));
   addDavMethods(app);
   await app.register(davRoutes(ctx, fileEvents));
   await app.register(metricsRoutes(ctx, metrics));

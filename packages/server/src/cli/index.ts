@@ -15,6 +15,7 @@ import { backupCommand, restoreCommand } from './backup-command.js';
 import { cmdsCommand } from './cmds-command.js';
 import { configCommand } from './config-command.js';
 import { CliError, type CliIO } from './io.js';
+import { locksCommand } from './locks-command.js';
 import { rulesCommand } from './rules-command.js';
 import { serve } from './serve.js';
 import { releaseStartupGrowth } from '../startup-memory.js';
@@ -58,6 +59,7 @@ export function buildProgram(io: CliIO): Command {
   program.addCommand(usersCommand(io));
   program.addCommand(rulesCommand(io));
   program.addCommand(cmdsCommand(io));
+  program.addCommand(locksCommand(io));
   program.addCommand(backupCommand(io));
   program.addCommand(restoreCommand(io));
   program

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
+import { WriteLocks, type LockWriter } from './locks.js';
 import { quotaLedgerOf, type QuotaLedger } from './quota.js';
 import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
@@ -61,6 +62,8 @@ interface AccessParts {
   moves: MoveJournal;
   /** What every write checks and counts against the quotas (see files/quota.ts). */
   quota: QuotaLedger;
+  /** What every write checks against WebDAV's locks (see files/locks.ts). */
+  locks: WriteLocks;
 }
 
 export class FileAccess {
@@ -73,6 +76,7 @@ export class FileAccess {
   readonly staging: StagingLedger;
   readonly moves: MoveJournal;
   readonly quota: QuotaLedger;
+  readonly locks: WriteLocks;
   private readonly privatePaths: readonly string[];
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
@@ -88,6 +92,7 @@ export class FileAccess {
     this.staging = parts.staging;
     this.moves = parts.moves;
     this.quota = parts.quota;
+    this.locks = parts.locks;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -195,6 +200,7 @@ export class FileAccess {
       staging: this.staging,
       moves: this.moves,
       quota: this.quota,
+      locks: this.locks,
     });
   }
 }
@@ -252,8 +258,11 @@ export async function fileAccessFor(
   ctx: AppContext,
   user: StoredUser & Confinement,
   root: FileRoot = defaultRoot(ctx),
+  /** The lock tokens a WebDAV request submits (its `If` header): only those open its user's locks. */
+  lockTokens?: ReadonlySet<string>,
 ): Promise<FileAccess> {
-  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root);
+  const writer: LockWriter = { userId: user.id, ...(lockTokens && { tokens: lockTokens }) };
+  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root, writer);
   return user.confinedTo === undefined ? access : confine(access, user.confinedTo, user.sorting);
 }
 
@@ -293,7 +302,7 @@ export async function serverAccess(ctx: AppContext, root: FileRoot = defaultRoot
     sorting: { by: 'name', asc: true },
     hideDotfiles: false,
   };
-  return accessFor(ctx, subject, [], root);
+  return accessFor(ctx, subject, [], root, undefined);
 }
 
 const SERVER_PERMISSIONS: Permissions = {
@@ -312,6 +321,7 @@ async function accessFor(
   subject: Subject,
   globalRules: readonly Rule[],
   root: FileRoot,
+  writer: LockWriter | undefined,
 ): Promise<FileAccess> {
   const scope = await Scope.open({
     root: root.path,
@@ -336,5 +346,7 @@ async function accessFor(
     staging: stagingLedgerOf(ctx.store),
     moves: moveJournalOf(ctx.store, ctx.log),
     quota: quotaLedgerOf(ctx),
+    // A lock's holder is looked at as they are now, on the same root.
+    locks: new WriteLocks(ctx, writer, (holder) => fileAccessFor(ctx, holder, root)),
   });
 }

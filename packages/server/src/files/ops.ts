@@ -254,6 +254,7 @@ export async function writeFileAtomic(
 ): Promise<fs.BigIntStats> {
   if (r.stat?.isDirectory()) throw conflict('a folder exists at this path');
   if (r.stat && !r.stat.isFile()) throw forbidden();
+  await access.locks.assertWritable(access, r, { member: !r.linkStat });
   const replaced = r.stat ? r.stat.size : 0;
   const hold = await access.quota.reserve(access, r.real, (opts.length ?? 0) - replaced);
   try {
@@ -280,11 +281,12 @@ export async function writeFileAtomic(
 }
 
 /** POST on a folder path: mkdir -p (an existing folder is fine, an existing file is a conflict). */
-export async function makeDirectory(_access: FileAccess, r: Opened, dirMode: number): Promise<void> {
+export async function makeDirectory(access: FileAccess, r: Opened, dirMode: number): Promise<void> {
   if (r.stat) {
     if (r.stat.isDirectory()) return;
     throw conflict('a file exists at this path');
   }
+  await access.locks.assertWritable(access, r, { member: true });
   const place = await placeOf(r, dirMode);
   try {
     const made = await makeEntryFolder(place.folder, place.name, dirMode).catch(
@@ -313,10 +315,14 @@ export async function checkDescendants(
   }
 }
 
-/** What a delete may remove (the scope itself never; every descendant must pass the rules). */
+/**
+ * What a delete may remove: the scope itself never, every descendant must pass the rules, and
+ * no lock of someone else may cover it or anything in it.
+ */
 export async function assertDeletable(access: FileAccess, r: Opened): Promise<void> {
   if (r.virtual === '/' || !r.folder) throw forbidden();
   if (!r.linkStat) throw notFound();
+  await access.locks.assertWritable(access, r, { deep: true, member: true });
   await checkDescendants(access, r, false);
 }
 
@@ -795,6 +801,9 @@ export async function copyOrMove(
         throw forbidden('the destination holds the source: it cannot be replaced by it');
       }
     }
+    // Locks of others on what the operation takes away or writes over, and below it.
+    if (isRename) await access.locks.assertWritable(access, src, { deep: true, member: true });
+    await access.locks.assertWritable(access, dst, { deep: true, member: true });
     await checkDescendants(access, src, !isRename, dst.virtual);
     if (!sameFile && dst.linkStat) {
       const incomingIsDir = !!(isRename ? src.linkStat : src.stat)?.isDirectory();

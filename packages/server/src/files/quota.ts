@@ -17,6 +17,8 @@ import { walkTree } from './tree.js';
  * store (`scope_usage`); every write the server makes then adjusts that number instead of
  * walking. The trash is not walked: its records say what each deleted item holds, and an item
  * counts in every scope holding the place it was deleted from (where a restore puts it back).
+ * WebDAV's dead properties count the same way, from their records, in every scope holding the
+ * resource they are kept on (a PROPPATCH holds its growth here before it writes them).
  *
  * Writes reserve what they may add before their first byte (a declared length, the size of a
  * copy) and the check counts what other writes in progress reserved, so parallel uploads cannot
@@ -276,10 +278,17 @@ export class QuotaLedger {
     if (hold.active) hold.commit(typeof delta === 'number' ? delta : await delta());
   }
 
-  /** What a counted scope holds now, its trash included (0 for a scope never counted). */
+  /**
+   * What a counted scope holds now, its trash and the WebDAV properties kept on what lies in it
+   * included (both counted from their records; 0 for a scope never counted).
+   */
   private usedNow(scope: string): number {
     const tree = this.ctx.store.scopeUsage.get(USERS_ROOT, scope)?.bytes ?? 0;
-    return tree + this.ctx.store.trash.bytesBelow(USERS_ROOT, scope);
+    return (
+      tree +
+      this.ctx.store.trash.bytesBelow(USERS_ROOT, scope) +
+      this.ctx.store.davProps.bytesBelow(USERS_ROOT, scope)
+    );
   }
 
   /** What a scope holds, trash included: counted by a walk first when it never was. */

@@ -365,6 +365,7 @@ export async function restoreItem(
             'replace',
           )
         : undefined;
+    await access.locks.assertWritable(access, dst, { deep: true, member: true });
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
       await assertRulesAllow(access, folder, name, dst.virtual, dst.real);

@@ -18,9 +18,68 @@ const subtree = (path: string): [string, number, string] => {
   return [path, prefix.length, prefix];
 };
 
-/** Dead properties, kept per resource; they follow moves and copies and go with deletes. */
+/** A dead property as stored: who set it last (their limit counts it) and its size in bytes. */
+export interface StoredDeadProp {
+  ns: string;
+  name: string;
+  userId: number;
+  bytes: number;
+}
+
+/** The bytes of a property element as stored (UTF-8), in SQL. */
+const BYTES = 'length(CAST(xml AS BLOB))';
+
+/**
+ * Dead properties, kept per resource; they follow moves and copies and go with deletes. Each
+ * row remembers who set it (a copy's rows are the copier's), so that what one user stores can
+ * be bounded, and its bytes count against the quota of the scope it lies in (files/quota.ts).
+ */
 export class DavPropsRepo {
   constructor(private readonly db: Db) {}
+
+  /** The properties of one place: names, who set them, their bytes. */
+  rowsAt(rootId: string, path: string): StoredDeadProp[] {
+    return this.db
+      .prepare(
+        `SELECT ns, name, user_id AS userId, ${BYTES} AS bytes FROM dav_props WHERE root_id = ? AND path = ?`,
+      )
+      .all(rootId, path) as StoredDeadProp[];
+  }
+
+  /** Bytes of the properties a user set, but for those of one place (which the caller counts itself). */
+  bytesOfUser(userId: number, except?: { rootId: string; path: string }): number {
+    const row = (
+      except
+        ? this.db
+            .prepare(
+              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props
+               WHERE user_id = ? AND NOT (root_id = ? AND path = ?)`,
+            )
+            .get(userId, except.rootId, except.path)
+        : this.db
+            .prepare(`SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE user_id = ?`)
+            .get(userId)
+    ) as { bytes: number };
+    return row.bytes;
+  }
+
+  /** Bytes of the properties of `path` and (unless `depth0`) of everything below it. */
+  bytesWithin(rootId: string, path: string, depth0 = false): number {
+    const row = (
+      depth0
+        ? this.db
+            .prepare(
+              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE root_id = ? AND path = ?`,
+            )
+            .get(rootId, path)
+        : this.db
+            .prepare(
+              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE root_id = ? AND ${within}`,
+            )
+            .get(rootId, ...subtree(path))
+    ) as { bytes: number };
+    return row.bytes;
+  }
 
   /** The properties of `path` (and of everything below it with `below`), by path. */
   listWithin(rootId: string, path: string, below: boolean): Map<string, DeadProp[]> {
@@ -42,11 +101,19 @@ export class DavPropsRepo {
     return byPath;
   }
 
-  /** Sets (with `xml`) and removes (without), in document order, in one transaction: PROPPATCH is all or nothing. */
-  patch(rootId: string, path: string, ops: Array<{ ns: string; name: string; xml?: string }>): void {
+  /**
+   * Sets (with `xml`, as `userId`'s) and removes (without), in document order, in one
+   * transaction: PROPPATCH is all or nothing.
+   */
+  patch(
+    rootId: string,
+    path: string,
+    ops: Array<{ ns: string; name: string; xml?: string }>,
+    userId: number,
+  ): void {
     const put = this.db.prepare(
-      `INSERT INTO dav_props (root_id, path, ns, name, xml) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(root_id, path, ns, name) DO UPDATE SET xml = excluded.xml`,
+      `INSERT INTO dav_props (root_id, path, ns, name, xml, user_id) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT(root_id, path, ns, name) DO UPDATE SET xml = excluded.xml, user_id = excluded.user_id`,
     );
     const del = this.db.prepare(
       'DELETE FROM dav_props WHERE root_id = ? AND path = ? AND ns = ? AND name = ?',
@@ -54,7 +121,7 @@ export class DavPropsRepo {
     this.db.transaction(() => {
       for (const p of ops) {
         if (p.xml === undefined) del.run(rootId, path, p.ns, p.name);
-        else put.run(rootId, path, p.ns, p.name, p.xml);
+        else put.run(rootId, path, p.ns, p.name, p.xml, userId);
       }
     })();
   }
@@ -70,8 +137,8 @@ export class DavPropsRepo {
     })();
   }
 
-  /** A copy of the properties of `from` and below at `to` (a COPY; what `to` had is replaced). */
-  copy(rootId: string, from: string, to: string, depth0 = false): void {
+  /** A copy of the properties of `from` and below at `to`, as `userId`'s (a COPY; what `to` had is replaced). */
+  copy(rootId: string, from: string, to: string, depth0: boolean, userId: number): void {
     if (from === to) return;
     this.db.transaction(() => {
       this.remove(rootId, to);
@@ -83,11 +150,11 @@ export class DavPropsRepo {
             .prepare(`SELECT path, ns, name, xml FROM dav_props WHERE root_id = ? AND ${within}`)
             .all(rootId, ...subtree(from));
       const put = this.db.prepare(
-        'INSERT INTO dav_props (root_id, path, ns, name, xml) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO dav_props (root_id, path, ns, name, xml, user_id) VALUES (?, ?, ?, ?, ?, ?)',
       );
       for (const r of rows as Array<DeadProp & { path: string }>) {
         const rest = r.path.slice(from.length);
-        put.run(rootId, from === '/' ? to + r.path : to + rest, r.ns, r.name, r.xml);
+        put.run(rootId, from === '/' ? to + r.path : to + rest, r.ns, r.name, r.xml, userId);
       }
     })();
   }
@@ -95,6 +162,11 @@ export class DavPropsRepo {
   /** Forgets the properties of `path` and everything below it (a DELETE). */
   remove(rootId: string, path: string): void {
     this.db.prepare(`DELETE FROM dav_props WHERE root_id = ? AND ${within}`).run(rootId, ...subtree(path));
+  }
+
+  /** Bytes of the properties at and below a place (what they add to the quota of a scope there). */
+  bytesBelow(rootId: string, place: string): number {
+    return this.bytesWithin(rootId, place);
   }
 }
 
@@ -110,6 +182,8 @@ export interface DavLock {
   /** Seconds the lock lasts from its last refresh. */
   timeout: number;
   expiresAt: number;
+  /** When it was taken (Unix ms): it ends a fixed lifetime after, however often refreshed. */
+  createdAt: number;
 }
 
 interface LockRow {
@@ -122,6 +196,7 @@ interface LockRow {
   owner: string;
   timeout: number;
   expires_at: number;
+  created_at: number;
 }
 
 const lockOf = (r: LockRow): DavLock => ({
@@ -134,17 +209,22 @@ const lockOf = (r: LockRow): DavLock => ({
   owner: r.owner,
   timeout: r.timeout,
   expiresAt: r.expires_at,
+  createdAt: r.created_at,
 });
 
-/** WebDAV locks (class 2). Expired locks are dropped whenever locks are read. */
+/**
+ * WebDAV locks (class 2). Expired locks are never answered; they are dropped for good when a
+ * lock is taken or listed, so that reading (every write asks) writes nothing.
+ */
 export class DavLocksRepo {
   constructor(private readonly db: Db) {}
 
   create(lock: DavLock): void {
+    this.purgeExpired();
     this.db
       .prepare(
-        `INSERT INTO dav_locks (token, root_id, path, user_id, scope, depth, owner, timeout, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO dav_locks (token, root_id, path, user_id, scope, depth, owner, timeout, expires_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         lock.token,
@@ -156,12 +236,14 @@ export class DavLocksRepo {
         lock.owner,
         lock.timeout,
         lock.expiresAt,
+        lock.createdAt,
       );
   }
 
-  get(token: string): DavLock | undefined {
-    this.purgeExpired();
-    const row = this.db.prepare('SELECT * FROM dav_locks WHERE token = ?').get(token) as LockRow | undefined;
+  get(token: string, now = Date.now()): DavLock | undefined {
+    const row = this.db
+      .prepare('SELECT * FROM dav_locks WHERE token = ? AND expires_at > ?')
+      .get(token, now) as LockRow | undefined;
     return row && lockOf(row);
   }
 
@@ -176,17 +258,42 @@ export class DavLocksRepo {
   }
 
   /** Locks whose root is `path`, one of its ancestors, or below it. */
-  related(rootId: string, path: string): DavLock[] {
-    this.purgeExpired();
+  related(rootId: string, path: string, now = Date.now()): DavLock[] {
     const ancestors = ['/'];
     const parts = path.split('/').filter(Boolean);
     for (let i = 1; i <= parts.length; i++) ancestors.push('/' + parts.slice(0, i).join('/'));
     const rows = this.db
       .prepare(
-        `SELECT * FROM dav_locks WHERE root_id = ? AND (path IN (${ancestors.map(() => '?').join(',')}) OR ${within})`,
+        `SELECT * FROM dav_locks WHERE root_id = ? AND expires_at > ?
+         AND (path IN (${ancestors.map(() => '?').join(',')}) OR ${within})`,
       )
-      .all(rootId, ...ancestors, ...subtree(path)) as LockRow[];
+      .all(rootId, now, ...ancestors, ...subtree(path)) as LockRow[];
     return rows.map(lockOf);
+  }
+
+  /** Every lock in force, oldest first (for administrators). */
+  all(now = Date.now()): DavLock[] {
+    this.purgeExpired(now);
+    const rows = this.db.prepare('SELECT * FROM dav_locks ORDER BY created_at, token').all() as LockRow[];
+    return rows.map(lockOf);
+  }
+
+  /** How many locks in force a user holds. */
+  countOfUser(userId: number, now = Date.now()): number {
+    return (
+      this.db
+        .prepare('SELECT COUNT(*) AS n FROM dav_locks WHERE user_id = ? AND expires_at > ?')
+        .get(userId, now) as { n: number }
+    ).n;
+  }
+
+  /** How many locks in force have their root at one place. */
+  countAt(rootId: string, path: string, now = Date.now()): number {
+    return (
+      this.db
+        .prepare('SELECT COUNT(*) AS n FROM dav_locks WHERE root_id = ? AND path = ? AND expires_at > ?')
+        .get(rootId, path, now) as { n: number }
+    ).n;
   }
 
   /** Drops the locks of `path` and everything below it (the resources are gone or moved away). */

@@ -212,6 +212,24 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     PRIMARY KEY (root_id, scope)
   );
   `,
+  // WebDAV's bounds (issue 24): who set each dead property (their limit counts it), and when
+  // each lock was taken (none lasts longer than a fixed lifetime, however often refreshed).
+  // Each column is added only when missing: the step must not depend on its place in this list.
+  (db) => {
+    const has = (table: string, column: string) =>
+      (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some(
+        (c) => c.name === column,
+      );
+    if (!has('dav_props', 'user_id')) {
+      db.exec('ALTER TABLE dav_props ADD COLUMN user_id INTEGER NOT NULL DEFAULT 0');
+    }
+    if (!has('dav_locks', 'created_at')) {
+      db.exec(`ALTER TABLE dav_locks ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+        UPDATE dav_locks SET created_at = expires_at - timeout * 1000;`);
+    }
+    db.exec(`CREATE INDEX IF NOT EXISTS dav_props_user ON dav_props(user_id);
+      CREATE INDEX IF NOT EXISTS dav_locks_user ON dav_locks(user_id);`);
+  },
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

@@ -82,6 +82,7 @@ export class ResumableUploads {
         if (!override) throw conflict('a file with this name exists');
         assertMay(user.perm, 'modify');
       }
+      await access.locks.assertWritable(access, target, { member: !target.linkStat });
       if (
         lengthHeader === undefined ||
         !/^\d+$/.test(lengthHeader) ||
@@ -285,6 +286,8 @@ export class ResumableUploads {
         if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
         if ((target.stat || target.isSymlink) && !upload.override)
           throw conflict('a file with this name was created meanwhile');
+        // A lock taken while the bytes were coming in holds the last step back too.
+        await access.locks.assertWritable(access, target, { member: !target.linkStat });
         const settings = this.ctx.store.settings.get();
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);

@@ -5,6 +5,8 @@ import { AppError, badRequest, conflict, forbidden, notFound } from '../../error
 import { etagOf } from '../../files/info.js';
 import { writeFileAtomic } from '../../files/ops.js';
 import type { Opened } from '../../files/resolver.js';
+import { fileAccessFor } from '../../files/access.js';
+import { liveFor } from '../../files/locks.js';
 import type { DavLock } from '../../store/dav.js';
 import { withHooks } from '../file-hooks.js';
 import { hrefOf, virtualOfUrl } from './paths.js';
@@ -20,9 +22,15 @@ import {
   serializeXml,
 } from './xml.js';
 
-/** Longest lock a client gets (an `Infinite` request gets this): abandoned locks must end. */
-const MAX_TIMEOUT = 24 * 3600;
+/** Longest lock a client gets at a time (an `Infinite` request gets this): abandoned locks must end. */
+export const MAX_TIMEOUT = 24 * 3600;
 const DEFAULT_TIMEOUT = 3600;
+/** Longest a lock lasts from when it was taken, however often refreshed: then it must be taken again. */
+export const MAX_LOCK_LIFETIME = 7 * 24 * 3600;
+/** Locks one place may have (shared locks; an exclusive one is alone anyway). */
+export const MAX_LOCKS_PER_PLACE = 16;
+/** Locks one user may hold at once. */
+export const MAX_LOCKS_PER_USER = 500;
 
 interface IfCondition {
   not: boolean;
@@ -92,7 +100,6 @@ export function davPlace(dav: DavRequest, o: Pick<Opened, 'entry'>): string {
 }
 
 const isAncestor = (a: string, b: string) => a !== b && (a === '/' || b.startsWith(a + '/'));
-const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
 
 /** The locks that cover `place`: on it, or on an ancestor with depth infinity. */
 function covering(locks: DavLock[], place: string): DavLock[] {
@@ -155,50 +162,38 @@ export async function evaluateIf(dav: DavRequest): Promise<void> {
   dav.ifFailed = true;
 }
 
-export interface GuardOptions {
-  /** The operation replaces or removes everything below the place too (DELETE, MOVE, COPY onto). */
-  deep?: boolean;
-  /** The operation adds or removes the place as a member of its folder (the folder's own lock counts). */
-  member?: boolean;
+/** The hrefs of lock roots, for `DAV:lock-token-submitted` (a 423 answer of a write). */
+export function lockRootsXml(dav: DavRequest, places: readonly string[]): string {
+  const hrefs = places
+    .map((p) => dav.access.virtualOfRootPath(p))
+    .filter((v): v is string => v !== undefined)
+    .map((v) => `<D:href>${escapeXml(hrefOf(dav.prefix, v, false))}</D:href>`)
+    .join('');
+  return `<D:lock-token-submitted>${hrefs}</D:lock-token-submitted>`;
 }
 
 /**
- * Before a write: every lock on what the write touches must have one of its tokens submitted by
- * the user who holds it (423 naming the lock otherwise).
+ * Whether a new lock conflicts with an existing one: by paths, then only with locks that still
+ * hold that place for their holders (see files/locks.ts).
  */
-export function guardWrite(dav: DavRequest, place: string, opts: GuardOptions = {}): void {
-  const related = dav.ctx.store.davLocks.related(dav.access.root.id, place);
-  const relevant = related.filter(
-    (l) =>
-      l.path === place ||
-      (l.depth === 'infinity' && isAncestor(l.path, place)) ||
-      (opts.deep && isAncestor(place, l.path)) ||
-      (opts.member && l.path === parentOf(place)),
-  );
-  const byRoot = new Map<string, DavLock[]>();
-  for (const l of relevant) byRoot.set(l.path, [...(byRoot.get(l.path) ?? []), l]);
-  const unmet = [...byRoot.entries()]
-    .filter(([, locks]) => !locks.some((l) => l.userId === dav.user.id && dav.submitted.has(l.token)))
-    .map(([p]) => p);
-  if (unmet.length > 0) {
-    const hrefs = unmet
-      .map((p) => dav.access.virtualOfRootPath(p))
-      .filter((v): v is string => v !== undefined)
-      .map((v) => `<D:href>${escapeXml(hrefOf(dav.prefix, v, false))}</D:href>`)
-      .join('');
-    throw new DavError('locked', `<D:lock-token-submitted>${hrefs}</D:lock-token-submitted>`, 'locked');
-  }
-}
-
-/** Whether a new lock conflicts with an existing one. */
-function conflicts(existing: DavLock[], place: string, scope: DavLock['scope'], depth: DavLock['depth']) {
-  return existing.filter(
+async function conflicts(
+  dav: DavRequest,
+  existing: DavLock[],
+  place: string,
+  scope: DavLock['scope'],
+  depth: DavLock['depth'],
+): Promise<boolean> {
+  const byPath = existing.filter(
     (l) =>
       (l.scope === 'exclusive' || scope === 'exclusive') &&
       (l.path === place ||
         (l.depth === 'infinity' && isAncestor(l.path, place)) ||
         (depth === 'infinity' && isAncestor(place, l.path))),
   );
+  const accessOf = (user: Parameters<typeof fileAccessFor>[1]) =>
+    fileAccessFor(dav.ctx, user, dav.access.root);
+  for (const l of byPath) if (await liveFor(dav.ctx, l, place, accessOf)) return true;
+  return false;
 }
 
 /** `Timeout: Second-600, Infinite`: the first the server understands, capped. */
@@ -210,6 +205,16 @@ function timeoutOf(dav: DavRequest): number {
     if (m) return Math.max(1, Math.min(Number(m[1]), MAX_TIMEOUT));
   }
   return DEFAULT_TIMEOUT;
+}
+
+/**
+ * The timeout a LOCK or a refresh gets at `now`: what `Timeout` asks (capped), and never past
+ * `MAX_LOCK_LIFETIME` after the lock was taken.
+ */
+function lifetimeOf(dav: DavRequest, now: number, createdAt: number): { timeout: number; expiresAt: number } {
+  const end = createdAt + MAX_LOCK_LIFETIME * 1000;
+  const expiresAt = Math.min(now + timeoutOf(dav) * 1000, end);
+  return { timeout: Math.max(0, Math.ceil((expiresAt - now) / 1000)), expiresAt };
 }
 
 /** One lock as a DAV:activelock element. */
@@ -270,18 +275,30 @@ export async function handleLock(dav: DavRequest) {
     if (!exists && (r.missing.length > 1 || r.blocked)) throw conflict('the parent folder does not exist');
     const place = davPlace(dav, r);
     const store = dav.ctx.store.davLocks;
-    if (conflicts(store.related(dav.access.root.id, place), place, scope, depth).length > 0) {
+    if (await conflicts(dav, store.related(dav.access.root.id, place), place, scope, depth)) {
       throw new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
     }
+    if (store.countAt(dav.access.root.id, place) >= MAX_LOCKS_PER_PLACE) {
+      throw new AppError(
+        'insufficient_storage',
+        `this resource has ${MAX_LOCKS_PER_PLACE} locks already, the most it may have`,
+      );
+    }
+    if (store.countOfUser(dav.user.id) >= MAX_LOCKS_PER_USER) {
+      throw new AppError(
+        'insufficient_storage',
+        `you hold ${MAX_LOCKS_PER_USER} WebDAV locks already, the most one user may: unlock some first`,
+      );
+    }
     if (!exists) {
-      guardWrite(dav, place, { member: true });
       const { fileMode, dirMode } = dav.ctx.store.settings.get();
       await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
         writeFileAtomic(dav.access, r, Readable.from([]), { fileMode, dirMode }),
       );
       await notify(dav, 'upload', () => dav.events.changed?.(r.real));
     }
-    const timeout = timeoutOf(dav);
+    const now = Date.now();
+    const { timeout, expiresAt } = lifetimeOf(dav, now, now);
     const lock: DavLock = {
       token: `opaquelocktoken:${crypto.randomUUID()}`,
       rootId: dav.access.root.id,
@@ -291,7 +308,8 @@ export async function handleLock(dav: DavRequest) {
       depth,
       owner,
       timeout,
-      expiresAt: Date.now() + timeout * 1000,
+      expiresAt,
+      createdAt: now,
     };
     store.create(lock);
     void dav.reply.header('Lock-Token', `<${lock.token}>`);
@@ -308,8 +326,7 @@ async function refresh(dav: DavRequest, r: Opened) {
   const lock = locksOn(dav, place).find((l) => dav.submitted.has(l.token));
   if (!lock) throw new AppError('precondition_failed', 'no lock of this resource was named in the If header');
   if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
-  const timeout = timeoutOf(dav);
-  const expiresAt = Date.now() + timeout * 1000;
+  const { timeout, expiresAt } = lifetimeOf(dav, Date.now(), lock.createdAt);
   dav.ctx.store.davLocks.refresh(lock.token, timeout, expiresAt);
   return sendLockDiscovery(dav, [{ ...lock, timeout, expiresAt }], 200);
 }

@@ -1,11 +1,12 @@
 import { Readable } from 'node:stream';
 import type { Element } from '@xmldom/xmldom';
 import { assertMay } from '../../auth/policy.js';
-import { badRequest, notFound } from '../../errors.js';
+import { AppError, badRequest, notFound } from '../../errors.js';
 import { listDirectoryEntries } from '../../files/info.js';
 import { mimeByExtension } from '../../files/mime.js';
+import type { Opened } from '../../files/resolver.js';
 import type { DavLock, DeadProp } from '../../store/dav.js';
-import { activeLock, guardWrite, davPlace, SUPPORTED_LOCK } from './locks.js';
+import { activeLock, davPlace, SUPPORTED_LOCK } from './locks.js';
 import { Members } from './members.js';
 import { hrefOf } from './paths.js';
 import { header, type DavRequest } from './request.js';
@@ -260,7 +261,70 @@ export async function handlePropfind(dav: DavRequest) {
   }
 }
 
-/** PROPPATCH: sets and removes dead properties, all or nothing; live ones are protected (403). */
+/** Dead properties one resource may have. */
+export const MAX_PROPS_PER_RESOURCE = 100;
+/** Bytes (as stored, UTF-8) of all the dead properties of one resource. */
+export const MAX_PROP_BYTES_PER_RESOURCE = 64 * 1024;
+/** Bytes of all the dead properties one user set, wherever they are. */
+export const MAX_PROP_BYTES_PER_USER = 1024 * 1024;
+
+const sizeKiB = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+
+/**
+ * Whether a PROPPATCH's changes fit: the resource's count and bytes, the user's bytes, and the
+ * quota of the scope the resource is in (its properties count against it, files/quota.ts). On
+ * success the quota is held until `done` (the records count once they are written); a refusal is
+ * the reason, in words.
+ */
+async function roomFor(
+  dav: DavRequest,
+  r: Opened,
+  place: string,
+  changes: Array<{ ns: string; name: string; xml?: string }>,
+): Promise<{ done(): void } | { refused: string }> {
+  const { davProps } = dav.ctx.store;
+  const rootId = dav.access.root.id;
+  const key = (ns: string, name: string) => `${ns}\u0000${name}`;
+  const before = davProps.rowsAt(rootId, place);
+  const after = new Map(before.map((p) => [key(p.ns, p.name), { userId: p.userId, bytes: p.bytes }]));
+  for (const c of changes) {
+    if (c.xml === undefined) after.delete(key(c.ns, c.name));
+    else after.set(key(c.ns, c.name), { userId: dav.user.id, bytes: Buffer.byteLength(c.xml) });
+  }
+  const sum = (rows: Iterable<{ bytes: number }>) => [...rows].reduce((n, p) => n + p.bytes, 0);
+  const bytesAfter = sum(after.values());
+  if (after.size > before.length && after.size > MAX_PROPS_PER_RESOURCE) {
+    return { refused: `a resource may have at most ${MAX_PROPS_PER_RESOURCE} properties` };
+  }
+  const bytesBefore = sum(before);
+  if (bytesAfter > bytesBefore && bytesAfter > MAX_PROP_BYTES_PER_RESOURCE) {
+    return {
+      refused: `the properties of a resource may hold at most ${sizeKiB(MAX_PROP_BYTES_PER_RESOURCE)}`,
+    };
+  }
+  const mine = (rows: Iterable<{ userId: number; bytes: number }>) =>
+    sum([...rows].filter((p) => p.userId === dav.user.id));
+  const elsewhere = davProps.bytesOfUser(dav.user.id, { rootId, path: place });
+  if (mine(after.values()) > mine(before) && elsewhere + mine(after.values()) > MAX_PROP_BYTES_PER_USER) {
+    return {
+      refused: `the properties you set may hold at most ${sizeKiB(MAX_PROP_BYTES_PER_USER)} in all: remove some first`,
+    };
+  }
+  try {
+    const hold = await dav.access.quota.reserve(dav.access, r.entry, bytesAfter - bytesBefore);
+    // Once written, the records count (the quota reads them): the hold only covered the wait.
+    return { done: () => hold.release() };
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'insufficient_storage') return { refused: err.message };
+    throw err;
+  }
+}
+
+/**
+ * PROPPATCH: sets and removes dead properties, all or nothing; live ones are protected (403).
+ * Properties that do not fit (see `roomFor`) answer 507 Insufficient Storage, the others 424
+ * Failed Dependency (RFC 4918 9.2), with the reason as the response description; nothing changes.
+ */
 export async function handleProppatch(dav: DavRequest) {
   const doc = parseXml(await readBody(dav.request, 'PROPPATCH'));
   const root = doc?.documentElement;
@@ -271,7 +335,7 @@ export async function handleProppatch(dav: DavRequest) {
     if (!r.linkStat) throw notFound();
     assertMay(dav.access.perm, 'modify');
     const place = davPlace(dav, r);
-    guardWrite(dav, place);
+    await dav.access.locks.assertWritable(dav.access, r);
     const ops: Array<{ set: boolean; el: Element }> = [];
     for (const action of childElements(root)) {
       const set = isDav(action, 'set');
@@ -281,20 +345,33 @@ export async function handleProppatch(dav: DavRequest) {
     }
     const refused = ops.filter(({ el }) => el.namespaceURI === DAV && isLive(el.localName ?? ''));
     const names = ops.map(({ el }) => emptyElement(el.namespaceURI ?? '', el.localName ?? ''));
+    /** The names whose ops pass `which` with `status`, the others failed by them (424). */
+    const failed = (which: (op: { set: boolean; el: Element }) => boolean, status: string) =>
+      propstat(names.filter((_, i) => which(ops[i]!)).join(''), status) +
+      propstat(names.filter((_, i) => !which(ops[i]!)).join(''), '424 Failed Dependency');
     let body: string;
     if (refused.length > 0) {
       const refusedNames = new Set(refused.map(({ el }) => el));
-      body =
-        propstat(names.filter((_, i) => refusedNames.has(ops[i]!.el)).join(''), '403 Forbidden') +
-        propstat(names.filter((_, i) => !refusedNames.has(ops[i]!.el)).join(''), '424 Failed Dependency');
+      body = failed(({ el }) => refusedNames.has(el), '403 Forbidden');
     } else {
       const changes = ops.map(({ set, el }) => ({
         ns: el.namespaceURI ?? '',
         name: el.localName ?? '',
         ...(set && { xml: serializeXml(el) }),
       }));
-      dav.ctx.store.davProps.patch(dav.access.root.id, place, changes);
-      body = propstat(names.join(''), '200 OK');
+      const room = await roomFor(dav, r, place, changes);
+      if ('refused' in room) {
+        body =
+          failed(({ set }) => set, '507 Insufficient Storage') +
+          `<D:responsedescription>${escapeXml(room.refused)}</D:responsedescription>`;
+      } else {
+        try {
+          dav.ctx.store.davProps.patch(dav.access.root.id, place, changes, dav.user.id);
+        } finally {
+          room.done();
+        }
+        body = propstat(names.join(''), '200 OK');
+      }
     }
     const href = `<D:href>${escapeXml(hrefOf(dav.prefix, r.virtual, !!r.stat?.isDirectory()))}</D:href>`;
     return dav.reply

@@ -12,9 +12,10 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
+import { LockedError } from '../../files/locks.js';
 import { empty, raw, rawBody } from '../openapi/declare.js';
 import { davUser } from './auth.js';
-import { evaluateIf, handleLock, handleUnlock } from './locks.js';
+import { evaluateIf, handleLock, handleUnlock, lockRootsXml } from './locks.js';
 import { DAV_MOUNT, davPrefix, destinationVirtual, requestVirtual } from './paths.js';
 import { handlePropfind, handleProppatch } from './props.js';
 import { handleGet } from './read.js';
@@ -141,16 +142,18 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
     if (ctx.store.settings.get().webdav === 'per-user' && !user.webdav) {
       throw new AppError('forbidden', 'WebDAV is not enabled for this account');
     }
+    // The tokens the If header submits: the file access honours its user's locks for them only.
+    const submitted = new Set<string>();
     const dav: DavRequest = {
       ctx,
       events,
       request,
       reply,
       user,
-      access: await fileAccessFor(ctx, user),
+      access: await fileAccessFor(ctx, user, undefined, submitted),
       prefix: davPrefix(ctx),
       virtual: requestVirtual(request),
-      submitted: new Set(),
+      submitted,
       ifFailed: false,
     };
     try {
@@ -160,7 +163,12 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
         throw new AppError('precondition_failed', 'the If header does not hold');
       }
       return await dispatch(dav);
-    } catch (err) {
+    } catch (caught) {
+      // A lock in the way of a write (files/locks.ts) names the locked resources (RFC 4918 9.10.6).
+      const err =
+        caught instanceof LockedError
+          ? new DavError('locked', lockRootsXml(dav, caught.places), caught.message)
+          : caught;
       if (!(err instanceof DavError) || reply.sent) throw err;
       return reply.code(err.status).type('application/xml; charset=utf-8').send(err.body());
     }

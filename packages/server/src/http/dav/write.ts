@@ -10,7 +10,8 @@ import { declaredLength } from '../content-length.js';
 import { withHooks } from '../file-hooks.js';
 import { requestReplaceStep } from '../replaced.js';
 import { davFollowDelete, davFollowMove } from './follow.js';
-import { guardWrite, davPlace } from './locks.js';
+import { davPlace } from './locks.js';
+import { MAX_PROP_BYTES_PER_USER } from './props.js';
 import { destinationVirtual } from './paths.js';
 import { header, notify, type DavRequest } from './request.js';
 import { hasBody } from './xml.js';
@@ -30,7 +31,6 @@ export async function handlePut(dav: DavRequest) {
     const exists = !!r.linkStat;
     assertMay(dav.access.perm, exists ? 'modify' : 'create');
     if (!exists) assertParentExists(r);
-    guardWrite(dav, davPlace(dav, r), { member: !exists });
     const { fileMode, dirMode } = dav.ctx.store.settings.get();
     const st = await withHooks(
       dav.ctx,
@@ -62,7 +62,6 @@ export async function handleMkcol(dav: DavRequest) {
     if (r.linkStat) throw new AppError('method_not_allowed', 'something exists at this path');
     assertMay(dav.access.perm, 'create');
     assertParentExists(r);
-    guardWrite(dav, davPlace(dav, r), { member: true });
     const { dirMode } = dav.ctx.store.settings.get();
     await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
       makeDirectory(dav.access, r, dirMode),
@@ -91,7 +90,6 @@ export async function handleDelete(dav: DavRequest) {
     if (r.virtual === '/') throw forbidden('the root folder cannot be deleted');
     if (!r.linkStat) throw notFound();
     assertMay(dav.access.perm, 'delete');
-    guardWrite(dav, davPlace(dav, r), { deep: true, member: true });
     await remove(dav, r);
     return dav.reply.code(204).send();
   } finally {
@@ -137,14 +135,24 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       assertParentExists(dst);
       const srcPlace = davPlace(dav, src);
       const dstPlace = davPlace(dav, dst);
-      if (move) guardWrite(dav, srcPlace, { deep: true, member: true });
-      guardWrite(dav, dstPlace, { deep: true, member: true });
 
       const rootId = access.root.id;
       const { dirMode } = dav.ctx.store.settings.get();
       const shallow = !move && depth === '0' && !!src.stat?.isDirectory();
       const action = move ? 'rename' : 'copy';
       const file = move ? src.entry : src.real;
+      // A copy's dead properties become the copier's: within their limit and the quota, checked now.
+      const propBytes = move ? 0 : dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
+      if (
+        propBytes > 0 &&
+        dav.ctx.store.davProps.bytesOfUser(dav.user.id) + propBytes > MAX_PROP_BYTES_PER_USER
+      ) {
+        throw new AppError(
+          'insufficient_storage',
+          `the copy's WebDAV properties would pass the ${MAX_PROP_BYTES_PER_USER / 1024} KiB your properties may hold`,
+        );
+      }
+      const propHold = propBytes > 0 ? await access.quota.reserve(access, dst.entry, propBytes) : undefined;
       const replace = requestReplaceStep(
         dav.ctx,
         dav.user,
@@ -153,41 +161,46 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         dav.request,
         `replaced by a WebDAV ${move ? 'MOVE' : 'COPY'}`,
       );
-      const done = await withHooks(
-        dav.ctx,
-        dav.user,
-        dav.reply,
-        action,
-        { file, destination: dst.entry },
-        async () => {
-          if (!shallow) {
-            return copyOrMove(
-              access,
-              src,
-              dst,
-              { action, override: true, rename: false, mode: 'replace' },
-              replace,
-              dirMode,
-            );
-          }
-          // Depth 0: the folder without its members, in place of what was there.
-          if (existed) await (await replace.plan(access, dst, true, 'replace')).apply();
-          const made = await access.open(dstVirtual, { followFinal: false });
-          try {
-            await makeDirectory(access, made, dirMode);
-          } finally {
-            await made.close();
-          }
-          return { entry: dst.entry, real: dst.real };
-        },
-        (result) => ({ file, destination: result.entry }),
-      );
+      let done: { entry: string; real: string };
+      try {
+        done = await withHooks(
+          dav.ctx,
+          dav.user,
+          dav.reply,
+          action,
+          { file, destination: dst.entry },
+          async () => {
+            if (!shallow) {
+              return copyOrMove(
+                access,
+                src,
+                dst,
+                { action, override: true, rename: false, mode: 'replace' },
+                replace,
+                dirMode,
+              );
+            }
+            // Depth 0: the folder without its members, in place of what was there.
+            if (existed) await (await replace.plan(access, dst, true, 'replace')).apply();
+            const made = await access.open(dstVirtual, { followFinal: false });
+            try {
+              await makeDirectory(access, made, dirMode);
+            } finally {
+              await made.close();
+            }
+            return { entry: dst.entry, real: dst.real };
+          },
+          (result) => ({ file, destination: result.entry }),
+        );
+        if (!move) dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
+      } finally {
+        propHold?.release();
+      }
       if (move) {
         davFollowMove(dav.ctx, access, src.entry, done.entry);
         await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, access, src.entry, done.entry));
         await notify(dav, 'rename', () => dav.events.moved?.(src.entry, done.entry));
       } else {
-        dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow);
         await notify(dav, 'copy', () => dav.events.changed?.(done.real));
       }
       return dav.reply.code(existed ? 204 : 201).send();

@@ -1,0 +1,56 @@
+import type { DavLockInfo } from '@filebrowser/contract';
+import type { AppContext } from '../context.js';
+import type { DavLock } from '../store/dav.js';
+import { fileAccessFor } from './access.js';
+import { liveFor } from './locks.js';
+
+/**
+ * WebDAV locks as administrators see them, through the API and the command line alike: the
+ * locks in force. The server (`sweep`) first drops those whose holders lost the locked place
+ * (files/locks.ts); the command line does not, as it may not know the served folder the server
+ * was started with, and would take every place for lost.
+ */
+export async function locksInForce(ctx: AppContext, opts: { sweep: boolean }): Promise<DavLockInfo[]> {
+  const out: DavLockInfo[] = [];
+  for (const lock of ctx.store.davLocks.all()) {
+    if (opts.sweep && !(await liveFor(ctx, lock, lock.path, (user) => fileAccessFor(ctx, user)))) continue;
+    out.push(present(ctx, lock));
+  }
+  return out;
+}
+
+/** Breaks a lock: its holder's next write through it is refused, and others may write. */
+export function breakLock(ctx: AppContext, token: string): DavLockInfo | undefined {
+  const lock = ctx.store.davLocks.get(token);
+  if (!lock) return undefined;
+  ctx.store.davLocks.delete(token);
+  return present(ctx, lock);
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/** The text of an owner element as the client sent it (its markup dropped, references decoded). */
+function ownerText(xml: string): string {
+  return xml
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, ref: string) => {
+      if (ref[0] !== '#') return ENTITIES[ref] ?? whole;
+      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : Number(ref.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    })
+    .trim();
+}
+
+function present(ctx: AppContext, lock: DavLock): DavLockInfo {
+  return {
+    token: lock.token,
+    path: lock.path,
+    userID: lock.userId,
+    username: ctx.store.users.get(lock.userId)?.username ?? '',
+    scope: lock.scope,
+    depth: lock.depth,
+    owner: ownerText(lock.owner),
+    createdAt: lock.createdAt,
+    expiresAt: lock.expiresAt,
+  };
+}
