@@ -33,6 +33,7 @@ const UsersList = lazy(() =>
   import('./pages/settings/users/UsersList').then((m) => ({ default: m.UsersList })),
 );
 const AuditLog = lazy(() => import('./pages/settings/audit/AuditLog').then((m) => ({ default: m.AuditLog })));
+const DavLocks = lazy(() => import('./pages/settings/locks/DavLocks').then((m) => ({ default: m.DavLocks })));
 const UserEdit = lazy(() => import('./pages/settings/users/UserEdit').then((m) => ({ default: m.UserEdit })));
 
 /** The interface language follows the signed-in user, or the browser for visitors. */
@@ -80,6 +81,7 @@ function AppRoutes() {
                 <Route path="users/new" element={<UserEdit />} />
                 <Route path="users/:id" element={<UserEdit />} />
                 <Route path="audit" element={<AuditLog />} />
+                <Route path="locks" element={<DavLocks />} />
               </Route>
             </Route>
           </Route>

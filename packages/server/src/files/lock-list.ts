@@ -1,7 +1,8 @@
 import type { DavLockInfo } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import type { DavLock } from '../store/dav.js';
-import { fileAccessFor } from './access.js';
+import type { StoredUser } from '../store/users.js';
+import { fileAccessFor, type FileAccess } from './access.js';
 import { liveFor } from './locks.js';
 
 /**
@@ -12,8 +13,13 @@ import { liveFor } from './locks.js';
  */
 export async function locksInForce(ctx: AppContext, opts: { sweep: boolean }): Promise<DavLockInfo[]> {
   const out: DavLockInfo[] = [];
+  const accesses = new Map<number, Promise<FileAccess>>();
+  const accessOf = (user: StoredUser) => {
+    if (!accesses.has(user.id)) accesses.set(user.id, fileAccessFor(ctx, user));
+    return accesses.get(user.id)!;
+  };
   for (const lock of ctx.store.davLocks.all()) {
-    if (opts.sweep && !(await liveFor(ctx, lock, lock.path, (user) => fileAccessFor(ctx, user)))) continue;
+    if (opts.sweep && !(await liveFor(ctx, lock, lock.path, accessOf))) continue;
     out.push(present(ctx, lock));
   }
   return out;

@@ -29,6 +29,9 @@ export function SettingsLayout() {
             <NavLink to="/settings/audit" className="tabs__tab">
               {t('settings.audit.title')}
             </NavLink>
+            <NavLink to="/settings/locks" className="tabs__tab">
+              {t('settings.locks.title')}
+            </NavLink>
           </>
         )}
       </nav>
