@@ -172,28 +172,62 @@ export function lockRootsXml(dav: DavRequest, places: readonly string[]): string
   return `<D:lock-token-submitted>${hrefs}</D:lock-token-submitted>`;
 }
 
-/**
- * Whether a new lock conflicts with an existing one: by paths, then only with locks that still
- * hold that place for their holders (see files/locks.ts).
- */
-async function conflicts(
-  dav: DavRequest,
-  existing: DavLock[],
-  place: string,
-  scope: DavLock['scope'],
-  depth: DavLock['depth'],
-): Promise<boolean> {
-  const byPath = existing.filter(
+/** The existing locks a new one conflicts with by their paths (one of them exclusive, overlapping). */
+function pathConflicts(existing: DavLock[], place: string, scope: DavLock['scope'], depth: DavLock['depth']) {
+  return existing.filter(
     (l) =>
       (l.scope === 'exclusive' || scope === 'exclusive') &&
       (l.path === place ||
         (l.depth === 'infinity' && isAncestor(l.path, place)) ||
         (depth === 'infinity' && isAncestor(place, l.path))),
   );
+}
+
+/**
+ * The tokens of the locks a new lock may ignore although their paths conflict: those that no
+ * longer hold that place for their holders (see files/locks.ts). 423 when one still does.
+ */
+async function ignorableConflicts(
+  dav: DavRequest,
+  place: string,
+  scope: DavLock['scope'],
+  depth: DavLock['depth'],
+): Promise<Set<string>> {
+  const ignorable = new Set<string>();
+  const byPath = pathConflicts(
+    dav.ctx.store.davLocks.related(dav.access.root.id, place),
+    place,
+    scope,
+    depth,
+  );
   const accessOf = (user: Parameters<typeof fileAccessFor>[1]) =>
     fileAccessFor(dav.ctx, user, dav.access.root);
-  for (const l of byPath) if (await liveFor(dav.ctx, l, place, accessOf)) return true;
-  return false;
+  for (const l of byPath) {
+    // A lock below a new depth-infinity one holds its own root, which the new one would cover.
+    const at = isAncestor(place, l.path) ? l.path : place;
+    if (await liveFor(dav.ctx, l, at, accessOf)) throw lockConflict();
+    ignorable.add(l.token);
+  }
+  return ignorable;
+}
+
+const lockConflict = () => new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
+
+/** 507 when the place or the user already has as many locks as they may. */
+function assertRoomForLock(dav: DavRequest, place: string): void {
+  const store = dav.ctx.store.davLocks;
+  if (store.countAt(dav.access.root.id, place) >= MAX_LOCKS_PER_PLACE) {
+    throw new AppError(
+      'insufficient_storage',
+      `this resource has ${MAX_LOCKS_PER_PLACE} locks already, the most it may have`,
+    );
+  }
+  if (store.countOfUser(dav.user.id) >= MAX_LOCKS_PER_USER) {
+    throw new AppError(
+      'insufficient_storage',
+      `you hold ${MAX_LOCKS_PER_USER} WebDAV locks already, the most one user may: unlock some first`,
+    );
+  }
 }
 
 /** `Timeout: Second-600, Infinite`: the first the server understands, capped. */
@@ -275,21 +309,8 @@ export async function handleLock(dav: DavRequest) {
     if (!exists && (r.missing.length > 1 || r.blocked)) throw conflict('the parent folder does not exist');
     const place = davPlace(dav, r);
     const store = dav.ctx.store.davLocks;
-    if (await conflicts(dav, store.related(dav.access.root.id, place), place, scope, depth)) {
-      throw new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
-    }
-    if (store.countAt(dav.access.root.id, place) >= MAX_LOCKS_PER_PLACE) {
-      throw new AppError(
-        'insufficient_storage',
-        `this resource has ${MAX_LOCKS_PER_PLACE} locks already, the most it may have`,
-      );
-    }
-    if (store.countOfUser(dav.user.id) >= MAX_LOCKS_PER_USER) {
-      throw new AppError(
-        'insufficient_storage',
-        `you hold ${MAX_LOCKS_PER_USER} WebDAV locks already, the most one user may: unlock some first`,
-      );
-    }
+    const ignorable = await ignorableConflicts(dav, place, scope, depth);
+    assertRoomForLock(dav, place);
     if (!exists) {
       const { fileMode, dirMode } = dav.ctx.store.settings.get();
       await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
@@ -297,6 +318,10 @@ export async function handleLock(dav: DavRequest) {
       );
       await notify(dav, 'upload', () => dav.events.changed?.(r.real));
     }
+    // Checked again with nothing awaited before the lock is stored: a lock taken meanwhile wins.
+    const taken = pathConflicts(store.related(dav.access.root.id, place), place, scope, depth);
+    if (taken.some((l) => !ignorable.has(l.token))) throw lockConflict();
+    assertRoomForLock(dav, place);
     const now = Date.now();
     const { timeout, expiresAt } = lifetimeOf(dav, now, now);
     const lock: DavLock = {
