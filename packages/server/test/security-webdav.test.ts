@@ -140,6 +140,21 @@ describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
     expect((await trashOf(owner)).map((i) => [i.path, i.isDir])).toEqual([['/dst(1)', true]]);
   });
 
+  it('replaces a link at the destination itself, as a delete, never what it leads to', async () => {
+    await fs.symlink('dst', file('shared', 'ln'));
+    const before = await snapshot();
+    const refused = await dav('COPY', '/dav/f.txt', 'no-delete', { destination: '/dav/ln' });
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(await snapshot()).toEqual(before);
+
+    const res = await dav('COPY', '/dav/f.txt', 'owner', { destination: '/dav/ln' });
+    expect(res.statusCode, res.body).toBe(204);
+    expect((await fs.lstat(file('shared', 'ln'))).isFile()).toBe(true);
+    expect(await fs.readFile(file('shared', 'ln'), 'utf8')).toBe('file f');
+    expect((await fs.readdir(file('shared', 'dst'))).sort()).toEqual(['deep', 'keep.txt']);
+    expect((await trashOf(owner)).map((i) => [i.path, i.isDir])).toEqual([['/ln', false]]);
+  });
+
   it('deletes for good with the trash off, still only with the delete permission', async () => {
     t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
