@@ -1,0 +1,285 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { buildApp } from '../src/app.js';
+import { createAccount } from '../src/auth/accounts.js';
+import { hashPassword } from '../src/auth/passwords.js';
+import { defaultConfig } from '../src/config/defaults.js';
+import type { ServerConfig } from '../src/config/types.js';
+import type { AppContext } from '../src/context.js';
+import { serverPaths } from '../src/files/private.js';
+import { quickSetup } from '../src/setup.js';
+import { openStore, type Store } from '../src/store/index.js';
+import { TEST_BCRYPT_COST } from './helpers.js';
+
+/**
+ * Security catalogue, runner class (issue 24, items 1 and 15), tried through the real server as
+ * the attacker did: File Browser's default layout (the database inside the served folder), a
+ * non-admin user with execute and grep, the recursive tools a walk takes into the server's own
+ * files. With the sandbox (bubblewrap) the private paths are empty where the command looks; where
+ * no sandbox can be had (forced here with `execSandbox: "off"`), the walks are refused.
+ */
+
+const PASSWORD = 'user-password-for-tests';
+const MARKERS = { trash: 'TRASHED-MARKER-7d1f', staged: 'STAGED-MARKER-91ac', cache: 'CACHE-MARKER-3b2e' };
+const PERM = {
+  admin: false,
+  execute: true,
+  create: true,
+  rename: true,
+  modify: true,
+  delete: true,
+  share: true,
+  download: true,
+};
+
+interface Server {
+  app: FastifyInstance;
+  ctx: AppContext;
+  store: Store;
+  base: string;
+  root: string;
+  url: string;
+}
+
+type Mode = 'bwrap' | 'off';
+
+/** The server as File Browser's defaults lay it out: `filebrowser.db` inside the served folder. */
+async function startServer(sandbox: Mode, extra: Partial<ServerConfig> = {}): Promise<Server> {
+  const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-sandbox-')));
+  const root = path.join(base, 'root');
+  await fs.mkdir(root);
+  const dbFile = path.join(root, 'filebrowser.db');
+  const config = {
+    ...defaultConfig(),
+    root,
+    database: dbFile,
+    cacheDir: '',
+    webDist: path.join(base, 'web'),
+    bcryptCost: TEST_BCRYPT_COST,
+    disableExec: false,
+    execSandbox: sandbox,
+    ...extra,
+  } as ServerConfig;
+  const store = openStore(dbFile);
+  const { app, ctx } = await buildApp(config, store);
+  await quickSetup(ctx, {
+    username: 'admin',
+    passwordHash: await hashPassword(PASSWORD, TEST_BCRYPT_COST),
+    noauth: false,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { app, ctx, store, base, root, url: `ws://127.0.0.1:${port}` };
+}
+
+async function stopServer(s: Server): Promise<void> {
+  await s.app.close();
+  s.store.close();
+  await fs.rm(s.base, { recursive: true, force: true });
+}
+
+interface Outcome {
+  lines: string[];
+  code?: number;
+  reason?: string;
+}
+
+/** Runs one command line through the command websocket and collects what comes back. */
+function run(s: Server, token: string, line: string, folder = '/'): Promise<Outcome> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${s.url}/api/command${folder}`, { headers: { 'x-auth': token } });
+    const lines: string[] = [];
+    ws.on('open', () => ws.send(line));
+    ws.on('message', (data) => lines.push((data as Buffer).toString('utf8')));
+    ws.on('close', (code, reason) => resolve({ lines, code, reason: reason.toString() }));
+    ws.on('error', reject);
+  });
+}
+
+async function login(s: Server, username: string): Promise<string> {
+  const res = await s.app.inject({ method: 'POST', url: '/api/login', payload: { username, password: PASSWORD } });
+  expect(res.statusCode).toBe(200);
+  return res.body;
+}
+
+/** Every file below `dir` with its bytes (links and special files skipped). */
+async function filesBelow(dir: string): Promise<Array<{ file: string; bytes: Buffer }>> {
+  const out: Array<{ file: string; bytes: Buffer }> = [];
+  for (const rel of await fs.readdir(dir, { recursive: true })) {
+    const file = path.join(dir, rel);
+    const st = await fs.lstat(file);
+    if (st.isFile()) out.push({ file, bytes: await fs.readFile(file) });
+  }
+  return out;
+}
+
+describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (sandbox) => {
+  let s: Server;
+  let bobToken: string;
+  /** What a leak would show: the signing key, a live session id, other users' private bytes. */
+  let secrets: string[];
+  let privates: ReturnType<typeof serverPaths>;
+
+  const refusedWithoutSandbox = (o: Outcome, command: string) => {
+    expect(o.code).toBe(1008);
+    expect(o.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^Command not allowed: ${command} walks folders, and your scope holds the server's own files \\(its database, trash, uploads or previews\\): without the runner's sandbox \\(bubblewrap\\) this server refuses walks there\\.$`,
+        ),
+      ),
+    ]);
+  };
+  const leaksNothing = (text: string) => {
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(text).not.toContain('SQLite format 3');
+  };
+
+  beforeAll(async () => {
+    s = await startServer(sandbox);
+    privates = serverPaths(s.ctx.config);
+    const alice = await createAccount(
+      s.ctx,
+      { username: 'alice', scope: '/users/alice', perm: PERM, commands: [] },
+      PASSWORD,
+      'cli',
+    );
+    await createAccount(
+      s.ctx,
+      {
+        username: 'bob',
+        scope: '/',
+        perm: PERM,
+        commands: ['grep', 'du', 'ls', 'cp', 'tar', 'find', 'cat'],
+      },
+      PASSWORD,
+      'cli',
+    );
+    s.store.settings.save({ ...s.store.settings.get(), unsafeCommands: ['tar'] });
+    const adminToken = await login(s, 'admin');
+    const aliceToken = await login(s, 'alice');
+    bobToken = await login(s, 'bob');
+    const sid = (JSON.parse(Buffer.from(adminToken.split('.')[1]!, 'base64url').toString()) as { sid: string })
+      .sid;
+    secrets = [s.store.settings.get().key, sid, ...Object.values(MARKERS)];
+
+    // Alice's deleted file, in the trash that lies in the served folder.
+    const as = (token: string) => ({ 'x-auth': token });
+    const put = await s.app.inject({
+      method: 'POST',
+      url: '/api/resources/gone.txt?override=true',
+      headers: as(aliceToken),
+      payload: `${MARKERS.trash}\n`,
+    });
+    expect(put.statusCode).toBe(200);
+    const del = await s.app.inject({ method: 'DELETE', url: '/api/resources/gone.txt', headers: as(aliceToken) });
+    expect(del.statusCode).toBe(204);
+    // Alice's half-done resumable upload, staged in the served folder.
+    const create = await s.app.inject({
+      method: 'POST',
+      url: '/api/tus/big.bin',
+      headers: { ...as(aliceToken), 'tus-resumable': '1.0.0', 'upload-length': '1000' },
+    });
+    expect(create.statusCode).toBe(201);
+    const patch = await s.app.inject({
+      method: 'PATCH',
+      url: '/api/tus/big.bin',
+      headers: {
+        ...as(aliceToken),
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
+      payload: `${MARKERS.staged}\n`,
+    });
+    expect(patch.statusCode).toBe(204);
+    // A preview of someone's picture in the cache.
+    await fs.mkdir(privates.cacheDir, { recursive: true });
+    await fs.writeFile(path.join(privates.cacheDir, 'preview.jpg'), `${MARKERS.cache}\n`);
+    await fs.mkdir(path.join(s.root, 'docs'));
+    await fs.writeFile(path.join(s.root, 'docs/readme.txt'), 'an ordinary file\n');
+    expect(alice.id).toBeGreaterThan(1);
+  });
+
+  afterAll(() => stopServer(s));
+
+  it('grep -a -r finds nothing of the database, the trash, the uploads or the cache', async () => {
+    const key = await run(s, bobToken, `grep -a -r -o "key\\":\\"[A-Za-z0-9+/=]*" .`);
+    const any = await run(s, bobToken, `grep -a -r -l -F -e ${secrets.join(' -e ')} .`);
+    if (sandbox === 'off') {
+      refusedWithoutSandbox(key, 'grep -r');
+      refusedWithoutSandbox(any, 'grep -r');
+      return;
+    }
+    // grep says 1 when nothing matched.
+    expect(key).toMatchObject({ lines: [], code: 1011, reason: 'exit status 1' });
+    expect(any).toMatchObject({ lines: [], code: 1011, reason: 'exit status 1' });
+    // The walk itself worked: an ordinary file is found.
+    const found = await run(s, bobToken, 'grep -r -l ordinary .');
+    expect(found).toMatchObject({ lines: ['./docs/readme.txt'], code: 1000 });
+  });
+
+  it('du -a and ls -R see no private file’s bytes and nothing inside the private folders', async () => {
+    const du = await run(s, bobToken, 'du -ab .');
+    const ls = await run(s, bobToken, 'ls -RA');
+    if (sandbox === 'off') {
+      refusedWithoutSandbox(du, 'du');
+      refusedWithoutSandbox(ls, 'ls -R');
+      return;
+    }
+    expect(du.code).toBe(1000);
+    expect(ls.code).toBe(1000);
+    const inside = (name: string) => [privates.trashDir, privates.uploadsDir, privates.cacheDir].some((d) => name.startsWith(`./${path.basename(d)}/`));
+    for (const line of du.lines) {
+      const [size, name] = line.split('\t') as [string, string];
+      expect(inside(name), line).toBe(false);
+      if (path.basename(name).startsWith('filebrowser.db')) expect(size, line).toBe('0');
+    }
+    expect(du.lines).toContain(expect.stringMatching(/\t\.\/docs\/readme\.txt$/));
+    leaksNothing(ls.lines.join('\n'));
+    for (const d of [privates.trashDir, privates.uploadsDir, privates.cacheDir]) {
+      const at = ls.lines.indexOf(`./${path.basename(d)}:`);
+      // A private folder is listed as empty: its heading is followed by a blank line or the end.
+      if (at >= 0) expect(ls.lines[at + 1] ?? '', d).toBe('');
+    }
+    expect(ls.lines.join('\n')).not.toMatch(/gone\.txt|\.part|preview\.jpg/);
+  });
+
+  it('cp -r . x and tar cf copy no private byte', async () => {
+    const cp = await run(s, bobToken, 'cp -r . copy');
+    const tar = await run(s, bobToken, 'tar -cf out.tar docs .');
+    if (sandbox === 'off') {
+      refusedWithoutSandbox(cp, 'cp -r');
+      refusedWithoutSandbox(tar, 'tar');
+      await expect(fs.stat(path.join(s.root, 'copy'))).rejects.toThrow();
+      await expect(fs.stat(path.join(s.root, 'out.tar'))).rejects.toThrow();
+      return;
+    }
+    // cp copies everything but the copy itself, then says it could not copy . into itself.
+    expect(cp.lines.join('\n')).toMatch(/cannot copy a directory, '\.', into itself/);
+    const copied = await filesBelow(path.join(s.root, 'copy'));
+    expect(copied.map((f) => path.relative(s.root, f.file))).toContain('copy/docs/readme.txt');
+    for (const f of copied) leaksNothing(f.bytes.toString('latin1'));
+    const archive = await fs.readFile(path.join(s.root, 'out.tar'));
+    expect(archive.toString('latin1')).toContain('an ordinary file');
+    leaksNothing(archive.toString('latin1'));
+    // The server's own files are still whole.
+    expect((await fs.stat(s.ctx.config.database)).size).toBeGreaterThan(0);
+    await expect(fs.readdir(privates.trashDir)).resolves.not.toEqual([]);
+  });
+
+  it('a plain command still runs, and a named private path is still refused', async () => {
+    expect(await run(s, bobToken, 'cat docs/readme.txt')).toMatchObject({
+      lines: ['an ordinary file'],
+      code: 1000,
+    });
+    expect((await run(s, bobToken, 'cat filebrowser.db')).lines).toEqual([
+      'Command not allowed: the path "filebrowser.db" is hidden by your rules.',
+    ]);
+  });
+});
