@@ -120,6 +120,17 @@ export class QuotaHold {
     this.ledger.check(now, this.held, this.held);
   }
 
+  /**
+   * Holds all the room the quotas covering the write have left (a command, whose writes the
+   * server cannot see byte by byte) and answers it; undefined when no quota covers it.
+   */
+  holdAllRoom(): number | undefined {
+    if (this.done || this.limits.length === 0) return undefined;
+    const room = Math.max(0, this.ledger.room(this.limits, this.held));
+    this.need(this.held + room);
+    return room;
+  }
+
   /** The write is done: `delta` bytes are now on the disk (or gone, negative), the hold goes. */
   commit(delta: number): void {
     if (this.done) return;
@@ -251,6 +262,15 @@ export class QuotaLedger {
     }
   }
 
+  /** What the tightest of `limits` leaves (with `mine` already held by the asker): may be negative. */
+  room(limits: readonly Limit[], mine: number): number {
+    let room = Infinity;
+    for (const l of limits) {
+      room = Math.min(room, l.bytes - this.usedNow(l.scope) - ((this.reserved.get(l.scope) ?? 0) - mine));
+    }
+    return room;
+  }
+
   hold(limits: readonly Limit[], bytes: number): void {
     if (bytes === 0) return;
     for (const l of limits) {
@@ -345,15 +365,64 @@ export class QuotaLedger {
   }
 
   /**
-   * A change the server cannot follow byte by byte (a command run in a scope): the counted
-   * scopes overlapping it are walked again, in the background.
+   * What a command about to run in `access`'s scope may write, the server seeing none of it byte
+   * by byte. The quotas covering the scope lend it all the room they have left, held until
+   * `settle`, so that no second command and no upload counts on the same bytes meanwhile; the
+   * quotas of folders inside the scope (another user's home in an administrator's) bound it too,
+   * without holding their room. `room` is the least of them (undefined: no quota applies), `over`
+   * a covering quota the scope already passed. Counts a walk is correcting are waited for.
+   * `settle`, once the command has ended, walks the counted scopes it could have changed again
+   * and then lets the room go: its writes are counted before anyone else may use that room.
    */
-  changedOutside(access: FileAccess): void {
+  async lendToCommand(access: FileAccess): Promise<{
+    room?: number;
+    over?: { used: number; limit: number };
+    settle(): Promise<void>;
+  }> {
     const place = this.scopeOf(access);
-    if (place === undefined || access.root.id !== USERS_ROOT) return;
+    if (place === undefined || access.root.id !== USERS_ROOT) return { settle: async () => undefined };
+    await Promise.all(
+      [...this.walks]
+        .filter(([scope]) => overlaps(scope, place))
+        .map(([, walk]) => walk.catch(() => undefined)),
+    );
+    const hold = await this.holdFor(access, access.scope.real);
+    const settle = async () => {
+      try {
+        await this.recountOverlapping(access, place);
+      } finally {
+        hold.release();
+      }
+    };
+    try {
+      const covering = (await this.limits(access)).filter((l) => isInside(l.scope, place));
+      for (const l of covering) {
+        const used = this.usedNow(l.scope);
+        if (used > l.bytes) {
+          hold.release();
+          return { over: { used, limit: l.bytes }, settle: async () => undefined };
+        }
+      }
+      const inside = (await this.limits(access)).filter((l) => l.scope !== place && isInside(place, l.scope));
+      for (const l of inside) await this.ensureCounted(access, l.scope);
+      const rooms = [hold.holdAllRoom(), inside.length > 0 ? this.room(inside, 0) : undefined].filter(
+        (r): r is number => r !== undefined,
+      );
+      return rooms.length === 0 ? { settle } : { room: Math.max(0, Math.min(...rooms)), settle };
+    } catch (err) {
+      hold.release();
+      throw err;
+    }
+  }
+
+  /**
+   * A change the server cannot follow byte by byte (a command run in a scope): the counted
+   * scopes overlapping it are walked again.
+   */
+  private async recountOverlapping(access: FileAccess, place: string): Promise<void> {
     for (const scope of this.countedScopes()) {
-      if (!isInside(scope, place) && !isInside(place, scope)) continue;
-      this.recount(access, scope).catch((err: unknown) =>
+      if (!overlaps(scope, place)) continue;
+      await this.recount(access, scope).catch((err: unknown) =>
         this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota'),
       );
     }
@@ -375,6 +444,11 @@ export class QuotaLedger {
       }
     }
   }
+}
+
+/** One place holds the other. */
+function overlaps(a: string, b: string): boolean {
+  return isInside(a, b) || isInside(b, a);
 }
 
 /**
