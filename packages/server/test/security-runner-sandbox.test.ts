@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import WebSocket from 'ws';
 import { buildApp } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
@@ -134,7 +135,7 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     expect(o.lines).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^Command not allowed: ${command} walks folders, and your scope holds the server's own files \\(its database, trash, uploads or previews\\): without the runner's sandbox \\(bubblewrap\\) this server refuses walks there\\.$`,
+          `^Command not allowed: ${command} walks folders, and your scope holds the server's own files \\(its database, trash, uploads or previews\\): without the runner's sandbox \\(bubblewrap\\) this server refuses that there\\.$`,
         ),
       ),
     ]);
@@ -159,7 +160,7 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
         username: 'bob',
         scope: '/',
         perm: PERM,
-        commands: ['grep', 'du', 'ls', 'cp', 'tar', 'find', 'cat'],
+        commands: ['grep', 'du', 'ls', 'cp', 'tar', 'find', 'cat', 'mv', 'split'],
       },
       PASSWORD,
       'cli',
@@ -272,20 +273,72 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
       await expect(fs.stat(path.join(s.root, 'out.tar'))).rejects.toThrow();
       return;
     }
-    // cp copies everything but the copy itself, then says it could not copy . into itself.
+    // cp copies what comes before the copy itself in its order, then stops: "cannot copy . into itself".
     expect(cp.lines.join('\n')).toMatch(/cannot copy a directory, '\.', into itself/);
-    const copied = await filesBelow(path.join(s.root, 'copy'));
-    expect(copied.map((f) => path.relative(s.root, f.file))).toContain('copy/docs/readme.txt');
-    for (const f of copied) leaksNothing(f.bytes.toString('latin1'));
-    const archive = await fs.readFile(path.join(s.root, 'out.tar'));
-    expect(archive.toString('latin1')).toContain('an ordinary file');
-    leaksNothing(archive.toString('latin1'));
+    for (const f of await filesBelow(path.join(s.root, 'copy'))) leaksNothing(f.bytes.toString('latin1'));
+    // tar takes everything: the private paths are in it, empty.
+    const archive = (await fs.readFile(path.join(s.root, 'out.tar'))).toString('latin1');
+    expect(archive).toContain('an ordinary file');
+    for (const name of [
+      './filebrowser.db\0',
+      './filebrowser.db-wal\0',
+      `./${path.basename(privates.trashDir)}/\0`,
+    ]) {
+      expect(archive).toContain(name);
+    }
+    leaksNothing(archive);
+    expect(archive).not.toMatch(/gone\.txt|\.part\0|preview\.jpg/);
     // The server's own files are still whole, and the empty files that held the place of missing
     // ones (a planted -journal would be rolled into the database at the next start) are gone.
     expect((await fs.stat(s.ctx.config.database)).size).toBeGreaterThan(0);
     await expect(fs.readdir(privates.trashDir)).resolves.not.toEqual([]);
     await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db-journal');
     await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db.restoring');
+  });
+
+  it('no command makes a file at one of the server’s names: mv, cp, split', async () => {
+    // A hot journal beside the database is rolled into it at the next start; the -wal is live.
+    const plant = `${'P'.repeat(100)}\n`.repeat(120);
+    await fs.mkdir(path.join(s.root, 'plant'));
+    await fs.writeFile(path.join(s.root, 'plant/filebrowser.db-journal'), plant);
+    await fs.writeFile(path.join(s.root, 'plant/data'), plant);
+    const wal = await fs.readFile(`${s.ctx.config.database}-wal`);
+    const mv = await run(s, bobToken, 'mv plant/filebrowser.db-journal .');
+    expect(mv).toMatchObject({
+      lines: ["Command not allowed: mv would write /filebrowser.db-journal, one of the server's own files."],
+      code: 1008,
+    });
+    // cp -r is a walk, refused earlier without a sandbox.
+    for (const line of [
+      'cp -t . plant/filebrowser.db-journal',
+      ...(sandbox === 'off' ? [] : ['cp -rT plant .']),
+    ]) {
+      expect(await run(s, bobToken, line), line).toMatchObject({
+        lines: [
+          "Command not allowed: cp would write /filebrowser.db-journal, one of the server's own files.",
+        ],
+        code: 1008,
+      });
+    }
+    // The twelfth piece of split -a 2 ends in "al": the prefixes make -journal and -wal.
+    for (const prefix of ['filebrowser.db-journ', 'filebrowser.db-w']) {
+      const split = await run(s, bobToken, `split -n 12 -a 2 plant/data ${prefix}`);
+      if (sandbox === 'off') {
+        expect(split.code).toBe(1008);
+        expect(split.lines).toEqual([
+          "Command not allowed: split names the files it writes itself, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses that there.",
+        ]);
+      } else {
+        // The piece that would be the server's file cannot be written; the others are.
+        expect(split.code).toBe(1011);
+        expect(split.lines.join('\n')).toMatch(/filebrowser\.db-(journ|w)al/);
+        await expect(fs.stat(path.join(s.root, `${prefix}ak`))).resolves.toBeTruthy();
+      }
+    }
+    await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db-journal');
+    expect((await fs.readFile(`${s.ctx.config.database}-wal`)).toString('latin1')).not.toContain('PPPP');
+    expect((await fs.readFile(`${s.ctx.config.database}-wal`)).subarray(0, 32)).toEqual(wal.subarray(0, 32));
+    expect(s.store.settings.get().key).toBe(secrets[0]);
   });
 
   it('a plain command still runs, and a named private path is still refused', async () => {
@@ -296,5 +349,44 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     expect((await run(s, bobToken, 'cat filebrowser.db')).lines).toEqual([
       'Command not allowed: the path "filebrowser.db" is hidden by your rules.',
     ]);
+  });
+});
+
+describe('a rollback journal planted beside the database', () => {
+  it('is never rolled into it at the next start', async () => {
+    const s = await startServer('off');
+    const dbFile = s.ctx.config.database;
+    const adminHash = s.store.users.get(1)!.passwordHash;
+    await s.app.close();
+    s.store.close();
+    try {
+      // The attacker's database: a copy with their own administrator password. A transaction
+      // left open on it spills its pages' earlier state, theirs, into a journal: a hot journal
+      // SQLite rolls into whatever database it finds it beside.
+      const evil = path.join(s.base, 'evil.db');
+      await fs.copyFile(dbFile, evil);
+      const e = new Database(evil);
+      e.pragma('journal_mode = DELETE');
+      e.prepare('UPDATE users SET password_hash = ? WHERE id = 1').run('attacker-chosen-hash');
+      e.pragma('cache_size = 1');
+      e.exec('BEGIN EXCLUSIVE');
+      e.prepare('UPDATE users SET password_hash = ? WHERE id = 1').run('anything');
+      e.exec('CREATE TABLE filler (x TEXT)');
+      const insert = e.prepare('INSERT INTO filler VALUES (?)');
+      for (let i = 0; i < 2000; i++) insert.run('z'.repeat(500));
+      await fs.copyFile(`${evil}-journal`, `${dbFile}-journal`);
+      e.exec('ROLLBACK');
+      e.close();
+
+      const store = openStore(dbFile);
+      try {
+        expect(store.users.get(1)!.passwordHash).toBe(adminHash);
+      } finally {
+        store.close();
+      }
+      await expect(fs.stat(`${dbFile}-journal`)).rejects.toThrow();
+    } finally {
+      await fs.rm(s.base, { recursive: true, force: true });
+    }
   });
 });

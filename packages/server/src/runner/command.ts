@@ -157,7 +157,7 @@ export async function prepareCommand(
     const walk = walkOf(names, args);
     if (walk && access.privatePathsBelow(access.scope.real).length > 0) {
       throw new CommandRefused(
-        `Command not allowed: ${walk} walks folders, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses walks there.`,
+        `Command not allowed: ${walk}, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses that there.`,
       );
     }
   }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FileAccess } from '../files/access.js';
-import { readFolderTypes, type Pinned } from '../files/anchor.js';
+import { joinReal, readFolderTypes, type Pinned } from '../files/anchor.js';
 import { joinVirtual } from '../files/resolver.js';
 import { operandEntry } from './arguments.js';
 import { CommandRefused } from './refusal.js';
@@ -189,9 +189,19 @@ class Walk {
     return tree;
   }
 
+  /** Refused when `name` in `folder` is one of the server's files: the command would write it. */
+  notPrivate(folder: Pinned, name: string, virtual: string): void {
+    if (this.access.isPrivate(joinReal(folder.real, name))) {
+      throw new CommandRefused(
+        `Command not allowed: ${this.command} would write ${joinVirtual(virtual, name)}, one of the server's own files.`,
+      );
+    }
+  }
+
   /** Refused when a link stands at `name` in `folder`, or below it where `tree` would be copied. */
   async into(folder: Pinned, name: string, tree: Tree | null, virtual: string): Promise<void> {
     this.count();
+    this.notPrivate(folder, name, virtual);
     const child = await folder.lookup(name).catch(() => undefined);
     if (!child) return;
     try {
@@ -211,8 +221,8 @@ class Walk {
 
 /**
  * Refuses (CommandRefused) `cp`, `mv`, `ln`, `link` and `diff` when a source operand is or holds a
- * symbolic link, `cp` when a link stands where it would write, and `mv` of a folder holding one of
- * the server's private paths. `names` are the name typed and the real name of the program.
+ * symbolic link, `cp` when a link stands where it would write, any of them writing one of the
+ * server's private paths into a folder, and `mv` of a folder holding one. `names` are the name typed and the real name of the program.
  * Answers the bytes of the regular files in the sources, private ones left out: what `cp` copies.
  */
 export async function checkLinkOperands(
@@ -233,7 +243,7 @@ export async function checkLinkOperands(
     const tree = await walk.source(virtual, operand);
     if (tree !== undefined) trees.push({ base: path.posix.basename(virtual), tree });
   }
-  if (!syntax.writesIntoDestination || destination === undefined || trees.length === 0) return walk.bytes;
+  if (destination === undefined || trees.length === 0) return walk.bytes;
   const dest = await operandEntry(access, cwdVirtual, destination);
   if (dest === undefined) return walk.bytes;
   let d;
@@ -244,6 +254,9 @@ export async function checkLinkOperands(
   }
   try {
     if (!d.node || !d.stat?.isDirectory()) return walk.bytes;
+    // Into a folder, each source lands under its own name there (`mv sub/x.db-journal .`).
+    for (const { base } of trees) if (base !== '') walk.notPrivate(d.node, base, d.virtual);
+    if (!syntax.writesIntoDestination) return walk.bytes;
     for (const { base, tree } of trees) {
       // `cp -r src dir` writes dir/src/…, `cp -rT src dir` writes dir/…: both are looked at.
       if (base !== '') await walk.into(d.node, base, tree, d.virtual);

@@ -1,5 +1,6 @@
 /**
- * Commands that walk folders: what a walk enters is not among the arguments the runner checks.
+ * Commands that walk folders, or name the files they write: what a walk enters and what such a
+ * tool creates are not among the arguments the runner checks.
  * In the sandbox (runner/sandbox.ts) the server's private paths are empty where a walk looks;
  * without one, a walk of a folder holding them (File Browser's default layout puts the database
  * in the served folder) would read the database, the trash, staged uploads and the preview
@@ -97,9 +98,48 @@ const RULES: Readonly<Record<string, WalkRule>> = {
   lz4: { letters: 'r' },
 };
 
-function ruleOf(name: string): WalkRule | undefined {
-  // GNU tools installed beside BSD ones carry a `g` prefix (gcp, gfind, ggrep).
-  return RULES[name] ?? (name.startsWith('g') ? RULES[name.slice(1)] : undefined);
+/**
+ * Tools that make the names of the files they write (`split`'s prefix + `al`, `gzip -S l`,
+ * `gunzip x.gz` writing `x`, an archive's members): without a sandbox, such a name could be one
+ * of the server's files (a `-journal` the database would roll into itself at the next start,
+ * its live `-wal`), which no argument names.
+ */
+const NAME_MAKERS = new Set([
+  'split',
+  'csplit',
+  'gzip',
+  'gunzip',
+  'pigz',
+  'unpigz',
+  'xz',
+  'unxz',
+  'lzma',
+  'unlzma',
+  'bzip2',
+  'bunzip2',
+  'pbzip2',
+  'zstd',
+  'unzstd',
+  'zstdmt',
+  'lz4',
+  'unlz4',
+  'lzip',
+  'lzop',
+  'compress',
+  'uncompress',
+  'brotli',
+  'cpio',
+  'unzip',
+  'bsdunzip',
+  'unrar',
+  'unar',
+  'uudecode',
+  'patch',
+]);
+
+/** What `find` says of a tool; GNU tools installed beside BSD ones carry a `g` prefix (gcp, gfind). */
+function entryOf<T>(name: string, find: (n: string) => T | undefined): T | undefined {
+  return find(name) ?? (name.startsWith('g') ? find(name.slice(1)) : undefined);
 }
 
 /** The walking option in `word`, as the user wrote it, or undefined. */
@@ -120,17 +160,20 @@ function walkingOption(word: string, rule: WalkRule): string | undefined {
 }
 
 /**
- * How the program `names` (the name typed and the real name of the program) would walk folders
- * with `args` ("du", "grep -r"), or undefined when it would not. Words after `--` count too.
+ * How the program `names` (the name typed and the real name of the program) would reach files its
+ * arguments do not name with `args` ("du walks folders", "grep -r walks folders", "split names
+ * the files it writes itself"), or undefined when it would not. Words after `--` count too.
  */
 export function walkOf(names: readonly string[], args: readonly string[]): string | undefined {
   for (const name of new Set(names)) {
-    const rule = ruleOf(name);
-    if (!rule) continue;
-    if (rule.always) return name;
-    for (const arg of args) {
-      const option = walkingOption(arg, rule);
-      if (option !== undefined) return `${name} ${option}`;
+    const rule = entryOf(name, (n) => RULES[n]);
+    if (rule?.always) return `${name} walks folders`;
+    for (const arg of rule ? args : []) {
+      const option = walkingOption(arg, rule!);
+      if (option !== undefined) return `${name} ${option} walks folders`;
+    }
+    if (entryOf(name, (n) => (NAME_MAKERS.has(n) ? n : undefined))) {
+      return `${name} names the files it writes itself`;
     }
   }
   return undefined;

@@ -248,7 +248,10 @@ export class NewerSchemaError extends Error {
 }
 
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') preparePrivateFile(file);
+  if (file !== ':memory:') {
+    preparePrivateFile(file);
+    dropStrayJournal(file);
+  }
   const db = new Database(file);
   try {
     // Checked before anything is written, not even the journal mode.
@@ -286,6 +289,30 @@ function preparePrivateFile(file: string): void {
   } catch {
     // A database on a file system without modes still works.
   }
+}
+
+/**
+ * The server keeps its database in WAL mode, for which SQLite never writes a rollback journal.
+ * A `-journal` found beside such a database was put there by something else, and SQLite would
+ * roll the pages it holds into the database as it opens it: a way to replace the accounts
+ * wholesale for whoever can leave a file there. It is removed before the database is opened.
+ */
+function dropStrayJournal(file: string): void {
+  const header = Buffer.alloc(20);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return;
+  }
+  try {
+    if (fs.readSync(fd, header, 0, header.length, 0) < header.length) return;
+  } finally {
+    fs.closeSync(fd);
+  }
+  // Bytes 18 and 19 of the header, the file format's write and read versions, are 2 in WAL mode.
+  if (header[18] !== 2 || header[19] !== 2) return;
+  fs.rmSync(`${file}-journal`, { force: true });
 }
 
 function statMode(file: string): number | undefined {
