@@ -212,6 +212,26 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     PRIMARY KEY (root_id, scope)
   );
   `,
+  // Nothing that opens a session or a protected link is kept in a form that grants it: sessions
+  // are found by the SHA-256 of the secret their token carries, and the tokens a share password
+  // earns are kept the same way, so a copy of the database lets no one in. Sessions of the old
+  // form (their ids stored as they were) end here.
+  `
+  DROP TABLE sessions;
+  CREATE TABLE sessions (
+    id_hash    TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions(user_id);
+  CREATE TABLE IF NOT EXISTS share_grants (
+    token_hash TEXT PRIMARY KEY,
+    share_hash TEXT NOT NULL REFERENCES shares(hash) ON DELETE CASCADE,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS share_grants_share ON share_grants(share_hash, expires_at);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
