@@ -378,6 +378,7 @@ export class QuotaLedger {
     room?: number;
     over?: { used: number; limit: number };
     settle(): Promise<void>;
+    watch?: (overQuota: () => void) => () => void;
   }> {
     const place = this.scopeOf(access);
     if (place === undefined || access.root.id !== USERS_ROOT) return { settle: async () => undefined };
@@ -408,11 +409,63 @@ export class QuotaLedger {
       const rooms = [hold.holdAllRoom(), inside.length > 0 ? this.room(inside, 0) : undefined].filter(
         (r): r is number => r !== undefined,
       );
-      return rooms.length === 0 ? { settle } : { room: Math.max(0, Math.min(...rooms)), settle };
+      if (rooms.length === 0) return { settle };
+      // A folder inside already past its quota leaves no room, and does not stop the command.
+      const limits = [...covering, ...inside].filter((l) => this.usedNow(l.scope) <= l.bytes);
+      return {
+        room: Math.max(0, Math.min(...rooms)),
+        settle,
+        watch: (overQuota) => this.watch(access, limits, overQuota),
+      };
     } catch (err) {
       hold.release();
       throw err;
     }
+  }
+
+  /**
+   * Walks the scopes of `limits` again and again while a command runs (a second after it starts,
+   * then waiting at least as long as a walk took, and a second, between two), and calls `overQuota` once one holds more than
+   * its quota: a command writing many files, each below the room it was lent (RLIMIT_FSIZE),
+   * is stopped at the first walk that finds it past the quota. Answers the function that ends it.
+   */
+  private watch(access: FileAccess, limits: readonly Limit[], overQuota: () => void): () => void {
+    let watching = true;
+    let wake: (() => void) | undefined;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        timer.unref();
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    void (async () => {
+      // The counts are fresh as the command starts (lendToCommand looked): first a pause.
+      let took = 0;
+      for (;;) {
+        await pause(Math.max(1000, took));
+        if (!watching) return;
+        const started = Date.now();
+        try {
+          for (const l of limits) await this.recount(access, l.scope);
+        } catch (err) {
+          this.ctx.log.warn({ err }, 'a scope could not be recounted while a command ran');
+        }
+        took = Date.now() - started;
+        if (!watching) return;
+        if (limits.some((l) => this.usedNow(l.scope) > l.bytes)) {
+          watching = false;
+          overQuota();
+          return;
+        }
+      }
+    })();
+    return () => {
+      watching = false;
+      wake?.();
+    };
   }
 
   /**

@@ -206,6 +206,7 @@ export async function prepareCommand(
         outputLimit: opts.outputLimit,
       };
       const spec = wrapCommand(mode, base, { fileSize }, layout);
+      if (lent.watch) spec.watch = lent.watch;
       return {
         ...spec,
         words,

@@ -29,6 +29,11 @@ export interface ProcessSpec {
    * go and what it changed is counted again there.
    */
   afterExit?: () => Promise<void>;
+  /**
+   * Called once it started, with a function that stops it as having passed its quota; answers
+   * a function called when it ends (the quota's watch over a command, files/quota.ts).
+   */
+  watch?: (overQuota: () => void) => () => void;
 }
 
 export type StreamName = 'stdout' | 'stderr';
@@ -38,6 +43,8 @@ export type Outcome =
   | 'exited'
   | 'time-limit'
   | 'output-limit'
+  /** Stopped because its scope passed its quota (`watch`). */
+  | 'quota-limit'
   /** Stopped by the caller (the client went away). */
   | 'stopped'
   | 'start-failed';
@@ -83,6 +90,8 @@ export function describeResult(
       return `time limit of ${spec.timeLimitMs / 1000} s reached`;
     case 'output-limit':
       return `output limit of ${formatBytes(spec.outputLimit)} reached`;
+    case 'quota-limit':
+      return 'quota passed';
     case 'stopped':
       return 'stopped';
     case 'start-failed':
@@ -201,6 +210,7 @@ export function startProcess(
     settled = true;
     clearTimeout(timer);
     clearTimeout(drainTimer);
+    unwatch?.();
     const after = spec.afterExit?.() ?? Promise.resolve();
     void after.then(
       () => resolveDone(result),
@@ -235,6 +245,7 @@ export function startProcess(
   }
 
   const timer = setTimeout(() => terminate('time-limit'), spec.timeLimitMs);
+  const unwatch = spec.watch?.(() => terminate('quota-limit'));
   let drainTimer: NodeJS.Timeout | undefined;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 

@@ -216,6 +216,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       if (result.outcome === 'stopped') return;
       if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
         send(socket, `Command stopped: ${what}.`);
+      } else if (result.outcome === 'quota-limit') {
+        send(socket, 'Command stopped: your scope passed its quota.');
       } else if (result.signal === 'SIGXFSZ' && prepared.fileSizeLimit !== undefined) {
         send(
           socket,
