@@ -18,6 +18,7 @@ import { quickSetup } from '../src/setup.js';
 import { openStore, type Store } from '../src/store/index.js';
 import type { StoredUser } from '../src/store/users.js';
 import { TEST_BCRYPT_COST } from './helpers.js';
+import { haveTool } from './tools.js';
 
 /**
  * Security catalogue, runner class (issue 24, items 1 and 15), tried through the real server as
@@ -563,5 +564,65 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
       ),
     ]);
     expect((await upload('up.bin', 10)).statusCode).toBe(507);
+  });
+});
+
+describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sandboxed program sees', () => {
+  it('nothing outside its scope: no other folder, no database, no /etc/shadow, no network, no host process', async () => {
+    const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'fb-peek-')));
+    const bin = path.join(base, 'bin');
+    await fs.mkdir(bin);
+    const s = await startServer('bwrap', { execPath: `${bin}:/usr/bin:/bin` });
+    try {
+      const dave = await createAccount(
+        s.ctx,
+        { username: 'dave', scope: '/users/dave', perm: PERM, commands: ['peek'] },
+        PASSWORD,
+        'cli',
+      );
+      await fs.mkdir(path.join(s.root, 'users/erin'), { recursive: true });
+      await fs.writeFile(path.join(s.root, 'users/erin/diary.txt'), 'erin’s\n');
+      const { port } = s.app.server.address() as AddressInfo;
+      // An administrator's program, which reads what it likes: no argument check sees its paths.
+      const looks = [
+        s.ctx.config.database,
+        path.join(s.root, 'users/erin/diary.txt'),
+        '/etc/shadow',
+        '/root',
+        '/home',
+        '/var',
+        path.join(base, 'bin-sibling'),
+      ];
+      await fs.writeFile(path.join(base, 'bin-sibling'), 'x');
+      await fs.writeFile(
+        path.join(bin, 'peek'),
+        [
+          '#!/bin/sh',
+          ...looks.map((p) => `[ -e '${p}' ] && echo 'seen ${p}'`),
+          `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), 2)" 2>/dev/null && echo 'network reached'`,
+          // The folders on the way to the scope are there, holding nothing but that way.
+          `echo "served folder: $(ls -A '${s.root}') / $(ls -A '${s.root}/users')"`,
+          `echo "processes $(ls /proc | grep -c '^[0-9]')"`,
+          'grep CapEff /proc/self/status',
+          'pwd',
+          'exit 0',
+        ].join('\n') + '\n',
+        { mode: 0o755 },
+      );
+      const token = await login(s, 'dave');
+      const r = await run(s, token, 'peek');
+      expect(r).toMatchObject({ code: 1000 });
+      expect(r.lines).toEqual([
+        'served folder: users / dave',
+        // sh, peek's subshell, ls and grep, the sandbox's own first process: a handful.
+        expect.stringMatching(/^processes [1-9]$/),
+        'CapEff:\t0000000000000000',
+        path.join(s.root, 'users/dave'),
+      ]);
+      expect(dave.id).toBeGreaterThan(1);
+    } finally {
+      await stopServer(s);
+      await fs.rm(base, { recursive: true, force: true });
+    }
   });
 });
