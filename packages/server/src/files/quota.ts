@@ -372,16 +372,19 @@ export class QuotaLedger {
    * without holding their room. `room` is the least of them (undefined: no quota applies), `over`
    * a covering quota the scope already passed. Counts a walk is correcting are waited for.
    * `settle`, once the command has ended, walks the counted scopes it could have changed again
-   * and then lets the room go: its writes are counted before anyone else may use that room.
+   * and then lets the room go: its writes are counted before anyone else may use that room;
+   * `release` lets it go at once (a command that never started).
    */
   async lendToCommand(access: FileAccess): Promise<{
     room?: number;
     over?: { used: number; limit: number };
     settle(): Promise<void>;
+    release(): void;
     watch?: (overQuota: () => void) => () => void;
   }> {
     const place = this.scopeOf(access);
-    if (place === undefined || access.root.id !== USERS_ROOT) return { settle: async () => undefined };
+    const none = { settle: async () => undefined, release: () => undefined };
+    if (place === undefined || access.root.id !== USERS_ROOT) return none;
     await Promise.all(
       [...this.walks]
         .filter(([scope]) => overlaps(scope, place))
@@ -395,13 +398,14 @@ export class QuotaLedger {
         hold.release();
       }
     };
+    const release = () => hold.release();
     try {
       const covering = (await this.limits(access)).filter((l) => isInside(l.scope, place));
       for (const l of covering) {
         const used = this.usedNow(l.scope);
         if (used > l.bytes) {
           hold.release();
-          return { over: { used, limit: l.bytes }, settle: async () => undefined };
+          return { ...none, over: { used, limit: l.bytes } };
         }
       }
       const inside = (await this.limits(access)).filter((l) => l.scope !== place && isInside(place, l.scope));
@@ -409,12 +413,13 @@ export class QuotaLedger {
       const rooms = [hold.holdAllRoom(), inside.length > 0 ? this.room(inside, 0) : undefined].filter(
         (r): r is number => r !== undefined,
       );
-      if (rooms.length === 0) return { settle };
+      if (rooms.length === 0) return { settle, release };
       // A folder inside already past its quota leaves no room, and does not stop the command.
       const limits = [...covering, ...inside].filter((l) => this.usedNow(l.scope) <= l.bytes);
       return {
         room: Math.max(0, Math.min(...rooms)),
         settle,
+        release,
         watch: (overQuota) => this.watch(access, limits, overQuota),
       };
     } catch (err) {

@@ -170,14 +170,27 @@ export async function prepareCommand(
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.
-    const scope = await access.open('/', { rules: false });
-    held.add(() => scope.close());
+    let scope = cwd;
+    if (cwd.real !== access.scope.real) {
+      const opened = await access.open('/', { rules: false });
+      held.add(() => opened.close());
+      scope = opened;
+    }
     if (!scope.node) throw new CommandRefused('The working folder does not exist.');
 
     const lent = await access.quota.lendToCommand(access);
     if (lent.over) throw overQuota(lent.over.used, lent.over.limit);
+    // What the command holds until it ends. One that ran is counted again before its room is
+    // given back; one that never started only gives it back.
     const after = new Held();
-    after.add(() => lent.settle());
+    const done = async (started: boolean) => {
+      try {
+        if (started) await lent.settle();
+      } finally {
+        lent.release();
+        await after.release();
+      }
+    };
     try {
       if (lent.room !== undefined && !mode.prlimit) {
         throw new CommandRefused(
@@ -213,14 +226,14 @@ export async function prepareCommand(
         workingFolder: cwd.real,
         sandboxed: layout !== undefined,
         release: () => held.release(),
-        afterExit: () => after.release(),
+        afterExit: () => done(true),
         cancel: async () => {
           await held.release();
-          await after.release();
+          await done(false);
         },
       };
     } catch (err) {
-      await after.release();
+      await done(false);
       throw err;
     }
   } catch (err) {
