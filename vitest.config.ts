@@ -52,6 +52,19 @@ export default defineConfig({
         },
       },
       {
+        // The command runner's tests again without its sandbox (FB_TEST_EXEC_SANDBOX=off, see
+        // test/tools.ts): the way a server without bubblewrap runs commands stays tested.
+        test: {
+          name: 'server-nosandbox',
+          root: 'packages/server',
+          include: ['test/command-websocket.test.ts', 'test/security-runner.test.ts'],
+          env: { FB_TEST_EXEC_SANDBOX: 'off' },
+          setupFiles: ['test/setup-pins.ts'],
+          ...limits,
+          execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
+        },
+      },
+      {
         test: {
           name: 'web',
           root: 'packages/web',

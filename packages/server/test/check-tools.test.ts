@@ -17,6 +17,9 @@ const OPTIONAL = [
   'litmus',
   'rclone',
   'python3',
+  'bwrap',
+  'prlimit',
+  'mkfifo',
   'nginx',
   'caddy',
   'systemd-analyze',
@@ -88,7 +91,7 @@ describe('check-tools', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 nginx caddy systemd',
+      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 bubblewrap util-linux coreutils nginx caddy systemd',
     );
     for (const name of ['chromium', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
   });

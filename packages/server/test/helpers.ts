@@ -12,6 +12,7 @@ import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
 import type { StoredUser } from '../src/store/users.js';
 import { answerCheck } from './openapi-check.js';
+import { testExecSandbox } from './tools.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 export const USER_PASSWORD = 'user-password-for-tests';
@@ -57,6 +58,7 @@ export async function startTestApp(
     webDist: path.join(base, 'web'),
     // the lowest cost bcrypt takes: every test app hashes passwords, the loader refuses it
     bcryptCost: TEST_BCRYPT_COST,
+    execSandbox: testExecSandbox(),
     ...overrides,
   };
   const store = openStore(dbFile);

@@ -440,10 +440,13 @@ describe('password-protected links', () => {
   it('refuses an expired token and a token of another link', async () => {
     const hash = await share('/docs/', { password: PASSWORD });
     const other = await share('/docs/sub/', { password: PASSWORD });
-    const key = t.ctx.store.settings.get().key;
     const stored = t.ctx.store.shares.get(hash)!;
-    const expired = shareAccessToken(key, stored, Date.now() - (ACCESS_TOKEN_SECONDS + 1) * 1000);
-    const fresh = shareAccessToken(key, stored);
+    const expired = shareAccessToken(
+      t.ctx.store.shareGrants,
+      stored,
+      Date.now() - (ACCESS_TOKEN_SECONDS + 1) * 1000,
+    );
+    const fresh = shareAccessToken(t.ctx.store.shareGrants, stored);
     for (const kind of ['share', 'dl']) {
       const res = await pub(`/api/public/${kind}/${hash}/a.txt?token=${expired}`);
       expect(res.statusCode).toBe(401);
@@ -484,7 +487,7 @@ describe('password guessing', () => {
       (await pub(`/api/public/dl/${hash}/a.txt`, { 'x-share-password': 'right' }, '10.0.0.1')).statusCode,
     ).toBe(429);
     // Someone who already entered the password keeps their token.
-    const token = shareAccessToken(t.ctx.store.settings.get().key, t.ctx.store.shares.get(hash)!);
+    const token = shareAccessToken(t.ctx.store.shareGrants, t.ctx.store.shares.get(hash)!);
     expect((await pub(`/api/public/dl/${hash}/a.txt?token=${token}`, {}, '10.0.0.1')).statusCode).toBe(200);
   });
 

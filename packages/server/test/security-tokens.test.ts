@@ -1,7 +1,11 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signToken } from '../src/auth/tokens.js';
-import { startTestApp, type TestApp } from './helpers.js';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
 
 /*
  * Class: session tokens that outlive what they were issued for. File Browser sent the token in
@@ -53,5 +57,103 @@ describe('session tokens', () => {
           .statusCode,
       ).toBe(401);
     }
+  });
+});
+
+/*
+ * Class: a leaked database (issue 24, item 1: a command runner walk printed the signing key and
+ * the live session ids from the database's -wal, and a token forged from them was accepted).
+ * The database holds the key that signs tokens, but nothing a token must carry to be accepted.
+ */
+describe('a copy of the database', () => {
+  it('forges nothing: no session, API token or share token made from what it holds is accepted', async () => {
+    const as = (token: string) => ({ 'x-auth': token });
+    // What the database holds while the admin is signed in, has an API token and a share
+    // password was entered.
+    await fs.mkdir(path.join(t.root, 'docs'));
+    await fs.writeFile(path.join(t.root, 'docs/a.txt'), 'shared\n');
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: as(t.adminToken),
+      payload: { name: 'script', expiresInDays: 0, readOnly: false, current_password: ADMIN_PASSWORD },
+    });
+    expect(made.statusCode).toBe(201);
+    const shared = await t.app.inject({
+      method: 'POST',
+      url: '/api/share/docs/',
+      headers: as(t.adminToken),
+      payload: { password: 'a share password, long enough' },
+    });
+    const { hash } = shared.json<{ hash: string }>();
+    const earned = await t.app.inject({
+      method: 'GET',
+      url: `/api/public/share/${hash}`,
+      headers: { 'x-share-password': encodeURIComponent('a share password, long enough') },
+    });
+    const shareToken = earned.json<{ token: string }>().token;
+    expect(shareToken).toBeTruthy();
+
+    // The attacker's copy: the files, as any file tool reads them (the -wal holds the recent rows).
+    const copy = path.join(path.dirname(t.dbFile), 'copy.db');
+    await fs.copyFile(t.dbFile, copy);
+    await fs.copyFile(`${t.dbFile}-wal`, `${copy}-wal`);
+    const leaked = new Database(copy);
+    const rows = (sql: string) => leaked.prepare(sql).all() as Array<Record<string, string | number>>;
+    const settings = JSON.parse(
+      (leaked.prepare("SELECT value FROM config WHERE key = 'settings'").get() as { value: string }).value,
+    ) as { key: string };
+    const sessions = rows('SELECT * FROM sessions');
+    const apiTokens = rows('SELECT * FROM api_tokens');
+    const shares = rows('SELECT * FROM shares');
+    const grants = rows('SELECT * FROM share_grants');
+    leaked.close();
+    expect(sessions.length).toBeGreaterThan(0);
+    expect(apiTokens).toHaveLength(1);
+    expect(grants).toHaveLength(1);
+
+    // Every value a session row holds, as the session id of an admin token signed with the key.
+    const admin = t.ctx.store.users.getByUsername('admin')!;
+    for (const row of sessions) {
+      for (const value of Object.values(row)) {
+        const forged = await signToken(admin, String(value), settings.key, 3600);
+        const res = await t.app.inject({ method: 'GET', url: '/api/users', headers: as(forged) });
+        expect(res.statusCode, `sid ${String(value)}`).toBe(401);
+      }
+    }
+    // The API token's id with what is stored of its secret.
+    for (const row of apiTokens) {
+      const secret = Buffer.from(String(row.secret_hash), 'hex').toString('base64url');
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/api/users',
+        headers: { authorization: `Bearer fbt_${String(row.id)}_${secret}` },
+      });
+      expect(res.statusCode).toBe(401);
+    }
+    // Share tokens: File Browser's HMAC over the link and its password hash, and the stored hashes.
+    const exp = Math.floor(Date.now() / 1000) + 3600;
+    const forgedShareTokens = [
+      ...shares.map(
+        (sh) =>
+          `${exp}.${crypto
+            .createHmac('sha256', Buffer.from(settings.key, 'base64'))
+            .update(`share:${String(sh.hash)}:${String(sh.password_hash)}:${exp}`)
+            .digest('base64url')}`,
+      ),
+      ...grants.map((g) => `${exp}.${String(g.token_hash)}`),
+      ...grants.map((g) => String(g.token_hash)),
+    ];
+    for (const token of forgedShareTokens) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/public/dl/${hash}/a.txt?token=${token}` });
+      expect(res.statusCode, token).toBe(401);
+    }
+
+    // What the server handed out still works: the copy was the only thing missing.
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/api/users', headers: as(t.adminToken) })).statusCode,
+    ).toBe(200);
+    const dl = await t.app.inject({ method: 'GET', url: `/api/public/dl/${hash}/a.txt?token=${shareToken}` });
+    expect(dl.statusCode).toBe(200);
   });
 });

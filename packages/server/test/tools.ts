@@ -53,3 +53,21 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+let execSandbox: 'bwrap' | 'off' | undefined;
+
+/**
+ * The command runner's sandbox setting for test servers: `bwrap` (the sandbox, required) where
+ * bubblewrap is installed, `off` where it is not or when FB_TEST_EXEC_SANDBOX=off asks for the
+ * runner without a sandbox (the `server-nosandbox` project of vitest.config.ts runs the runner's
+ * tests again that way).
+ */
+export function testExecSandbox(): 'bwrap' | 'off' {
+  execSandbox ??=
+    process.env.FB_TEST_EXEC_SANDBOX === 'off'
+      ? 'off'
+      : haveTool('bwrap', 'the command runner’s sandbox; its tests run without one')
+        ? 'bwrap'
+        : 'off';
+  return execSandbox;
+}

@@ -171,6 +171,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['  TLS key:', server.key],
     ['  Token expiration time:', formatDuration(server.tokenExpirationTime)],
     ['  Exec enabled:', yes(!server.disableExec)],
+    ['  Exec sandbox:', server.execSandbox],
     ['  Thumbnails enabled:', yes(!server.disableThumbnails)],
     ['  Resize preview:', yes(!server.disablePreviewResize)],
     ['  Type detection by header:', yes(!server.disableTypeDetectionByHeader)],

@@ -8,7 +8,7 @@ import { BCRYPT_COST, looksLikeBcryptHash } from '../auth/passwords.js';
 import { defaultWebDist } from '../app.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from '../logging.js';
 import { defaultConfig, parseDuration } from './defaults.js';
-import type { ServerConfig } from './types.js';
+import { EXEC_SANDBOX_MODES, type ExecSandbox, type ServerConfig } from './types.js';
 
 /**
  * Server configuration from its five layers, highest first: command-line flags, FB_* variables,
@@ -141,6 +141,13 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     name: 'execOutputLimit',
     kind: 'count',
     description: 'bytes of output after which a command is killed (default 1048576)',
+  },
+  {
+    name: 'execSandbox',
+    kind: 'string',
+    choices: EXEC_SANDBOX_MODES,
+    description:
+      'run commands in a bubblewrap sandbox: "auto" when one can be had, "bwrap" always (or refuse them), "off" never (default "auto")',
   },
   {
     name: 'uploadsPendingLimit',
@@ -557,6 +564,7 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['execPath', 'execPath', false],
   ['execTimeLimit', 'execTimeLimit', false],
   ['execOutputLimit', 'execOutputLimit', false],
+  ['execSandbox', 'execSandbox', false],
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
@@ -614,6 +622,7 @@ export function serverRecordFromConfig(
       execPath: config.execPath,
       execTimeLimit: config.execTimeLimit,
       execOutputLimit: config.execOutputLimit,
+      execSandbox: config.execSandbox,
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
@@ -723,6 +732,7 @@ export function resolveServerConfig(
     execPath: (v.execPath as string | undefined) || d.execPath,
     execTimeLimit: (v.execTimeLimit as number | undefined) ?? d.execTimeLimit,
     execOutputLimit: (v.execOutputLimit as number | undefined) ?? d.execOutputLimit,
+    execSandbox: (v.execSandbox as ExecSandbox | undefined) ?? d.execSandbox,
     uploadsPendingLimit: (v.uploadsPendingLimit as number | undefined) ?? d.uploadsPendingLimit,
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:

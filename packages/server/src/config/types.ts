@@ -41,6 +41,12 @@ export interface ServerConfig {
   execTimeLimit: number;
   /** Bytes of output (stdout and stderr together) after which a command is killed. */
   execOutputLimit: number;
+  /**
+   * Where users' commands run (runner/sandbox.ts): `auto` in a bubblewrap sandbox when one can be
+   * had, else without one; `bwrap` only in the sandbox (commands are refused without it); `off`
+   * never in one. Without a sandbox, walks of folders holding the server's own files are refused.
+   */
+  execSandbox: ExecSandbox;
   /** Resumable uploads one user may have pending at once. */
   uploadsPendingLimit: number;
   /** Bytes the pending resumable uploads of one user may declare together. */
@@ -66,3 +72,7 @@ export interface ServerConfig {
   /** Version string shown to clients. */
   version: string;
 }
+
+/** The values of `--execSandbox`. */
+export const EXEC_SANDBOX_MODES = ['auto', 'bwrap', 'off'] as const;
+export type ExecSandbox = (typeof EXEC_SANDBOX_MODES)[number];

@@ -132,6 +132,11 @@ export class FileAccess {
     return this.privatePaths.some((p) => isInside(p, real));
   }
 
+  /** The private paths at or below the real path `real`: what a walk of that folder would enter. */
+  privatePathsBelow(real: string): string[] {
+    return this.privatePaths.filter((p) => isInside(real, p));
+  }
+
   /**
    * Check on both the requested path and the path it resolves to: a link inside the scope must not
    * lead around a rule (`/public/link -> /private`).

@@ -298,6 +298,16 @@ export class Pinned {
     return this.handle !== undefined ? `${descriptorPath(this.fd)}/${name}` : joinReal(this.real, name);
   }
 
+  /**
+   * The descriptor itself, for a child process that must reach this very object whatever its
+   * path leads to meanwhile (the runner's sandbox binds the scope from it): valid until `close`,
+   * undefined in path mode.
+   */
+  get descriptor(): number | undefined {
+    this.assertOpen();
+    return this.handle === undefined ? undefined : this.fd;
+  }
+
   private get fd(): number {
     const h = this.handle!;
     return typeof h === 'number' ? h : h.fd;

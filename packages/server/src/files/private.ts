@@ -97,3 +97,101 @@ export function privateRules(config: ServerConfig, scope: Scope): Rule[] {
   }
   return rules;
 }
+
+/** One private path as a sandboxed command must find it: an empty folder or an empty file. */
+export interface PrivateMask {
+  path: string;
+  folder: boolean;
+}
+
+/** A tree a sandboxed command sees, by its real path; only a writable one can gain new names. */
+export interface VisibleTree {
+  path: string;
+  writable: boolean;
+}
+
+/** Empty files made where a private file is missing, so that a mask can stand there: users by path. */
+const placeholders = new Map<string, { users: number; ino: number }>();
+
+/**
+ * The masks that hide the server's private paths inside the trees a sandboxed command sees.
+ * A private path the command could create (missing, in a writable tree) is made first, so that
+ * the mask stands on it and the name cannot be taken: the folders (staging, cache, trash) for
+ * good, 0700 as the server makes them, the files (a `-journal` a planted copy of would be rolled
+ * into the database at the next start, the restore files) as empty placeholders removed again
+ * by `release` once no command needs them. Throws when a tree lies inside a private path, or a
+ * private path is a symbolic link (a mask would land where it leads).
+ */
+export function maskPrivatePaths(
+  config: ServerConfig,
+  trees: readonly VisibleTree[],
+): { masks: PrivateMask[]; release(): void } {
+  const paths = serverPaths(config);
+  const folders = new Set([paths.uploadsDir, paths.cacheDir, paths.trashDir]);
+  const masks: PrivateMask[] = [];
+  const held: string[] = [];
+  const release = () => {
+    for (const p of held.splice(0)) dropPlaceholder(p);
+  };
+  try {
+    for (const p of paths.private) {
+      const tree = trees.find((t) => isInside(t.path, p));
+      if (!tree) continue;
+      if (p === tree.path || isInside(p, tree.path)) {
+        throw new Error(`the server's own path ${p} holds a folder commands see (${tree.path})`);
+      }
+      let st = lstatOrUndefined(p);
+      if (st?.isSymbolicLink()) throw new Error(`the server's own path ${p} is a symbolic link`);
+      if (!st && tree.writable) {
+        if (folders.has(p)) fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+        else holdPlaceholder(p);
+        if (!folders.has(p)) held.push(p);
+        st = lstatOrUndefined(p);
+      } else if (st && placeholders.has(p)) {
+        holdPlaceholder(p);
+        held.push(p);
+      }
+      if (st) masks.push({ path: p, folder: st.isDirectory() });
+    }
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { masks, release };
+}
+
+function lstatOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+function holdPlaceholder(p: string): void {
+  const known = placeholders.get(p);
+  if (known) {
+    known.users++;
+    return;
+  }
+  const fd = fs.openSync(
+    p,
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    0o600,
+  );
+  try {
+    placeholders.set(p, { users: 1, ino: fs.fstatSync(fd).ino });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Removes a placeholder its last user let go of, unless something else took its place meanwhile. */
+function dropPlaceholder(p: string): void {
+  const known = placeholders.get(p);
+  if (!known || --known.users > 0) return;
+  placeholders.delete(p);
+  const st = lstatOrUndefined(p);
+  if (st?.isFile() && st.size === 0 && st.ino === known.ino) fs.unlinkSync(p);
+}

@@ -122,6 +122,17 @@ export class QuotaHold {
     this.ledger.check(now, this.held, this.held);
   }
 
+  /**
+   * Holds all the room the quotas covering the write have left (a command, whose writes the
+   * server cannot see byte by byte) and answers it; undefined when no quota covers it.
+   */
+  holdAllRoom(): number | undefined {
+    if (this.done || this.limits.length === 0) return undefined;
+    const room = Math.max(0, this.ledger.room(this.limits, this.held));
+    this.need(this.held + room);
+    return room;
+  }
+
   /** The write is done: `delta` bytes are now on the disk (or gone, negative), the hold goes. */
   commit(delta: number): void {
     if (this.done) return;
@@ -253,6 +264,15 @@ export class QuotaLedger {
     }
   }
 
+  /** What the tightest of `limits` leaves (with `mine` already held by the asker): may be negative. */
+  room(limits: readonly Limit[], mine: number): number {
+    let room = Infinity;
+    for (const l of limits) {
+      room = Math.min(room, l.bytes - this.usedNow(l.scope) - ((this.reserved.get(l.scope) ?? 0) - mine));
+    }
+    return room;
+  }
+
   hold(limits: readonly Limit[], bytes: number): void {
     if (bytes === 0) return;
     for (const l of limits) {
@@ -354,15 +374,122 @@ export class QuotaLedger {
   }
 
   /**
-   * A change the server cannot follow byte by byte (a command run in a scope): the counted
-   * scopes overlapping it are walked again, in the background.
+   * What a command about to run in `access`'s scope may write, the server seeing none of it byte
+   * by byte. The quotas covering the scope lend it all the room they have left, held until
+   * `settle`, so that no second command and no upload counts on the same bytes meanwhile; the
+   * quotas of folders inside the scope (another user's home in an administrator's) bound it too,
+   * without holding their room. `room` is the least of them (undefined: no quota applies), `over`
+   * a covering quota the scope already passed. Counts a walk is correcting are waited for.
+   * `settle`, once the command has ended, walks the counted scopes it could have changed again
+   * and then lets the room go: its writes are counted before anyone else may use that room;
+   * `release` lets it go at once (a command that never started).
    */
-  changedOutside(access: FileAccess): void {
+  async lendToCommand(access: FileAccess): Promise<{
+    room?: number;
+    over?: { used: number; limit: number };
+    settle(): Promise<void>;
+    release(): void;
+    watch?: (overQuota: () => void) => () => void;
+  }> {
     const place = this.scopeOf(access);
-    if (place === undefined || access.root.id !== USERS_ROOT) return;
+    const none = { settle: async () => undefined, release: () => undefined };
+    if (place === undefined || access.root.id !== USERS_ROOT) return none;
+    await Promise.all(
+      [...this.walks]
+        .filter(([scope]) => overlaps(scope, place))
+        .map(([, walk]) => walk.catch(() => undefined)),
+    );
+    const hold = await this.holdFor(access, access.scope.real);
+    const settle = async () => {
+      try {
+        await this.recountOverlapping(access, place);
+      } finally {
+        hold.release();
+      }
+    };
+    const release = () => hold.release();
+    try {
+      const covering = (await this.limits(access)).filter((l) => isInside(l.scope, place));
+      for (const l of covering) {
+        const used = this.usedNow(l.scope);
+        if (used > l.bytes) {
+          hold.release();
+          return { ...none, over: { used, limit: l.bytes } };
+        }
+      }
+      const inside = (await this.limits(access)).filter((l) => l.scope !== place && isInside(place, l.scope));
+      for (const l of inside) await this.ensureCounted(access, l.scope);
+      const rooms = [hold.holdAllRoom(), inside.length > 0 ? this.room(inside, 0) : undefined].filter(
+        (r): r is number => r !== undefined,
+      );
+      if (rooms.length === 0) return { settle, release };
+      // A folder inside already past its quota leaves no room, and does not stop the command.
+      const limits = [...covering, ...inside].filter((l) => this.usedNow(l.scope) <= l.bytes);
+      return {
+        room: Math.max(0, Math.min(...rooms)),
+        settle,
+        release,
+        watch: (overQuota) => this.watch(access, limits, overQuota),
+      };
+    } catch (err) {
+      hold.release();
+      throw err;
+    }
+  }
+
+  /**
+   * Walks the scopes of `limits` again and again while a command runs (a second after it starts,
+   * then waiting at least as long as a walk took, and a second, between two), and calls `overQuota` once one holds more than
+   * its quota: a command writing many files, each below the room it was lent (RLIMIT_FSIZE),
+   * is stopped at the first walk that finds it past the quota. Answers the function that ends it.
+   */
+  private watch(access: FileAccess, limits: readonly Limit[], overQuota: () => void): () => void {
+    let watching = true;
+    let wake: (() => void) | undefined;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        timer.unref();
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    void (async () => {
+      // The counts are fresh as the command starts (lendToCommand looked): first a pause.
+      let took = 0;
+      for (;;) {
+        await pause(Math.max(1000, took));
+        if (!watching) return;
+        const started = Date.now();
+        try {
+          for (const l of limits) await this.recount(access, l.scope);
+        } catch (err) {
+          this.ctx.log.warn({ err }, 'a scope could not be recounted while a command ran');
+        }
+        took = Date.now() - started;
+        if (!watching) return;
+        if (limits.some((l) => this.usedNow(l.scope) > l.bytes)) {
+          watching = false;
+          overQuota();
+          return;
+        }
+      }
+    })();
+    return () => {
+      watching = false;
+      wake?.();
+    };
+  }
+
+  /**
+   * A change the server cannot follow byte by byte (a command run in a scope): the counted
+   * scopes overlapping it are walked again.
+   */
+  private async recountOverlapping(access: FileAccess, place: string): Promise<void> {
     for (const scope of this.countedScopes()) {
-      if (!isInside(scope, place) && !isInside(place, scope)) continue;
-      this.recount(access, scope).catch((err: unknown) =>
+      if (!overlaps(scope, place)) continue;
+      await this.recount(access, scope).catch((err: unknown) =>
         this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota'),
       );
     }
@@ -384,6 +511,11 @@ export class QuotaLedger {
       }
     }
   }
+}
+
+/** One place holds the other. */
+function overlaps(a: string, b: string): boolean {
+  return isInside(a, b) || isInside(b, a);
 }
 
 /**

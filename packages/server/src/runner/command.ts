@@ -3,6 +3,9 @@ import { may } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { statFileSystem, type Pinned } from '../files/anchor.js';
+import { maskPrivatePaths } from '../files/private.js';
+import { formatBytes } from '../files/quota.js';
 import { isInside, type Opened } from '../files/resolver.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
@@ -13,6 +16,8 @@ import { runnerOptions, type RunnerOptions } from './options.js';
 import { deniedPathOption } from './path-options.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
+import { readOnlyTrees, runnerMode, wrapCommand, type HeldFolder, type SandboxLayout } from './sandbox.js';
+import { walkOf } from './walks.js';
 import { CommandLineError, splitCommandLine } from './words.js';
 
 /** May this user use the command runner at all? Checked before any message is read. */
@@ -77,8 +82,34 @@ export interface PreparedCommand extends ProcessSpec {
   words: string[];
   /** The working folder's real path, for logs. */
   workingFolder: string;
-  /** Lets go of the pinned working folder: call once the process has started (or will not). */
+  /** Whether it runs in the sandbox, for logs. */
+  sandboxed: boolean;
+  /**
+   * Lets go of the folders held for the start (the working folder, the scope the sandbox binds):
+   * call once the process has started. What the command holds while it runs (its quota room, the
+   * masks of private files) is let go by `afterExit` when it ends.
+   */
   release(): Promise<void>;
+  /** The process will not be started after all: lets go of everything. */
+  cancel(): Promise<void>;
+}
+
+/** A refusal for a command while the user's scope is over its quota. */
+function overQuota(used: number, limit: number): CommandRefused {
+  return new CommandRefused(
+    `Command not allowed: your scope is over its quota (${formatBytes(used)} of ${formatBytes(limit)}); free some space first.`,
+  );
+}
+
+/** Things to let go of, last taken first, once each. */
+class Held {
+  private readonly steps: Array<() => unknown> = [];
+  add(step: () => unknown): void {
+    this.steps.push(step);
+  }
+  async release(): Promise<void> {
+    for (const step of this.steps.splice(0).reverse()) await step();
+  }
 }
 
 /**
@@ -115,25 +146,151 @@ export async function prepareCommand(
 
   const access = await fileAccessFor(ctx, user);
   checkNotUploaded(ctx, exe, access.scope.real);
-  const cwd = await workingFolder(access, virtualDir);
-  try {
-    await checkArgumentPaths(access, cwd.virtual, args);
-    await checkLinkOperands(access, cwd.virtual, names, args);
-  } catch (err) {
-    await cwd.close();
-    throw err;
+  const mode = await runnerMode(ctx);
+  if (mode.refuse) {
+    throw new CommandRefused(
+      'Command not allowed: this server runs commands only in a sandbox, and none can be had (its log says why).',
+    );
+  }
+  if (!mode.bwrap) {
+    // Without a sandbox a walk would enter the server's own files wherever they lie in the scope.
+    const walk = walkOf(names, args);
+    if (walk && access.privatePathsBelow(access.scope.real).length > 0) {
+      throw new CommandRefused(
+        `Command not allowed: ${walk}, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses that there.`,
+      );
+    }
   }
 
+  const held = new Held();
+  try {
+    const cwd = await workingFolder(access, virtualDir);
+    held.add(() => cwd.close());
+    await checkArgumentPaths(access, cwd.virtual, args);
+    const copies = await checkLinkOperands(access, cwd.virtual, names, args);
+
+    // The scope, held from here to the start: the sandbox binds it, its file system has the room.
+    let scope = cwd;
+    if (cwd.real !== access.scope.real) {
+      const opened = await access.open('/', { rules: false });
+      held.add(() => opened.close());
+      scope = opened;
+    }
+    if (!scope.node) throw new CommandRefused('The working folder does not exist.');
+
+    const lent = await access.quota.lendToCommand(access);
+    if (lent.over) throw overQuota(lent.over.used, lent.over.limit);
+    // What the command holds until it ends. One that ran is counted again before its room is
+    // given back; one that never started only gives it back.
+    const after = new Held();
+    const done = async (started: boolean) => {
+      try {
+        if (started) await lent.settle();
+      } finally {
+        lent.release();
+        await after.release();
+      }
+    };
+    try {
+      if (lent.room !== undefined && !mode.prlimit) {
+        throw new CommandRefused(
+          'Command not allowed: your scope has a quota, and this server cannot bound what a command writes (prlimit is missing).',
+        );
+      }
+      const { bavail, bsize } = await statFileSystem(scope.node);
+      const free = bavail * bsize;
+      const fileSize = Math.min(lent.room ?? Infinity, free);
+      if (names.includes('cp') && lent.room !== undefined && copies > lent.room) {
+        throw new CommandRefused(
+          `Command not allowed: cp would copy ${formatBytes(copies)}, and your quota leaves ${formatBytes(lent.room)}.`,
+        );
+      }
+      let layout: SandboxLayout | undefined;
+      if (mode.bwrap) {
+        layout = await sandboxLayout(ctx, access, scope.node, cwd.real, opts.path, held, after);
+      }
+      const base: ProcessSpec = {
+        executable: exe.path,
+        argv0: name,
+        args,
+        cwd: cwd.node!.path,
+        env: { PATH: opts.pathEnv, HOME: access.scope.real, LANG: 'C.UTF-8' },
+        timeLimitMs: opts.timeLimitMs,
+        outputLimit: opts.outputLimit,
+      };
+      const spec = wrapCommand(mode, base, { fileSize }, layout);
+      if (lent.watch) spec.watch = lent.watch;
+      return {
+        ...spec,
+        words,
+        workingFolder: cwd.real,
+        sandboxed: layout !== undefined,
+        release: () => held.release(),
+        afterExit: () => done(true),
+        cancel: async () => {
+          await held.release();
+          await done(false);
+        },
+      };
+    } catch (err) {
+      await done(false);
+      throw err;
+    }
+  } catch (err) {
+    await held.release();
+    throw err;
+  }
+}
+
+/**
+ * What the sandbox shows besides the system (runner/sandbox.ts): the scope, bound from its
+ * descriptor; the folders on the way to each private path inside it, held so no command can
+ * move them; the program folders outside the served files; masks over every private path in
+ * any of those. The masks stay until the command ends (`after`), the descriptors until it starts.
+ */
+async function sandboxLayout(
+  ctx: AppContext,
+  access: FileAccess,
+  scope: Pinned,
+  cwd: string,
+  programPath: readonly string[],
+  held: Held,
+  after: Held,
+): Promise<SandboxLayout> {
+  const served = access.scope.rootReal;
+  const programFolders = programPath.filter((dir) => !isInside(served, dir) && !isInside(scope.real, dir));
+  const holders: HeldFolder[] = [];
+  for (const p of access.privatePathsBelow(scope.real)) {
+    let folder = scope;
+    const segments = path.relative(scope.real, p).split('/').slice(0, -1);
+    for (const segment of segments) {
+      const next = await folder.lookup(segment);
+      if (!next) break;
+      held.add(() => next.close());
+      if (!next.stat.isDirectory()) break;
+      folder = next;
+      if (!holders.some((h) => h.real === next.real))
+        holders.push({ real: next.real, descriptor: next.descriptor });
+    }
+  }
+  let masks;
+  try {
+    masks = maskPrivatePaths(ctx.config, [
+      { path: scope.real, writable: true },
+      ...readOnlyTrees({ programFolders }).map((p) => ({ path: p, writable: false })),
+    ]);
+  } catch (err) {
+    ctx.log.error({ err }, 'command runner: the server’s own files cannot be hidden from commands');
+    throw new CommandRefused(
+      'Command not allowed: the server’s own files in your scope cannot be hidden from commands (its log says why).',
+    );
+  }
+  after.add(() => masks.release());
   return {
-    words,
-    executable: exe.path,
-    argv0: name,
-    args,
-    cwd: cwd.node!.path,
-    workingFolder: cwd.real,
-    release: () => cwd.close(),
-    env: { PATH: opts.pathEnv, HOME: access.scope.real, LANG: 'C.UTF-8' },
-    timeLimitMs: opts.timeLimitMs,
-    outputLimit: opts.outputLimit,
+    scope: { real: scope.real, descriptor: scope.descriptor },
+    holders,
+    programFolders,
+    masks: masks.masks,
+    cwd,
   };
 }

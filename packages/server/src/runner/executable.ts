@@ -32,3 +32,29 @@ export async function findExecutable(
   }
   return undefined;
 }
+
+/** A folder of the host's programs and libraries as a sandbox shows it: bound read-only, or a link. */
+export interface SystemEntry {
+  path: string;
+  /** The link's target, when the host has a link there (`/bin -> usr/bin` on merged-/usr systems). */
+  link?: string;
+}
+
+/** Where programs and their libraries live; `/usr` holds them on every current distribution. */
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+let systemLayout: SystemEntry[] | undefined;
+
+/** The host's program folders as they are (looked at once: they do not move while the server runs). */
+export function hostSystemLayout(): SystemEntry[] {
+  systemLayout ??= SYSTEM_FOLDERS.flatMap((p): SystemEntry[] => {
+    try {
+      const st = fs.lstatSync(p);
+      if (st.isSymbolicLink()) return [{ path: p, link: fs.readlinkSync(p) }];
+      return st.isDirectory() ? [{ path: p }] : [];
+    } catch {
+      return [];
+    }
+  });
+  return systemLayout;
+}

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FileAccess } from '../files/access.js';
-import { readFolderTypes, type Pinned } from '../files/anchor.js';
+import { joinReal, readFolderTypes, type Pinned } from '../files/anchor.js';
 import { joinVirtual } from '../files/resolver.js';
 import { operandEntry } from './arguments.js';
 import { CommandRefused } from './refusal.js';
@@ -31,6 +31,8 @@ interface OperandSyntax {
   writesIntoDestination: boolean;
   /** Long options whose `=value` is one more source (diff --from-file=dir). */
   longSources?: readonly string[];
+  /** Sources are renamed, so whatever they hold goes along (mv). */
+  movesSources?: boolean;
 }
 
 const COPY_LIKE = { shortWithArgument: 'St', longWithArgument: ['suffix', 'target-directory'] };
@@ -42,7 +44,7 @@ const SYNTAX: Readonly<Record<string, OperandSyntax>> = {
     destination: true,
     writesIntoDestination: true,
   },
-  mv: { ...COPY_LIKE, destination: true, writesIntoDestination: false },
+  mv: { ...COPY_LIKE, destination: true, writesIntoDestination: false, movesSources: true },
   ln: { ...COPY_LIKE, destination: true, writesIntoDestination: false },
   link: { shortWithArgument: '', longWithArgument: [], destination: true, writesIntoDestination: false },
   // diff follows links in the folders it compares, on both sides.
@@ -110,10 +112,13 @@ type Tree = Map<string, Tree | null>;
 
 class Walk {
   private seen = 0;
+  /** Bytes of the regular files met in the sources (what a copy of them writes). */
+  bytes = 0;
 
   constructor(
     private readonly command: string,
     private readonly access: FileAccess,
+    private readonly moves: boolean,
   ) {}
 
   private count(): void {
@@ -143,6 +148,7 @@ class Walk {
     }
     try {
       if (o.isSymlink) this.refuseLink(operand);
+      if (o.node?.stat.isFile()) this.bytes += o.node.stat.size;
       if (!o.node || !o.stat?.isDirectory()) return o.node ? null : undefined;
       return await this.folder(o.node, virtual, operand);
     } finally {
@@ -161,6 +167,17 @@ class Walk {
       if (!child) continue;
       try {
         if (child.stat.isSymbolicLink()) this.refuseLink(operand, childVirtual);
+        if (this.access.isPrivate(child.real)) {
+          // Renaming a folder takes the server's files in it along, wherever the command runs.
+          if (this.moves) {
+            throw new CommandRefused(
+              `Command not allowed: ${JSON.stringify(operand)} holds the server's own files (${childVirtual}); ${this.command} would move them.`,
+            );
+          }
+          // Commands see them empty (the sandbox) or may not walk them (runner/walks.ts).
+          continue;
+        }
+        if (child.stat.isFile()) this.bytes += child.stat.size;
         tree.set(
           dirent.name,
           child.stat.isDirectory() ? await this.folder(child, childVirtual, operand) : null,
@@ -172,9 +189,19 @@ class Walk {
     return tree;
   }
 
+  /** Refused when `name` in `folder` is one of the server's files: the command would write it. */
+  notPrivate(folder: Pinned, name: string, virtual: string): void {
+    if (this.access.isPrivate(joinReal(folder.real, name))) {
+      throw new CommandRefused(
+        `Command not allowed: ${this.command} would write ${joinVirtual(virtual, name)}, one of the server's own files.`,
+      );
+    }
+  }
+
   /** Refused when a link stands at `name` in `folder`, or below it where `tree` would be copied. */
   async into(folder: Pinned, name: string, tree: Tree | null, virtual: string): Promise<void> {
     this.count();
+    this.notPrivate(folder, name, virtual);
     const child = await folder.lookup(name).catch(() => undefined);
     if (!child) return;
     try {
@@ -194,20 +221,21 @@ class Walk {
 
 /**
  * Refuses (CommandRefused) `cp`, `mv`, `ln`, `link` and `diff` when a source operand is or holds a
- * symbolic link, and `cp` when a link stands where it would write. `names` are the name typed and
- * the real name of the program.
+ * symbolic link, `cp` when a link stands where it would write, any of them writing one of the
+ * server's private paths into a folder, and `mv` of a folder holding one. `names` are the name typed and the real name of the program.
+ * Answers the bytes of the regular files in the sources, private ones left out: what `cp` copies.
  */
 export async function checkLinkOperands(
   access: FileAccess,
   cwdVirtual: string,
   names: readonly string[],
   args: readonly string[],
-): Promise<void> {
+): Promise<number> {
   const name = names.find((n) => syntaxOf(n) !== undefined);
-  if (name === undefined) return;
+  if (name === undefined) return 0;
   const syntax = syntaxOf(name)!;
   const { sources, destination } = operandsOf(args, syntax);
-  const walk = new Walk(name, access);
+  const walk = new Walk(name, access, syntax.movesSources === true);
   const trees: Array<{ base: string; tree: Tree | null }> = [];
   for (const operand of sources) {
     const virtual = await operandEntry(access, cwdVirtual, operand);
@@ -215,17 +243,20 @@ export async function checkLinkOperands(
     const tree = await walk.source(virtual, operand);
     if (tree !== undefined) trees.push({ base: path.posix.basename(virtual), tree });
   }
-  if (!syntax.writesIntoDestination || destination === undefined || trees.length === 0) return;
+  if (destination === undefined || trees.length === 0) return walk.bytes;
   const dest = await operandEntry(access, cwdVirtual, destination);
-  if (dest === undefined) return;
+  if (dest === undefined) return walk.bytes;
   let d;
   try {
     d = await access.open(dest, { rules: false });
   } catch {
-    return;
+    return walk.bytes;
   }
   try {
-    if (!d.node || !d.stat?.isDirectory()) return;
+    if (!d.node || !d.stat?.isDirectory()) return walk.bytes;
+    // Into a folder, each source lands under its own name there (`mv sub/x.db-journal .`).
+    for (const { base } of trees) if (base !== '') walk.notPrivate(d.node, base, d.virtual);
+    if (!syntax.writesIntoDestination) return walk.bytes;
     for (const { base, tree } of trees) {
       // `cp -r src dir` writes dir/src/…, `cp -rT src dir` writes dir/…: both are looked at.
       if (base !== '') await walk.into(d.node, base, tree, d.virtual);
@@ -234,4 +265,5 @@ export async function checkLinkOperands(
   } finally {
     await d.close();
   }
+  return walk.bytes;
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 
 /** What to start: never through a shell, always in a process group of its own. */
@@ -14,6 +15,25 @@ export interface ProcessSpec {
   timeLimitMs: number;
   /** Bytes of stdout and stderr together. */
   outputLimit: number;
+  /**
+   * Descriptors handed to the program as its 3, 4, …: a number is one of ours (duplicated into
+   * the child), 'empty' a stream that ends at once.
+   */
+  extraFds?: ReadonlyArray<number | 'empty'>;
+  /** The program reports a signal that killed what it ran as exit status 128 + n (bwrap). */
+  signalInExitStatus?: boolean;
+  /** RLIMIT_FSIZE it runs under: a file reaching it kills the writer with SIGXFSZ. */
+  fileSizeLimit?: number | undefined;
+  /**
+   * Called once the process group is gone, before `done` resolves: what the command held is let
+   * go and what it changed is counted again there.
+   */
+  afterExit?: () => Promise<void>;
+  /**
+   * Called once it started, with a function that stops it as having passed its quota; answers
+   * a function called when it ends (the quota's watch over a command, files/quota.ts).
+   */
+  watch?: (overQuota: () => void) => () => void;
 }
 
 export type StreamName = 'stdout' | 'stderr';
@@ -23,6 +43,8 @@ export type Outcome =
   | 'exited'
   | 'time-limit'
   | 'output-limit'
+  /** Stopped because its scope passed its quota (`watch`). */
+  | 'quota-limit'
   /** Stopped by the caller (the client went away). */
   | 'stopped'
   | 'start-failed';
@@ -56,15 +78,20 @@ export function succeeded(r: ProcessResult): boolean {
 /** A short description of a result for users and logs ("exit status 2", "time limit of 60 s reached"). */
 export function describeResult(
   r: ProcessResult,
-  spec: Pick<ProcessSpec, 'timeLimitMs' | 'outputLimit'>,
+  spec: Pick<ProcessSpec, 'timeLimitMs' | 'outputLimit' | 'fileSizeLimit'>,
 ): string {
   switch (r.outcome) {
     case 'exited':
+      if (r.signal === 'SIGXFSZ' && spec.fileSizeLimit !== undefined) {
+        return `file size limit of ${formatBytes(spec.fileSizeLimit)} reached`;
+      }
       return r.signal ? `killed by ${r.signal}` : `exit status ${r.exitCode ?? '?'}`;
     case 'time-limit':
       return `time limit of ${spec.timeLimitMs / 1000} s reached`;
     case 'output-limit':
       return `output limit of ${formatBytes(spec.outputLimit)} reached`;
+    case 'quota-limit':
+      return 'quota passed';
     case 'stopped':
       return 'stopped';
     case 'start-failed':
@@ -73,6 +100,7 @@ export function describeResult(
 }
 
 function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024 && n % (1024 * 1024 * 1024) === 0) return `${n / (1024 * 1024 * 1024)} GiB`;
   if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} bytes`;
@@ -109,6 +137,12 @@ class LineSplitter {
   }
 }
 
+/** The name of signal number `n` (SIGXFSZ for 25), or undefined. */
+function signalName(n: number): NodeJS.Signals | undefined {
+  const entry = Object.entries(os.constants.signals).find(([, value]) => value === n);
+  return entry?.[0] as NodeJS.Signals | undefined;
+}
+
 function killGroup(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
@@ -137,15 +171,32 @@ export function startProcess(
       env: spec.env,
       shell: false,
       detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(spec.extraFds ?? []).map((fd) => (fd === 'empty' ? 'pipe' : fd))],
       windowsHide: true,
     });
   } catch (err) {
+    const failed: ProcessResult = {
+      outcome: 'start-failed',
+      exitCode: null,
+      signal: null,
+      error: err as Error,
+    };
     return {
       pid: undefined,
       stop: () => undefined,
-      done: Promise.resolve({ outcome: 'start-failed', exitCode: null, signal: null, error: err as Error }),
+      done: (spec.afterExit?.() ?? Promise.resolve()).then(
+        () => failed,
+        () => failed,
+      ),
     };
+  }
+  // An empty stream ends at once: the program reads no byte from it.
+  for (const [i, fd] of (spec.extraFds ?? []).entries()) {
+    const stream = child.stdio[3 + i] as NodeJS.WritableStream & { destroy(): void };
+    if (fd === 'empty' && stream) {
+      stream.on('error', () => undefined);
+      stream.end();
+    }
   }
 
   let outcome: Outcome | undefined;
@@ -159,7 +210,12 @@ export function startProcess(
     settled = true;
     clearTimeout(timer);
     clearTimeout(drainTimer);
-    resolveDone(result);
+    unwatch?.();
+    const after = spec.afterExit?.() ?? Promise.resolve();
+    void after.then(
+      () => resolveDone(result),
+      () => resolveDone(result),
+    );
   };
   const terminate = (why: Outcome) => {
     if (settled) return;
@@ -189,6 +245,7 @@ export function startProcess(
   }
 
   const timer = setTimeout(() => terminate('time-limit'), spec.timeLimitMs);
+  const unwatch = spec.watch?.(() => terminate('quota-limit'));
   let drainTimer: NodeJS.Timeout | undefined;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
@@ -211,7 +268,13 @@ export function startProcess(
   const close = () => {
     splitters.stdout.end();
     splitters.stderr.end();
-    finish({ outcome: outcome ?? 'exited', exitCode: exit?.code ?? null, signal: exit?.signal ?? null });
+    let exitCode = exit?.code ?? null;
+    let signal = exit?.signal ?? null;
+    if (spec.signalInExitStatus && exitCode !== null && exitCode > 128) {
+      const name = signalName(exitCode - 128);
+      if (name) [exitCode, signal] = [null, name];
+    }
+    finish({ outcome: outcome ?? 'exited', exitCode, signal });
   };
   child.once('close', close);
 

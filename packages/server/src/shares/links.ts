@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Share } from '@filebrowser/contract';
+import type { ShareGrantsRepo } from '../store/share-grants.js';
 import type { StoredShare } from '../store/shares.js';
 
 /** 128 random bits, URL-safe: a link cannot be guessed (the old server used 48 bits). */
@@ -18,32 +19,26 @@ export function presentShare(s: StoredShare): Share {
 /** How long the access token handed out after a correct share password stays valid. */
 export const ACCESS_TOKEN_SECONDS = 2 * 3600;
 
-function mac(key: string, hash: string, passwordHash: string, exp: number): string {
-  return crypto
-    .createHmac('sha256', Buffer.from(key, 'base64'))
-    .update(`share:${hash}:${passwordHash}:${exp}`)
-    .digest('base64url');
-}
-
 /**
- * A short-lived token proving the share password was entered: `<exp>.<mac>`. It is bound to the
- * share's password hash, so a share deleted and recreated under another password voids it.
+ * A short-lived token proving the share password was entered: `<exp>.<256 random bits>`, kept in
+ * the store as a hash only (store/share-grants.ts) and gone with the link, so neither a copy of
+ * the database nor the server key makes one.
  */
-export function shareAccessToken(key: string, share: StoredShare, now = Date.now()): string {
+export function shareAccessToken(grants: ShareGrantsRepo, share: StoredShare, now = Date.now()): string {
   const exp = Math.floor(now / 1000) + ACCESS_TOKEN_SECONDS;
-  return `${exp}.${mac(key, share.hash, share.passwordHash, exp)}`;
+  const token = `${exp}.${crypto.randomBytes(32).toString('base64url')}`;
+  grants.add(share.hash, token, exp * 1000, now);
+  return token;
 }
 
 export function checkShareAccessToken(
-  key: string,
+  grants: ShareGrantsRepo,
   share: StoredShare,
   token: string,
   now = Date.now(),
 ): boolean {
-  const [expText, given] = token.split('.');
+  const [expText, secret, extra] = token.split('.');
   const exp = Number(expText);
-  if (!given || !Number.isInteger(exp) || exp <= Math.floor(now / 1000)) return false;
-  const expected = Buffer.from(mac(key, share.hash, share.passwordHash, exp));
-  const actual = Buffer.from(given);
-  return expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
+  if (!secret || extra !== undefined || !Number.isInteger(exp) || exp <= Math.floor(now / 1000)) return false;
+  return grants.has(share.hash, token, now);
 }

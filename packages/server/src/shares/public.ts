@@ -102,9 +102,9 @@ export class PublicShares {
   /** Checks the token or the password; answers the token the client should use from now on. */
   private async authorise(share: StoredShare, req: PublicRequest): Promise<string | undefined> {
     if (!share.passwordHash) return undefined;
-    const key = this.ctx.store.settings.get().key;
+    const grants = this.ctx.store.shareGrants;
     // A valid token keeps working without renewal: it ends when it expires, whatever the client does.
-    if (req.token && checkShareAccessToken(key, share, req.token)) return req.token;
+    if (req.token && checkShareAccessToken(grants, share, req.token)) return req.token;
 
     const password = req.password ? decodeSharePassword(req.password) : '';
     if (!password) throw unauthorized('this link is protected by a password');
@@ -112,7 +112,7 @@ export class PublicShares {
     const attempt = this.throttle.reserve(req.ip, share.hash);
     if (!(await checkPassword(password, share.passwordHash))) throw unauthorized('wrong password');
     attempt.succeeded();
-    return shareAccessToken(key, share);
+    return shareAccessToken(grants, share);
   }
 
   /**

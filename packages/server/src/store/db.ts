@@ -230,6 +230,26 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     db.exec(`CREATE INDEX IF NOT EXISTS dav_props_user ON dav_props(user_id);
       CREATE INDEX IF NOT EXISTS dav_locks_user ON dav_locks(user_id);`);
   },
+  // Nothing that opens a session or a protected link is kept in a form that grants it: sessions
+  // are found by the SHA-256 of the secret their token carries, and the tokens a share password
+  // earns are kept the same way, so a copy of the database lets no one in. Sessions of the old
+  // form (their ids stored as they were) end here.
+  `
+  DROP TABLE sessions;
+  CREATE TABLE sessions (
+    id_hash    TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX sessions_user ON sessions(user_id);
+  CREATE TABLE IF NOT EXISTS share_grants (
+    token_hash TEXT PRIMARY KEY,
+    share_hash TEXT NOT NULL REFERENCES shares(hash) ON DELETE CASCADE,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS share_grants_share ON share_grants(share_hash, expires_at);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
@@ -266,7 +286,10 @@ export class NewerSchemaError extends Error {
 }
 
 export function openDatabase(file: string): Db {
-  if (file !== ':memory:') preparePrivateFile(file);
+  if (file !== ':memory:') {
+    preparePrivateFile(file);
+    dropStrayJournal(file);
+  }
   const db = new Database(file);
   try {
     // Checked before anything is written, not even the journal mode.
@@ -304,6 +327,30 @@ function preparePrivateFile(file: string): void {
   } catch {
     // A database on a file system without modes still works.
   }
+}
+
+/**
+ * The server keeps its database in WAL mode, for which SQLite never writes a rollback journal.
+ * A `-journal` found beside such a database was put there by something else, and SQLite would
+ * roll the pages it holds into the database as it opens it: a way to replace the accounts
+ * wholesale for whoever can leave a file there. It is removed before the database is opened.
+ */
+function dropStrayJournal(file: string): void {
+  const header = Buffer.alloc(20);
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return;
+  }
+  try {
+    if (fs.readSync(fd, header, 0, header.length, 0) < header.length) return;
+  } finally {
+    fs.closeSync(fd);
+  }
+  // Bytes 18 and 19 of the header, the file format's write and read versions, are 2 in WAL mode.
+  if (header[18] !== 2 || header[19] !== 2) return;
+  fs.rmSync(`${file}-journal`, { force: true });
 }
 
 function statMode(file: string): number | undefined {

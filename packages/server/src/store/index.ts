@@ -4,6 +4,7 @@ import { openDatabase, type Db } from './db.js';
 import { MovesRepo } from './moves.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
+import { ShareGrantsRepo } from './share-grants.js';
 import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
@@ -19,6 +20,8 @@ export interface Store {
   settings: SettingsRepo;
   sessions: SessionsRepo;
   shares: SharesRepo;
+  /** What a correct share password earned (shares/links.ts). */
+  shareGrants: ShareGrantsRepo;
   uploads: UploadsRepo;
   apiTokens: ApiTokensRepo;
   staging: StagingRepo;
@@ -42,6 +45,7 @@ export function openStore(file: string): Store {
     settings: new SettingsRepo(db),
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
+    shareGrants: new ShareGrantsRepo(db),
     uploads: new UploadsRepo(db),
     apiTokens: new ApiTokensRepo(db),
     staging: new StagingRepo(db),

@@ -4,11 +4,12 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyn
 import { recordTakenOver } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { forbidden } from '../../errors.js';
-import { fileAccessFor } from '../../files/access.js';
+import { formatBytes } from '../../files/quota.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
 import { describeResult, startProcess, succeeded, type RunningProcess } from '../../runner/process.js';
 import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
+import { describeMode, runnerMode } from '../../runner/sandbox.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser, requireUser } from '../guards.js';
 import { empty } from '../openapi/declare.js';
@@ -120,6 +121,13 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     await registerWebsocket(app);
     const open = new Map<number, number>();
+    if (!ctx.config.disableExec) {
+      // Found out once, at start, and said where an administrator looks: sandbox or not.
+      app.addHook('onReady', async () => {
+        const { level, message } = describeMode(await runnerMode(ctx));
+        ctx.log[level](message);
+      });
+    }
 
     async function handle(socket: WebSocket, request: FastifyRequest): Promise<void> {
       const user = currentUser(request);
@@ -170,19 +178,24 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
         throw err;
       }
       if (socket.readyState !== socket.OPEN) {
-        await prepared.release();
+        await prepared.cancel();
         return;
       }
 
       request.log.info(
-        { user: user.username, command: prepared.words, cwd: prepared.workingFolder },
+        {
+          user: user.username,
+          command: prepared.words,
+          cwd: prepared.workingFolder,
+          sandbox: prepared.sandboxed,
+        },
         'running a command',
       );
       let proc: RunningProcess;
       try {
         proc = startProcess(prepared, (text) => send(socket, text));
       } catch (err) {
-        await prepared.release();
+        await prepared.cancel();
         throw err;
       }
       // Listen before any await: a socket closed while the pin is released would otherwise leave
@@ -192,10 +205,10 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       if (socket.readyState !== socket.OPEN) stop();
       // The child is in its working folder once spawn returns: the pin has done its work.
       await prepared.release();
+      // Resolves once the quota counts were walked again (what a command writes is not seen
+      // byte by byte) and the room lent to it is free: see prepareCommand.
       const result = await proc.done;
       socket.off('close', stop);
-      // What the command wrote is not seen byte by byte: the quota counts are walked again.
-      void recountAfter(ctx, user);
 
       const what = describeResult(result, prepared);
       record(succeeded(result) ? 200 : 500, what);
@@ -203,6 +216,13 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       if (result.outcome === 'stopped') return;
       if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
         send(socket, `Command stopped: ${what}.`);
+      } else if (result.outcome === 'quota-limit') {
+        send(socket, 'Command stopped: your scope passed its quota.');
+      } else if (result.signal === 'SIGXFSZ' && prepared.fileSizeLimit !== undefined) {
+        send(
+          socket,
+          `Command stopped: a file it wrote reached ${formatBytes(prepared.fileSizeLimit)}, the room left by your quota or on the disk.`,
+        );
       } else if (result.outcome === 'start-failed') {
         request.log.warn({ err: result.error }, 'command could not start');
         send(socket, 'Command could not start.');
@@ -236,13 +256,4 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       );
     }
   };
-}
-
-async function recountAfter(ctx: AppContext, user: StoredUser): Promise<void> {
-  try {
-    const access = await fileAccessFor(ctx, user);
-    access.quota.changedOutside(access);
-  } catch (err) {
-    ctx.log.warn({ err }, 'after a command: the quota counts could not be refreshed');
-  }
 }
