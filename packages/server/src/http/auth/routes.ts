@@ -5,7 +5,8 @@ import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
 import { logFailedLogin } from '../access-log.js';
-import { currentAuth, requireUser } from '../guards.js';
+import { currentAuth } from '../guards.js';
+import { OPEN, SESSION_ONLY } from '../reach.js';
 import { lenientJson, statusLine, text } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -52,7 +53,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/login',
       {
-        config: { audit: 'auth.login' },
+        config: { reach: OPEN, audit: 'auth.login' },
         schema: {
           summary: 'sign in: the answer is a session token',
           readBody: lenientJson(
@@ -90,9 +91,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/renew',
       {
-        onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
+        onRequest: tokenInHeader,
         // A renewal keeps a session going (each open page does it hourly): not a change to record.
-        config: { audit: false },
+        config: { reach: SESSION_ONLY, audit: false },
         schema: {
           summary: 'a fresh token for the session of the X-Auth token',
           response: { 200: text('the new session token', SessionToken, MEDIA.jwt) },
@@ -108,8 +109,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post(
       '/api/logout',
       {
-        onRequest: requireUser(ctx, { sessionOnly: true }),
-        config: { audit: 'auth.logout' },
+        config: { reach: SESSION_ONLY, audit: 'auth.logout' },
         schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
       },
       async (request, reply) => {
@@ -121,7 +121,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/signup',
       {
-        config: { audit: 'auth.signup' },
+        config: { reach: OPEN, audit: 'auth.signup' },
         schema: {
           summary: 'make an account, when the settings allow sign-up',
           readBody: lenientJson('any method and Content-Type', SignupRequest),

@@ -24,7 +24,8 @@ import {
 } from '../../files/trash.js';
 import { sharesFollowDelete } from '../../shares/service.js';
 import { davFollowDelete } from '../dav/follow.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, FILES } from '../reach.js';
 import { notify } from '../notify.js';
 import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
@@ -58,7 +59,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.get(
       '/api/trash',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'the items of a trash: the caller’s, or (administrators) a user’s',
           querystring: TrashListQuery,
@@ -81,8 +82,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.post(
       '/api/trash/:id/restore',
       {
-        onRequest: requireUser(ctx, { needs: restoreNeeds }),
-        config: { audit: 'trash.restore' },
+        config: { reach: FILE_CHANGES, needs: restoreNeeds, audit: 'trash.restore' },
         schema: {
           summary: 'put an item back where it was',
           params: TrashItemParams,
@@ -125,8 +125,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.delete(
       '/api/trash/:id',
       {
-        onRequest: requireUser(ctx, { needs: 'delete' }),
-        config: { audit: 'trash.purge' },
+        config: { reach: FILE_CHANGES, needs: 'delete', audit: 'trash.purge' },
         schema: {
           summary: 'delete an item of the trash forever',
           params: TrashItemParams,
@@ -145,8 +144,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.delete(
       '/api/trash',
       {
-        onRequest: requireUser(ctx, { needs: 'delete' }),
-        config: { audit: 'trash.purge' },
+        config: { reach: FILE_CHANGES, needs: 'delete', audit: 'trash.purge' },
         schema: { summary: 'empty the caller’s trash', response: { 204: empty('emptied') } },
       },
       async (request, reply) => {
