@@ -42,7 +42,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
           request.apiToken?.cut,
         );
         const access = await fileAccessFor(ctx, user);
-        const record = ctx.jobs.start(user.id, {
+        const record = ctx.jobs.start(user, {
           action: body.action,
           items: body.items,
           destination: body.destination,
@@ -63,7 +63,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
           response: { 200: Type.Array(Job) },
         },
       },
-      async (request) => ctx.jobs.running(currentUser(request).id),
+      async (request) => ctx.jobs.running(currentUser(request)),
     );
 
     app.get(
@@ -77,7 +77,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
         },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        const record = ctx.jobs.get(currentUser(request), request.params.id);
         if (!record) throw notFound();
         return record.job;
       },
@@ -95,7 +95,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
         config: { reach: FILE_CHANGES, audit: false },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        const record = ctx.jobs.get(currentUser(request), request.params.id);
         if (!record) throw notFound();
         record.cancel();
         // Answered once the work has stopped and removed what it had made.

@@ -20,6 +20,7 @@ import {
   ownItem,
   presentItem,
   purgeExpired,
+  reachableItems,
   restoreItem,
 } from '../../files/trash.js';
 import { sharesFollowDelete } from '../../shares/service.js';
@@ -75,7 +76,8 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
           userId = Number(request.query.user);
           if (!ctx.store.users.get(userId) && ctx.store.trash.list(userId).length === 0) throw notFound();
         }
-        return ctx.store.trash.list(userId).map((item) => presentItem(ctx, item));
+        if (userId !== caller.id) return ctx.store.trash.list(userId).map((item) => presentItem(ctx, item));
+        return (await reachableItems(ctx, caller)).map((r) => presentItem(ctx, r.item, r.path));
       },
     );
 
@@ -93,7 +95,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       async (request) => {
         const user = currentUser(request);
         audit(request, { detail: request.params.id });
-        const item = ownItem(ctx, user, request.params.id);
+        const item = await ownItem(ctx, user, request.params.id);
         audit(request, { path: item.path });
         const access = await fileAccessFor(ctx, user);
         const restored = await restoreItem(ctx, access, user, item, {
@@ -134,7 +136,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       },
       async (request, reply) => {
         audit(request, { detail: request.params.id });
-        const item = ownItem(ctx, currentUser(request), request.params.id);
+        const item = await ownItem(ctx, currentUser(request), request.params.id);
         audit(request, { path: item.path });
         await deleteItemForever(ctx, item);
         return sendStatus(reply, 204);
