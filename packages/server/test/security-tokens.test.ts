@@ -135,6 +135,68 @@ describe('a folder API token', () => {
     expect(await fs.readFile(path.join(home(), 'docs', 'again.txt'), 'utf8')).toBe('again');
   });
 
+  it('reaches only the resumable uploads of its own folder, though their paths read alike', async () => {
+    const tus = (headers: Record<string, string>) => ({ 'tus-resumable': '1.0.0', ...headers });
+    // The session's upload to /outside-up.txt and the token's to /outside-up.txt (in its folder)
+    // share a URL path, not a target.
+    const started = await t.request(session, {
+      method: 'POST',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-length': '5' }),
+    });
+    expect(started.statusCode, started.body).toBe(201);
+    const first = await t.request(session, {
+      method: 'PATCH',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      payload: 'ab',
+    });
+    expect(first.statusCode, first.body).toBe(204);
+    for (const opts of [
+      { method: 'HEAD', url: '/api/tus/outside-up.txt', headers: tus({}) },
+      {
+        method: 'PATCH',
+        url: '/api/tus/outside-up.txt',
+        headers: tus({ 'upload-offset': '2', 'content-type': 'application/offset+octet-stream' }),
+        payload: 'cde',
+      },
+      { method: 'DELETE', url: '/api/tus/outside-up.txt', headers: tus({}) },
+    ] as const) {
+      const res = await bearer(opts);
+      expect(res.statusCode, `${opts.method} ${opts.url}: ${res.body}`).toBe(404);
+    }
+    await expect(fs.stat(path.join(home(), 'docs', 'outside-up.txt'))).rejects.toThrow();
+    const status = await t.request(session, {
+      method: 'HEAD',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({}),
+    });
+    expect(status.statusCode).toBe(200);
+    expect(status.headers['upload-offset']).toBe('2');
+
+    // The token's own upload to the same URL path is its own, and lands in its folder.
+    const mine = await bearer({
+      method: 'POST',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-length': '2' }),
+    });
+    expect(mine.statusCode, mine.body).toBe(201);
+    const done = await bearer({
+      method: 'PATCH',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      payload: 'ok',
+    });
+    expect(done.statusCode, done.body).toBe(204);
+    expect(await fs.readFile(path.join(home(), 'docs', 'outside-up.txt'), 'utf8')).toBe('ok');
+    const still = await t.request(session, {
+      method: 'HEAD',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({}),
+    });
+    expect(still.headers['upload-offset']).toBe('2');
+  });
+
   it('sees and cancels only the jobs it could have started: those of its own folder', async () => {
     await fs.writeFile(path.join(home(), 'outside-job.txt'), 'x');
     const started = await t.request(session, {

@@ -6,7 +6,15 @@ import type { StoredUser } from '../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
 import { quotaLedgerOf, type QuotaLedger } from './quota.js';
-import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
+import {
+  isInside,
+  joinVirtual,
+  Scope,
+  snapshot,
+  type CanonicalPath,
+  type Opened,
+  type Resolved,
+} from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
 import { moveJournalOf, type MoveJournal } from './moves.js';
 import { stagingLedgerOf, type StagingLedger } from './staging.js';
@@ -61,6 +69,8 @@ interface AccessParts {
   moves: MoveJournal;
   /** What every write checks and counts against the quotas (see files/quota.ts). */
   quota: QuotaLedger;
+  /** Where this view's `/` lies in the whole scope it was narrowed from (`/` when not narrowed). */
+  base: string;
 }
 
 export class FileAccess {
@@ -74,6 +84,7 @@ export class FileAccess {
   readonly moves: MoveJournal;
   readonly quota: QuotaLedger;
   private readonly privatePaths: readonly string[];
+  private readonly base: string;
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
     // TypeScript's `private` ends at compile time; the token keeps the rule at run time too.
@@ -88,6 +99,7 @@ export class FileAccess {
     this.staging = parts.staging;
     this.moves = parts.moves;
     this.quota = parts.quota;
+    this.base = parts.base;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -120,6 +132,22 @@ export class FileAccess {
     const dir = this.scope.dir;
     if (!isInside(dir, lexical)) return undefined;
     return (dir === '/' ? lexical : lexical.slice(dir.length)) || '/';
+  }
+
+  /**
+   * The path, in the whole scope this view was narrowed from, of a path of this view: the same
+   * path unless the view is a folder (a folder token's, a shared folder's). What a user keeps by
+   * path (pending uploads) is kept under this, so that the same path in two views is two things.
+   */
+  scopePathOf(virtual: string): string {
+    return joinVirtual(this.base, virtual);
+  }
+
+  /** The path in this view of a path of the whole scope (`scopePathOf`), or undefined outside it. */
+  viewPathOf(scopePath: string): string | undefined {
+    if (this.base === '/') return scopePath;
+    if (scopePath === this.base) return '/';
+    return scopePath.startsWith(this.base + '/') ? scopePath.slice(this.base.length) : undefined;
   }
 
   /** A real path the server keeps for itself (the database and its side files, staging, cache, trash). */
@@ -195,6 +223,7 @@ export class FileAccess {
       staging: this.staging,
       moves: this.moves,
       quota: this.quota,
+      base: this.scopePathOf(folder.virtual),
     });
   }
 }
@@ -336,5 +365,6 @@ async function accessFor(
     staging: stagingLedgerOf(ctx.store),
     moves: moveJournalOf(ctx.store, ctx.log),
     quota: quotaLedgerOf(ctx),
+    base: '/',
   });
 }
