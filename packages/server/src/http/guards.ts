@@ -1,7 +1,8 @@
 import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { ApiTokenGrant } from '../auth/api-tokens.js';
+import { apiTokenLabel, type ApiTokenGrant } from '../auth/api-tokens.js';
+import { credentialRefused } from '../audit/http.js';
 import {
   assertMay,
   checkReach,
@@ -12,7 +13,7 @@ import {
   type RouteReach,
 } from '../auth/policy.js';
 import type { Authenticated } from '../auth/service.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { AppError, forbidden, unauthorized } from '../errors.js';
 import { davUser } from './dav/auth.js';
 import { sendStatus } from './replies.js';
 import type { Confinement } from '../files/access.js';
@@ -66,7 +67,20 @@ async function authenticate(
 ): Promise<StoredUser> {
   const bearer = bearerFrom(request);
   if (bearer !== undefined) {
-    const grant = ctx.auth.verifyApiToken(bearer, request.ip);
+    let grant: ApiTokenGrant;
+    try {
+      grant = ctx.auth.verifyApiToken(bearer, request.ip);
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'unauthorized' || err.kind === 'too_many_requests')) {
+        const token = apiTokenLabel(bearer);
+        credentialRefused(ctx, request, {
+          username: token.name,
+          status: err.status,
+          via: token.id ? `API token ${token.id}` : 'API token',
+        });
+      }
+      throw err;
+    }
     request.apiToken = grant;
     request.user = grant.user;
     return grant.user;

@@ -1,10 +1,9 @@
 import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { audit } from '../../audit/http.js';
+import { audit, credentialRefused } from '../../audit/http.js';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
-import { logFailedLogin } from '../access-log.js';
 import { currentAuth } from '../guards.js';
 import { OPEN, SESSION_ONLY } from '../reach.js';
 import { lenientJson, statusLine, text } from '../openapi/declare.js';
@@ -25,7 +24,7 @@ function jsonBody<T>(request: FastifyRequest): T | undefined {
 }
 
 /** A wrong password, a missing captcha, or too many of those: what fail2ban counts. */
-export function isRefusal(err: unknown): boolean {
+export function isRefusal(err: unknown): err is AppError {
   return err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'too_many_requests');
 }
 
@@ -78,7 +77,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
             headers: request.headers,
           })
           .catch((err: unknown) => {
-            if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
+            if (isRefusal(err)) {
+              credentialRefused(ctx, request, { username: str(body?.username) ?? '', status: err.status });
+            }
             throw err;
           });
         // The account signed in to (proxy and noauth sign-ins name it only in the token).
