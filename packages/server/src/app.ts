@@ -25,6 +25,7 @@ import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
 import { installErrorHandler } from './http/errors.js';
+import { guardRoute } from './http/guards.js';
 import type { AppMetrics } from './http/metrics/collectors.js';
 import { metricsRoutes, serveMetricsApart, type MetricsListener } from './http/metrics/routes.js';
 import type { RouteRecord } from './http/openapi/document.js';
@@ -150,12 +151,15 @@ export async function buildApp(
   metrics?.observe(app);
   const metricsListener =
     metrics && config.metricsAddress ? serveMetricsApart(app, metrics, config.metricsAddress) : undefined;
-  // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes).
+  // Known paths asked with a method they do not take answer 405, not 404 (see staticRoutes);
+  // each route's guard is made from what it declares its callers reach (http/guards.ts).
   const routes = new RouteIndex();
   // The API document is generated from what each route declared (http/openapi).
   const declared: RouteRecord[] = [];
   app.addHook('onRoute', (route) => {
-    routes.add(route.method, route.url, route.config?.audit !== undefined);
+    // A route without a declaration of what each caller reaches stops the start here.
+    guardRoute(ctx, route);
+    routes.add(route.method, route.url, route.config?.audit !== undefined, route.config?.reach);
     declared.push({ method: route.method, url: route.url, schema: route.schema });
   });
 

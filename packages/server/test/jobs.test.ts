@@ -132,7 +132,7 @@ describe('copy and move jobs', () => {
       if (!id || job.id !== id || job.bytesDone === 0 || cancelledAt) return;
       cancelledAt = job;
       // Synchronously, from inside the copy: the cancel lands between two reads.
-      t.ctx.jobs.get(annId, id)!.cancel();
+      t.ctx.jobs.get({ id: annId }, id)!.cancel();
     };
     t.ctx.jobs.on('progress', listener);
     // The id is known before the first byte is copied: the job measures first.
@@ -178,7 +178,7 @@ describe('copy and move jobs', () => {
       state.id = job.id;
       state.cancelled = true;
       // The rename failed (ENOTEMPTY), so the move copies: cancelled between two reads of it.
-      t.ctx.jobs.get(annId, job.id)!.cancel();
+      t.ctx.jobs.get({ id: annId }, job.id)!.cancel();
     };
     t.ctx.jobs.on('progress', listener);
     const job = await runJob(ann, { action: 'rename', items: ['/big'], destination: '/to', override: true });
@@ -345,7 +345,8 @@ describe('copy and move jobs', () => {
 describe('the job registry', () => {
   it('bounds the running jobs of one user, not of others', () => {
     const jobs = new JobRegistry();
-    const start = (user: number) => jobs.start(user, { action: 'copy', items: ['/a'], destination: '/b' });
+    const start = (user: number) =>
+      jobs.start({ id: user }, { action: 'copy', items: ['/a'], destination: '/b' });
     const first = Array.from({ length: MAX_RUNNING_JOBS_PER_USER }, () => start(1));
     expect(() => start(1)).toThrow(/at most/);
     expect(() => start(2)).not.toThrow();

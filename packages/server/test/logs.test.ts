@@ -236,6 +236,29 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
     await failedLogin(from, 'bob');
     await failedLogin(from, 'evil" from 198.51.100.7');
     await failedLogin(from, '","address":"198.51.100.8');
+    // Every other refused credential: WebDAV's Basic (a password, a token) and a Bearer token.
+    const basic = (user: string, secret: string) =>
+      'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64');
+    const wrongToken = `fbt_${'0'.repeat(16)}_${'A'.repeat(43)}`;
+    const refused = [
+      await from({
+        method: 'PROPFIND',
+        url: '/dav/',
+        headers: { authorization: basic('bob', 'wrong'), depth: '0' },
+      }),
+      await from({
+        method: 'PUT',
+        url: '/dav/x.txt',
+        headers: { authorization: basic('bob" from 198.51.100.9', wrongToken) },
+        payload: 'x',
+      }),
+      await from({
+        method: 'GET',
+        url: '/api/resources/',
+        headers: { authorization: `Bearer ${wrongToken}` },
+      }),
+    ];
+    expect(refused.map((r) => r.statusCode)).toEqual([401, 401, 401]);
     await from({
       method: 'POST',
       url: '/api/login',
@@ -246,7 +269,7 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
     await from({ method: 'GET', url: '/login%20failed%20for%20user%20%22x%22%20from%20198.51.100.9' });
 
     const failed = lines.filter((l) => l.includes('login_failed') || / WARN .*login failed/.test(l));
-    expect(failed).toHaveLength(3);
+    expect(failed).toHaveLength(6);
     for (const line of failed) expect(bannedHost(regexes, line), line).toBe(CLIENT);
     for (const line of lines.filter((l) => !failed.includes(l))) {
       expect(bannedHost(regexes, line), line).toBeUndefined();
@@ -263,7 +286,7 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
         ['-o', 'ip', path.join(dir, 'fb.log'), path.join(dir, 'filebrowser.conf')],
         { encoding: 'utf8' },
       );
-      expect(banned.trim().split('\n')).toEqual([CLIENT, CLIENT, CLIENT]);
+      expect(banned.trim().split('\n')).toEqual(Array(6).fill(CLIENT));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

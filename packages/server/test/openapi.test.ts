@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import { DOCS_HTML, DOCS_SCRIPT } from '../src/http/openapi/docs-page.js';
 import { OTHER_METHODS_KEY, openApiPath } from '../src/http/openapi/document.js';
+import { OPEN } from '../src/http/reach.js';
 import { openStore } from '../src/store/index.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { answerCheck } from './openapi-check.js';
@@ -208,12 +209,15 @@ describe('the answer check of the tests', () => {
     app.get(
       '/api/wrong',
       {
+        config: { reach: OPEN },
         schema: { response: { 200: Type.Object({ name: Type.String() }) } },
         serializerCompiler: () => (data) => JSON.stringify(data),
       },
       async () => ({ name: 12 }),
     );
-    app.get('/api/undeclared', async (_request, reply) => reply.code(201).send('x'));
+    app.get('/api/undeclared', { config: { reach: OPEN } }, async (_request, reply) =>
+      reply.code(201).send('x'),
+    );
     try {
       await app.ready();
       await expect(app.inject({ method: 'GET', url: '/api/wrong' })).rejects.toThrow(

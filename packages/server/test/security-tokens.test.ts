@@ -5,7 +5,10 @@ import Database from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signToken } from '../src/auth/tokens.js';
-import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
+import type { TrashItem } from '@filebrowser/contract';
+import type { InjectOptions } from 'fastify';
+import { ALL_PERMISSIONS } from '../src/store/users.js';
+import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /*
  * Class: session tokens that outlive what they were issued for. File Browser sent the token in
@@ -155,5 +158,168 @@ describe('a copy of the database', () => {
     ).toBe(200);
     const dl = await t.app.inject({ method: 'GET', url: `/api/public/dl/${hash}/a.txt?token=${shareToken}` });
     expect(dl.statusCode).toBe(200);
+  });
+});
+
+/*
+ * Class: a token limited to one folder reaching beyond it through a route that keeps records of
+ * its own rather than files (the trash, the jobs): each lists and acts on only what lies in the
+ * token's folder, and names it as the token sees it.
+ */
+describe('a folder API token', () => {
+  let session: string;
+  let folderSecret: string;
+  const bearer = (opts: InjectOptions) =>
+    t.app.inject({ ...opts, headers: { authorization: `Bearer ${folderSecret}`, ...opts.headers } });
+  const home = () => path.join(t.root, 'alice');
+
+  beforeEach(async () => {
+    await t.createUser({ username: 'alice', scope: '/alice', perm: { ...ALL_PERMISSIONS, admin: false } });
+    await fs.mkdir(path.join(home(), 'docs'), { recursive: true });
+    await fs.writeFile(path.join(home(), 'docs', 'inside.txt'), 'inside');
+    await fs.writeFile(path.join(home(), 'outside-secret.txt'), 'outside');
+    session = await t.login('alice');
+    const made = await t.request(session, {
+      method: 'POST',
+      url: '/api/tokens',
+      payload: {
+        name: 'docs',
+        expiresInDays: 0,
+        readOnly: false,
+        folder: '/docs',
+        current_password: USER_PASSWORD,
+      },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    folderSecret = made.json<{ secret: string }>().secret;
+  });
+
+  it('sees, restores and purges only the trash items deleted inside its folder', async () => {
+    for (const p of ['/docs/inside.txt', '/outside-secret.txt']) {
+      const res = await t.request(session, { method: 'DELETE', url: `/api/resources${p}` });
+      expect(res.statusCode, res.body).toBe(204);
+    }
+    const items = t.ctx.store.trash.list(t.ctx.store.users.getByUsername('alice')!.id);
+    const inside = items.find((i) => i.path === '/docs/inside.txt')!;
+    const outside = items.find((i) => i.path === '/outside-secret.txt')!;
+
+    const listed = await bearer({ method: 'GET', url: '/api/trash' });
+    expect(listed.statusCode, listed.body).toBe(200);
+    expect(listed.body).not.toContain('outside-secret');
+    expect(listed.json<TrashItem[]>().map((i) => [i.id, i.path])).toEqual([[inside.id, '/inside.txt']]);
+
+    // What lies outside is not found, and stays where it is.
+    for (const opts of [
+      { method: 'POST', url: `/api/trash/${outside.id}/restore` },
+      { method: 'DELETE', url: `/api/trash/${outside.id}` },
+    ] as const) {
+      const res = await bearer(opts);
+      expect(res.statusCode, `${opts.method} ${opts.url}: ${res.body}`).toBe(404);
+    }
+    const emptied = await bearer({ method: 'DELETE', url: '/api/trash' });
+    expect(emptied.statusCode, emptied.body).toBe(204);
+    expect(t.ctx.store.trash.get(outside.id)).toBeDefined();
+    expect(t.ctx.store.trash.get(inside.id)).toBeUndefined();
+    const all = await t.request(session, { method: 'GET', url: '/api/trash' });
+    expect(all.json<TrashItem[]>().map((i) => i.id)).toEqual([outside.id]);
+    await expect(fs.stat(path.join(home(), 'outside-secret.txt'))).rejects.toThrow();
+
+    // What the token deletes, it finds in its trash and puts back inside its folder.
+    await fs.writeFile(path.join(home(), 'docs', 'again.txt'), 'again');
+    expect((await bearer({ method: 'DELETE', url: '/api/resources/again.txt' })).statusCode).toBe(204);
+    const mine = (await bearer({ method: 'GET', url: '/api/trash' })).json<TrashItem[]>();
+    expect(mine.map((i) => i.path)).toEqual(['/again.txt']);
+    const back = await bearer({ method: 'POST', url: `/api/trash/${mine[0]!.id}/restore` });
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json()).toMatchObject({ path: '/again.txt' });
+    expect(await fs.readFile(path.join(home(), 'docs', 'again.txt'), 'utf8')).toBe('again');
+  });
+
+  it('reaches only the resumable uploads of its own folder, though their paths read alike', async () => {
+    const tus = (headers: Record<string, string>) => ({ 'tus-resumable': '1.0.0', ...headers });
+    // The session's upload to /outside-up.txt and the token's to /outside-up.txt (in its folder)
+    // share a URL path, not a target.
+    const started = await t.request(session, {
+      method: 'POST',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-length': '5' }),
+    });
+    expect(started.statusCode, started.body).toBe(201);
+    const first = await t.request(session, {
+      method: 'PATCH',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      payload: 'ab',
+    });
+    expect(first.statusCode, first.body).toBe(204);
+    for (const opts of [
+      { method: 'HEAD', url: '/api/tus/outside-up.txt', headers: tus({}) },
+      {
+        method: 'PATCH',
+        url: '/api/tus/outside-up.txt',
+        headers: tus({ 'upload-offset': '2', 'content-type': 'application/offset+octet-stream' }),
+        payload: 'cde',
+      },
+      { method: 'DELETE', url: '/api/tus/outside-up.txt', headers: tus({}) },
+    ] as const) {
+      const res = await bearer(opts);
+      expect(res.statusCode, `${opts.method} ${opts.url}: ${res.body}`).toBe(404);
+    }
+    await expect(fs.stat(path.join(home(), 'docs', 'outside-up.txt'))).rejects.toThrow();
+    const status = await t.request(session, {
+      method: 'HEAD',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({}),
+    });
+    expect(status.statusCode).toBe(200);
+    expect(status.headers['upload-offset']).toBe('2');
+
+    // The token's own upload to the same URL path is its own, and lands in its folder.
+    const mine = await bearer({
+      method: 'POST',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-length': '2' }),
+    });
+    expect(mine.statusCode, mine.body).toBe(201);
+    const done = await bearer({
+      method: 'PATCH',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({ 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }),
+      payload: 'ok',
+    });
+    expect(done.statusCode, done.body).toBe(204);
+    expect(await fs.readFile(path.join(home(), 'docs', 'outside-up.txt'), 'utf8')).toBe('ok');
+    const still = await t.request(session, {
+      method: 'HEAD',
+      url: '/api/tus/outside-up.txt',
+      headers: tus({}),
+    });
+    expect(still.headers['upload-offset']).toBe('2');
+  });
+
+  it('sees and cancels only the jobs it could have started: those of its own folder', async () => {
+    await fs.writeFile(path.join(home(), 'outside-job.txt'), 'x');
+    const started = await t.request(session, {
+      method: 'POST',
+      url: '/api/jobs',
+      payload: { action: 'copy', items: ['/outside-job.txt'], destination: '/outside-copy-folder/' },
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json<{ id: string }>();
+    const finished = await t.request(session, { method: 'DELETE', url: `/api/jobs/${id}` });
+    expect(finished.statusCode, finished.body).toBe(200);
+
+    for (const opts of [
+      { method: 'GET', url: `/api/jobs/${id}` },
+      { method: 'DELETE', url: `/api/jobs/${id}` },
+    ] as const) {
+      const res = await bearer(opts);
+      expect(res.statusCode, `${opts.method} ${opts.url}: ${res.body}`).toBe(404);
+      expect(res.body).not.toContain('outside-job');
+    }
+    const running = await bearer({ method: 'GET', url: '/api/jobs' });
+    expect(running.body).not.toContain('outside-job');
+    // The session still follows its own job.
+    expect((await t.request(session, { method: 'GET', url: `/api/jobs/${id}` })).statusCode).toBe(200);
   });
 });

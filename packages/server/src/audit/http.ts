@@ -1,6 +1,7 @@
 import type { AuditAction } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import { logFailedLogin } from '../http/access-log.js';
 import { pathOnly } from '../logging.js';
 import { purgeExpiredAudit } from './retention.js';
 import { TokenUseThrottle } from './token-use.js';
@@ -94,11 +95,18 @@ export function installAudit(app: FastifyInstance, ctx: AppContext): void {
   });
 }
 
-/** Queues the record of a request whose route declares an action, unless the handler skipped it. */
+/**
+ * Queues the record of a request whose route declares an action, unless the handler skipped it.
+ * A request to a route that takes an account, answered before anyone signed in (refused by its
+ * guard), records nothing: without a credential it is no sign-in attempt, and with one its refusal
+ * was recorded where the credential was refused (`credentialRefused`). So a flood of requests
+ * nobody signed in for writes nothing but sign-in attempts, and those throttled (audit/log.ts).
+ */
 export function recordRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
-  const declared = request.routeOptions.config.audit;
+  const { audit: declared, reach } = request.routeOptions.config;
   const noted = request.auditNote ?? {};
   if (!declared || noted.skip) return;
+  if (!request.user && reach?.anonymous === 'refused' && reach.session === 'account') return;
   let draft: AuditDraft | undefined;
   try {
     const value = typeof declared === 'function' ? declared(request, reply) : declared;
@@ -108,6 +116,26 @@ export function recordRequest(ctx: AppContext, request: FastifyRequest, reply: F
   }
   const action = noted.action ?? draft?.action;
   if (action) write(ctx, request, reply.statusCode, { ...draft, ...noted, action });
+}
+
+/**
+ * The one path of a credential that was refused: a wrong password at `/api/login`, wrong WebDAV
+ * Basic credentials, a wrong API token. Each gets the same audit record (a failed `auth.login`
+ * with the name it was tried with) and the same warning line, the one fail2ban's filter of
+ * docs/operations.md matches. The request's own declared record is not made as well.
+ */
+export function credentialRefused(
+  ctx: AppContext,
+  request: FastifyRequest,
+  refusal: { username: string; status: number; via?: string },
+): void {
+  logFailedLogin(request, refusal.username);
+  write(ctx, request, refusal.status, {
+    action: 'auth.login',
+    username: refusal.username,
+    ...(refusal.via !== undefined && { detail: refusal.via }),
+  });
+  audit(request, { skip: true });
 }
 
 /** Routes that send the body themselves (reply.hijack skips onSend) record here, status set. */

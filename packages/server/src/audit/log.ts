@@ -1,5 +1,47 @@
 import type { Logger } from '../context.js';
 import type { AuditRecord, AuditRepo } from '../store/audit.js';
+import { AnonymousRecords } from './anonymous.js';
+
+export { ANONYMOUS_RECORDS_PER_ADDRESS } from './anonymous.js';
+
+/**
+ * The longest each text field of a record may be, in UTF-16 units: paths as long as a file system
+ * takes them, names and details much shorter. Longer values are cut and end with "…".
+ */
+export const AUDIT_FIELD_LIMITS = {
+  username: 256,
+  address: 64,
+  action: 32,
+  path: 4096,
+  destination: 4096,
+  detail: 1024,
+} as const;
+
+/** C0 and C1 controls: a record read in a terminal, a log viewer or a CSV cell must stay one line. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/** A field as it is kept: controls replaced by U+FFFD (visible, and never one of a name's own characters), then cut. */
+function bounded(value: string, limit: number): string {
+  const clean = value.replace(CONTROL, '\uFFFD');
+  if (clean.length <= limit) return clean;
+  let cut = clean.slice(0, limit - 1);
+  // Never half a surrogate pair.
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut + '…';
+}
+
+/** The record as it may be stored: every text field bounded and free of control characters. */
+export function boundedRecord(record: AuditRecord): AuditRecord {
+  return {
+    ...record,
+    username: bounded(record.username, AUDIT_FIELD_LIMITS.username),
+    address: bounded(record.address, AUDIT_FIELD_LIMITS.address),
+    path: bounded(record.path, AUDIT_FIELD_LIMITS.path),
+    destination: bounded(record.destination, AUDIT_FIELD_LIMITS.destination),
+    detail: bounded(record.detail, AUDIT_FIELD_LIMITS.detail),
+  };
+}
 
 export interface AuditLogOptions {
   /** A batch this large is written at once (on the next turn of the event loop). */
@@ -11,10 +53,12 @@ export interface AuditLogOptions {
 }
 
 /**
- * The audit log's writer. Requests only queue their record: the insert happens later, a batch in
- * one transaction, so that no request waits on the database (the bench's listing and upload rows
- * must not move). The queue is bounded: if the database refuses writes for long, the oldest
- * records are dropped and the loss is logged once the database takes writes again.
+ * The audit log's writer, which every record goes through. Requests only queue their record: the
+ * insert happens later, a batch in one transaction, so that no request waits on the database (the
+ * bench's listing and upload rows must not move). The queue is bounded: if the database refuses
+ * writes for long, the oldest records are dropped and the loss is logged once the database takes
+ * writes again. Every field is bounded (`boundedRecord`), and records of requests nobody signed in
+ * for are throttled per address and summed up when they flood (`AnonymousRecords`).
  */
 export class AuditLog {
   private queue: AuditRecord[] = [];
@@ -25,6 +69,9 @@ export class AuditLog {
   private readonly batchSize: number;
   private readonly flushMs: number;
   private readonly maxQueued: number;
+  private readonly anonymous = new AnonymousRecords();
+  /** Ends the anonymous records' window when it holds counted records and nothing else does. */
+  private summaryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly repo: AuditRepo,
@@ -37,7 +84,33 @@ export class AuditLog {
   }
 
   /** Queues a record; never throws, never waits. */
-  record(record: AuditRecord): void {
+  record(record: AuditRecord, now = Date.now()): void {
+    if (record.userId === 0) {
+      const { write, summaries } = this.anonymous.admit(record, now);
+      for (const summary of summaries) this.enqueue(summary);
+      if (write) this.enqueue(record);
+      this.summaryDue();
+      return;
+    }
+    this.enqueue(record);
+  }
+
+  /** Writes the summaries of the current window of anonymous records now (as when it ends). */
+  private summarise(now = Date.now()): void {
+    clearTimeout(this.summaryTimer);
+    this.summaryTimer = undefined;
+    for (const summary of this.anonymous.roll(now)) this.enqueue(summary);
+  }
+
+  private summaryDue(): void {
+    const until = this.anonymous.pendingUntil();
+    if (until === undefined || this.summaryTimer || this.closed) return;
+    this.summaryTimer = setTimeout(() => this.summarise(), Math.max(0, until - Date.now()));
+    this.summaryTimer.unref();
+  }
+
+  private enqueue(input: AuditRecord): void {
+    const record = boundedRecord(input);
     if (this.closed) {
       // A request finishing during shutdown, after the last flush: written now, as nothing follows.
       this.write([record]);
@@ -77,8 +150,9 @@ export class AuditLog {
     }
   }
 
-  /** Writes the rest and takes later records one by one (the app is closing). */
+  /** Writes the rest, summaries included, and takes later records one by one (the app is closing). */
   close(): void {
+    this.summarise();
     this.flush();
     clearTimeout(this.timer);
     this.timer = undefined;

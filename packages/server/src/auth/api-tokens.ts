@@ -46,6 +46,15 @@ function hashSecret(secret: string): Buffer {
   return crypto.createHash('sha256').update(secret, 'utf8').digest();
 }
 
+/**
+ * How a refused token is named in the log and the audit record: `fbt_<id>`, its public part (the
+ * id is shown in listings; the secret never is), or empty when it is not even shaped like one.
+ */
+export function apiTokenLabel(value: string): { name: string; id?: string } {
+  const id = parse(value)?.id;
+  return id ? { name: `${API_TOKEN_PREFIX}${id}`, id } : { name: '' };
+}
+
 /** What guesses at tokens are counted against: the id a guess names (any malformed one is one subject). */
 export function apiTokenSubject(value: string): string {
   return `api-token:${parse(value)?.id ?? ''}`;

@@ -3,7 +3,7 @@ import { forbidden } from '../errors.js';
 
 /**
  * The permission policy: what each operation needs of a user's permissions. Routes declare the
- * operation they perform (see `requireUser` in http/guards.ts) and the few checks that depend on
+ * operation they perform (`config.needs`, see `guardRoute` in http/guards.ts) and the few checks that depend on
  * the state of the disk (replacing a file that exists) call `assertMay` in the one service that
  * knows that state. Nothing else reads `perm.*` to allow or refuse. Which paths a user may see at
  * all is the rules' business (files/access.ts), not the policy's.
@@ -98,6 +98,141 @@ export function tokenPermissions(
   const cut = { ...perm };
   for (const p of withheld) cut[p] = false;
   return cut;
+}
+
+/**
+ * The kinds of caller a request comes from. Each route declares what each of them reaches
+ * (`RouteReach`); the guard of the route is built from that declaration (http/reach.ts), so what a
+ * route says and what it enforces cannot differ.
+ *
+ * - `session`: signed in as the account: a session token, or WebDAV with the account password;
+ * - `token`: a personal API token for the whole account, neither read-only nor limited to a folder;
+ * - `readOnlyToken`: a personal API token made read-only;
+ * - `folderToken`: a personal API token limited to one folder (a token may be both);
+ * - `shareVisitor`: someone holding a share link (and the token its password earned), no account;
+ * - `anonymous`: no credential at all.
+ */
+export const CALLERS = [
+  'session',
+  'token',
+  'readOnlyToken',
+  'folderToken',
+  'shareVisitor',
+  'anonymous',
+] as const;
+export type Caller = (typeof CALLERS)[number];
+
+/**
+ * What a kind of caller reaches through a route:
+ *
+ * - `refused`: nothing; the guard answers before the route runs (401 without an account
+ *   credential, 403 naming the token for a token);
+ * - `account`: what the account's permissions allow in its whole scope, less what a token withholds;
+ * - `folder`: only what lies inside the token's folder: the route reaches files only through the
+ *   file access, which is confined to it, and records it keeps (trash items, jobs) only of that folder;
+ * - `share`: only the item a share link names, through the link's owner's current access
+ *   (shares/public.ts); an account credential sent along is not even read;
+ * - `open`: the route takes no credential and serves nothing of any account (sign-in, the web
+ *   app's files, the health check).
+ */
+export type Reach = 'refused' | 'account' | 'folder' | 'share' | 'open';
+
+export type RouteReach = Readonly<Record<Caller, Reach>>;
+
+/** Which reaches each caller may be declared with. */
+const REACHES: Record<Caller, readonly Reach[]> = {
+  session: ['account', 'share', 'open'],
+  token: ['account', 'refused', 'share', 'open'],
+  readOnlyToken: ['account', 'refused', 'share', 'open'],
+  folderToken: ['folder', 'refused', 'share', 'open'],
+  shareVisitor: ['refused', 'share', 'open'],
+  anonymous: ['refused', 'share', 'open'],
+};
+
+/** Methods that change nothing: the only ones a read-only token may use (PROPFIND is WebDAV's listing). */
+export const READING_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+
+/** How a route of this reach takes its callers. */
+export type RouteKind = 'open' | 'share link' | 'signed in';
+
+/** Whether a declaration describes an open route, a share-link route or a signed-in one. */
+export function routeKind(reach: RouteReach): RouteKind {
+  if (CALLERS.every((c) => reach[c] === 'open')) return 'open';
+  if (CALLERS.every((c) => reach[c] === (c === 'anonymous' ? 'refused' : 'share'))) return 'share link';
+  return 'signed in';
+}
+
+/**
+ * Checks a route's declaration against the policy, at registration: a route the policy could not
+ * serve as declared does not start. Answers what is wrong, or undefined.
+ *
+ * - every caller is declared, with a reach that caller can have;
+ * - an open route is open to everyone, a share-link route serves share holders (whoever sends the
+ *   link) and refuses a request without one, and a signed-in route serves the account and refuses
+ *   share visitors and anonymous callers;
+ * - a token narrower than a whole-account one (read-only, one folder) reaches no route that a
+ *   whole-account token does not; a read-only token reaches no route that only changes things,
+ *   and no route needing a permission it withholds; a folder token reaches no route needing one
+ *   `FOLDER_WITHHOLDS` names.
+ */
+export function checkReach(
+  reach: Partial<Record<Caller, unknown>> | undefined,
+  methods: readonly string[],
+  needs: readonly Operation[] = [],
+): string | undefined {
+  if (!reach || typeof reach !== 'object') return 'it declares no reach for its callers';
+  for (const caller of CALLERS) {
+    const r = reach[caller];
+    if (!(REACHES[caller] as readonly unknown[]).includes(r)) {
+      return `its reach for ${caller} is ${JSON.stringify(r)}, not one of ${REACHES[caller].join(', ')}`;
+    }
+  }
+  const declared = reach as RouteReach;
+  const kind = routeKind(declared);
+  if (kind !== 'signed in') return undefined;
+  if (
+    declared.session !== 'account' ||
+    declared.shareVisitor !== 'refused' ||
+    declared.anonymous !== 'refused'
+  ) {
+    return 'a route that takes an account must serve sessions and refuse share visitors and anonymous callers';
+  }
+  if (
+    declared.token === 'refused' &&
+    (declared.readOnlyToken !== 'refused' || declared.folderToken !== 'refused')
+  ) {
+    return 'a read-only or folder token cannot reach a route that refuses whole-account tokens';
+  }
+  const withheld = (cut: readonly Permission[]) =>
+    needs.flatMap((op) => OPERATIONS[op].filter((p) => cut.includes(p)));
+  if (declared.readOnlyToken !== 'refused') {
+    if (!methods.some((m) => READING_METHODS.has(m.toUpperCase()))) {
+      return 'read-only tokens cannot reach a route that only changes things';
+    }
+    const lacking = withheld(READ_ONLY_WITHHOLDS);
+    if (lacking.length > 0) return `read-only tokens withhold ${lacking.join(', ')}, which it needs`;
+  }
+  if (declared.folderToken !== 'refused') {
+    const lacking = withheld(FOLDER_WITHHOLDS);
+    if (lacking.length > 0) return `folder tokens withhold ${lacking.join(', ')}, which it needs`;
+  }
+  return undefined;
+}
+
+/**
+ * Why a token may not use a route of this reach with this method, or undefined when it may. A
+ * token read-only and limited to a folder is both kinds of caller: refused when either is.
+ */
+export function tokenRefusal(
+  token: { readOnly: boolean; folder: boolean },
+  reach: RouteReach,
+  method: string,
+): 'no tokens' | 'read-only' | 'folder' | undefined {
+  if (reach.token === 'refused') return 'no tokens';
+  const readOnly = reach.readOnlyToken === 'refused' || !READING_METHODS.has(method.toUpperCase());
+  if (token.readOnly && readOnly) return 'read-only';
+  if (token.folder && reach.folderToken === 'refused') return 'folder';
+  return undefined;
 }
 
 /** What a PATCH of /api/resources needs: copy or rename, and modify to write over something. */

@@ -93,8 +93,11 @@ export class GuessThrottle {
     this.underAttack = Math.max(1, Math.ceil(limit / 4));
   }
 
-  /** Counts a guess from `address` at `subject`, or throws 429 with Retry-After when it may not guess now. */
-  reserve(address: string, subject: string, now = Date.now()): Reservation {
+  /**
+   * Counts a guess from `address` at `subject`, or throws 429 with Retry-After when it may not
+   * guess now (saying `message`, by default the throttle's).
+   */
+  reserve(address: string, subject: string, now = Date.now(), message = this.message): Reservation {
     const addr = addressKey(address);
     const pair = `${addr}\n${subject}`;
     const pairLimit = this.bySubject.count(subject, now) >= this.limit ? this.underAttack : this.limit;
@@ -102,7 +105,7 @@ export class GuessThrottle {
       this.byAddress.retryAfter(addr, this.limit, now),
       this.byPair.retryAfter(pair, pairLimit, now),
     );
-    if (wait > 0) throw new AppError('too_many_requests', this.message, { 'Retry-After': String(wait) });
+    if (wait > 0) throw new AppError('too_many_requests', message, { 'Retry-After': String(wait) });
     this.byAddress.take(addr, now);
     this.byPair.take(pair, now);
     this.bySubject.take(subject, now);

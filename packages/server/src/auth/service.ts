@@ -33,20 +33,17 @@ export interface Authenticated {
 
 /** Logs people in, issues and checks session tokens. One per app. */
 export class AuthService {
+  /**
+   * Every guess at a credential (a password at sign-in or in WebDAV's Basic, an API token as
+   * Bearer or Basic password) counts against the same allowance per address.
+   */
   private readonly throttle: GuessThrottle;
-  private readonly apiTokenThrottle: GuessThrottle;
 
   constructor(private readonly ctx: AppContext) {
     this.throttle = new GuessThrottle(
       ctx.config.loginRateLimit,
       ctx.config.loginRateWindowSeconds * 1000,
       'too many login attempts, try again later',
-    );
-    // A wrong token is a guess at a secret like a wrong password: the same allowance per address.
-    this.apiTokenThrottle = new GuessThrottle(
-      ctx.config.loginRateLimit,
-      ctx.config.loginRateWindowSeconds * 1000,
-      'too many invalid API tokens, try again later',
     );
   }
 
@@ -60,7 +57,13 @@ export class AuthService {
    * crowd each other out.
    */
   verifyApiToken(secret: string, address: string): ApiTokenGrant {
-    const attempt = this.apiTokenThrottle.reserve(address, apiTokenSubject(secret));
+    // A wrong token is a guess at a secret like a wrong password: counted with them.
+    const attempt = this.throttle.reserve(
+      address,
+      apiTokenSubject(secret),
+      undefined,
+      'too many invalid API tokens, try again later',
+    );
     return verifyApiTokenSecret(this.ctx, secret, attempt);
   }
 

@@ -7,7 +7,15 @@ import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
 import { WriteLocks, type LockWriter } from './locks.js';
 import { quotaLedgerOf, type QuotaLedger } from './quota.js';
-import { isInside, Scope, snapshot, type CanonicalPath, type Opened, type Resolved } from './resolver.js';
+import {
+  isInside,
+  joinVirtual,
+  Scope,
+  snapshot,
+  type CanonicalPath,
+  type Opened,
+  type Resolved,
+} from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
 import { moveJournalOf, type MoveJournal } from './moves.js';
 import { stagingLedgerOf, type StagingLedger } from './staging.js';
@@ -64,6 +72,8 @@ interface AccessParts {
   quota: QuotaLedger;
   /** What every write checks against WebDAV's locks (see files/locks.ts). */
   locks: WriteLocks;
+  /** Where this view's `/` lies in the whole scope it was narrowed from (`/` when not narrowed). */
+  base: string;
 }
 
 export class FileAccess {
@@ -78,6 +88,7 @@ export class FileAccess {
   readonly quota: QuotaLedger;
   readonly locks: WriteLocks;
   private readonly privatePaths: readonly string[];
+  private readonly base: string;
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
     // TypeScript's `private` ends at compile time; the token keeps the rule at run time too.
@@ -93,6 +104,7 @@ export class FileAccess {
     this.moves = parts.moves;
     this.quota = parts.quota;
     this.locks = parts.locks;
+    this.base = parts.base;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -125,6 +137,22 @@ export class FileAccess {
     const dir = this.scope.dir;
     if (!isInside(dir, lexical)) return undefined;
     return (dir === '/' ? lexical : lexical.slice(dir.length)) || '/';
+  }
+
+  /**
+   * The path, in the whole scope this view was narrowed from, of a path of this view: the same
+   * path unless the view is a folder (a folder token's, a shared folder's). What a user keeps by
+   * path (pending uploads) is kept under this, so that the same path in two views is two things.
+   */
+  scopePathOf(virtual: string): string {
+    return joinVirtual(this.base, virtual);
+  }
+
+  /** The path in this view of a path of the whole scope (`scopePathOf`), or undefined outside it. */
+  viewPathOf(scopePath: string): string | undefined {
+    if (this.base === '/') return scopePath;
+    if (scopePath === this.base) return '/';
+    return scopePath.startsWith(this.base + '/') ? scopePath.slice(this.base.length) : undefined;
   }
 
   /** A real path the server keeps for itself (the database and its side files, staging, cache, trash). */
@@ -206,6 +234,7 @@ export class FileAccess {
       moves: this.moves,
       quota: this.quota,
       locks: this.locks,
+      base: this.scopePathOf(folder.virtual),
     });
   }
 }
@@ -353,5 +382,6 @@ async function accessFor(
     quota: quotaLedgerOf(ctx),
     // A lock's holder is looked at as they are now, on the same root.
     locks: new WriteLocks(ctx, writer, (holder) => fileAccessFor(ctx, holder, root)),
+    base: '/',
   });
 }

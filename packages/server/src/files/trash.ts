@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { AppError, conflict, forbidden, notFound } from '../errors.js';
 import type { StoredTrashItem } from '../store/trash.js';
 import type { StoredUser } from '../store/users.js';
-import type { FileAccess } from './access.js';
+import { fileAccessFor, type Confinement, type FileAccess } from './access.js';
 import { makeEntryFolder, Pinned } from './anchor.js';
 import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
 import { serverPaths } from './private.js';
@@ -167,22 +167,47 @@ export async function deleteOrTrash(
   return undefined;
 }
 
-/** A user's own item; anyone else's is "not found" (its existence is not theirs to learn). */
-export function ownItem(ctx: AppContext, user: StoredUser, id: string): StoredTrashItem {
-  const item = ctx.store.trash.get(id);
-  if (!item || item.userId !== user.id) throw notFound();
-  return item;
+/**
+ * The items of a user's trash a request reaches, each with its path as the request sees it. A
+ * request for the whole account reaches every item of the user's (with the path it had when it
+ * was deleted). A request confined to one folder (an API token limited to it) reaches only the
+ * items deleted from inside that folder, named as in the folder: they are the only ones it could
+ * have deleted and the only ones it could put back, since a restore goes through the same
+ * confined access. Every trash route finds its items here.
+ */
+export async function reachableItems(
+  ctx: AppContext,
+  user: StoredUser & Confinement,
+): Promise<{ item: StoredTrashItem; path: string }[]> {
+  const items = ctx.store.trash.list(user.id);
+  if (user.confinedTo === undefined) return items.map((item) => ({ item, path: item.path }));
+  const access = await fileAccessFor(ctx, user);
+  return items.flatMap((item) => {
+    const virtual = item.rootId === access.root.id ? access.virtualOfRootPath(item.rootPath) : undefined;
+    return virtual === undefined || virtual === '/' ? [] : [{ item, path: virtual }];
+  });
 }
 
-/** The API shape of an item. */
-export function presentItem(ctx: AppContext, item: StoredTrashItem): TrashItem {
+/** A user's own item in the request's reach; anything else is "not found" (not theirs to learn). */
+export async function ownItem(
+  ctx: AppContext,
+  user: StoredUser & Confinement,
+  id: string,
+): Promise<StoredTrashItem> {
+  const found = (await reachableItems(ctx, user)).find((r) => r.item.id === id);
+  if (!found) throw notFound();
+  return found.item;
+}
+
+/** The API shape of an item, under the path the caller sees it at (`reachableItems`). */
+export function presentItem(ctx: AppContext, item: StoredTrashItem, seenAt: string = item.path): TrashItem {
   const days = ctx.store.settings.get().trash.retentionDays;
-  const folder = item.path.slice(0, item.path.lastIndexOf('/')) || '/';
+  const folder = seenAt.slice(0, seenAt.lastIndexOf('/')) || '/';
   return {
     id: item.id,
     userID: item.userId,
-    name: path.posix.basename(item.path),
-    path: item.path,
+    name: path.posix.basename(seenAt),
+    path: seenAt,
     folder,
     size: item.size,
     isDir: item.isDir,
@@ -466,9 +491,16 @@ export async function deleteItemForever(ctx: AppContext, item: StoredTrashItem):
   ctx.store.trash.delete(item.id);
 }
 
-/** Empties a user's trash (of a deleted account too); answers how many items went. */
-export async function emptyTrash(ctx: AppContext, user: Pick<StoredUser, 'id'>): Promise<number> {
-  const items = ctx.store.trash.list(user.id);
+/** Empties what a request reaches of a user's trash (`reachableItems`); answers how many items went. */
+export async function emptyTrash(ctx: AppContext, user: StoredUser & Confinement): Promise<number> {
+  const items = await reachableItems(ctx, user);
+  for (const { item } of items) await deleteItemForever(ctx, item);
+  return items.length;
+}
+
+/** Empties the whole trash of an account that no longer exists. */
+async function emptyTrashOf(ctx: AppContext, userId: number): Promise<number> {
+  const items = ctx.store.trash.list(userId);
   for (const item of items) await deleteItemForever(ctx, item);
   return items.length;
 }
@@ -481,7 +513,7 @@ export async function emptyTrash(ctx: AppContext, user: Pick<StoredUser, 'id'>):
 export async function purgeExpired(ctx: AppContext, now: number = Date.now()): Promise<number> {
   let purged = 0;
   for (const userId of ctx.store.trash.userIds()) {
-    if (!ctx.store.users.get(userId)) purged += await emptyTrash(ctx, { id: userId });
+    if (!ctx.store.users.get(userId)) purged += await emptyTrashOf(ctx, userId);
   }
   const days = ctx.store.settings.get().trash.retentionDays;
   if (days <= 0) return purged;

@@ -1,17 +1,31 @@
 import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { ApiTokenGrant } from '../auth/api-tokens.js';
-import { assertMay, may, type Operation } from '../auth/policy.js';
+import { apiTokenLabel, type ApiTokenGrant } from '../auth/api-tokens.js';
+import { credentialRefused } from '../audit/http.js';
+import {
+  assertMay,
+  checkReach,
+  may,
+  routeKind,
+  tokenRefusal,
+  type Operation,
+  type RouteReach,
+} from '../auth/policy.js';
 import type { Authenticated } from '../auth/service.js';
-import { forbidden, unauthorized } from '../errors.js';
+import { AppError, forbidden, unauthorized } from '../errors.js';
+import { davUser } from './dav/auth.js';
 import { sendStatus } from './replies.js';
+import type { Confinement } from '../files/access.js';
 import type { StoredUser } from '../store/users.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The signed-in user, set by requireUser/requireAdmin. */
-    user?: StoredUser;
+    /**
+     * The signed-in user, set by the route's guard: as the request may act (a token's cuts and
+     * folder applied). Give this to `fileAccessFor`.
+     */
+    user?: StoredUser & Confinement;
     /** Token claims and session of the signed-in user (not set for API tokens). */
     auth?: Authenticated;
     /** The personal API token a request came with (`Authorization: Bearer`). */
@@ -40,9 +54,6 @@ export function bearerFrom(request: FastifyRequest): string | undefined {
 
 const RENEW_WITHIN_SECONDS = 3600;
 
-/** Methods that change nothing: all a read-only API token may use. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /**
  * The one place a request is authenticated: a personal API token when it brings one, else the
  * session token. With an API token, `request.user` is the user as the token lets them act (see
@@ -56,7 +67,20 @@ async function authenticate(
 ): Promise<StoredUser> {
   const bearer = bearerFrom(request);
   if (bearer !== undefined) {
-    const grant = ctx.auth.verifyApiToken(bearer, request.ip);
+    let grant: ApiTokenGrant;
+    try {
+      grant = ctx.auth.verifyApiToken(bearer, request.ip);
+    } catch (err) {
+      if (err instanceof AppError && (err.kind === 'unauthorized' || err.kind === 'too_many_requests')) {
+        const token = apiTokenLabel(bearer);
+        credentialRefused(ctx, request, {
+          username: token.name,
+          status: err.status,
+          via: token.id ? `API token ${token.id}` : 'API token',
+        });
+      }
+      throw err;
+    }
     request.apiToken = grant;
     request.user = grant.user;
     return grant.user;
@@ -72,8 +96,13 @@ async function authenticate(
   return auth.user;
 }
 
-/** What a route does, for the permission policy (auth/policy.ts). */
-export interface RouteNeeds {
+/** What a route declares in its config: who reaches it, and what its operation needs. */
+export interface RouteDeclaration {
+  /**
+   * What each kind of caller reaches (auth/policy.ts `RouteReach`; the usual ones are in
+   * http/reach.ts). Every route has one: registering a route without it fails at start-up.
+   */
+  reach?: RouteReach;
   /** The operation(s), or a function of the request naming them (undefined: none). */
   needs?: Operation | readonly Operation[] | ((request: FastifyRequest) => readonly Operation[] | undefined);
   /**
@@ -81,28 +110,50 @@ export interface RouteNeeds {
    * 202 and no body (contract 1.5), not 403.
    */
   refuseWith202?: boolean;
-  /**
-   * Refuse personal API tokens: the route manages them (no token may mint or revoke tokens) or
-   * acts on the session itself.
-   */
-  sessionOnly?: boolean;
+  /** How callers sign in: the API's X-Auth, cookie or Bearer token (default), or WebDAV's Basic. */
+  credentials?: 'api' | 'webdav';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What each kind of caller reaches through the route (see `RouteDeclaration`). */
+    reach?: RouteReach;
+    needs?: RouteDeclaration['needs'];
+    refuseWith202?: boolean;
+    credentials?: RouteDeclaration['credentials'];
+  }
+}
+
+/** Why a token is refused, as its refusal tells it. */
+function tokenRefusalMessage(grant: ApiTokenGrant, why: 'no tokens' | 'read-only' | 'folder'): string {
+  if (why === 'no tokens') return 'API tokens cannot be used here; sign in with your password';
+  const what = why === 'read-only' ? 'is read-only' : 'is limited to one folder';
+  return `the API token “${grant.token.name}” ${what}`;
 }
 
 /**
- * The guard of a signed-in route: authenticates the request, then checks the permissions the
- * route's operation needs before anything else (a body, a path) is looked at.
+ * The guard of a route, made from its declaration: nothing for open and share-link routes (they
+ * read no account credential), else authentication, then the refusals the declared reach makes
+ * for the kind of caller (a token the route refuses is 403, naming it), then the permissions the
+ * route's operation needs, before anything else (a body, a path) is looked at.
  */
-export function requireUser(ctx: AppContext, route: RouteNeeds = {}): onRequestAsyncHookHandler {
-  return async function requireUserHook(request, reply) {
-    const user = await authenticate(ctx, request, reply);
+function guardFor(ctx: AppContext, route: RouteDeclaration & { reach: RouteReach }) {
+  if (routeKind(route.reach) !== 'signed in') return undefined;
+  const { reach, needs } = route;
+  const guard: onRequestAsyncHookHandler = async function guard(request, reply) {
+    const user =
+      route.credentials === 'webdav'
+        ? await davAuthenticate(ctx, request)
+        : await authenticate(ctx, request, reply);
     const grant = request.apiToken;
-    if (grant && route.sessionOnly) {
-      throw forbidden('API tokens cannot be used here; sign in with your password');
+    if (grant) {
+      const why = tokenRefusal(
+        { readOnly: grant.token.readOnly, folder: grant.user.confinedTo !== undefined },
+        reach,
+        request.method,
+      );
+      if (why) throw forbidden(tokenRefusalMessage(grant, why));
     }
-    // The cut permissions already refuse every operation that writes; this also covers the
-    // routes that declare none (a user's own account, deleting a link).
-    if (grant?.token.readOnly && !SAFE_METHODS.has(request.method)) throw forbidden(grant.cut.reason);
-    const { needs } = route;
     const ops = typeof needs === 'function' ? needs(request) : typeof needs === 'string' ? [needs] : needs;
     if (!ops || ops.length === 0) return;
     if (route.refuseWith202 && !ops.every((op) => may(user.perm, op))) {
@@ -110,17 +161,42 @@ export function requireUser(ctx: AppContext, route: RouteNeeds = {}): onRequestA
     }
     assertMay(user.perm, ops, grant?.cut);
   };
+  return guard;
 }
 
-export function requireAdmin(
-  ctx: AppContext,
-  route: Omit<RouteNeeds, 'needs'> = {},
-): onRequestAsyncHookHandler {
-  return requireUser(ctx, { ...route, needs: 'admin' });
+/** The user of a WebDAV request (Basic credentials, or the server's other sign-in methods). */
+async function davAuthenticate(ctx: AppContext, request: FastifyRequest): Promise<StoredUser> {
+  const user = await davUser(ctx, request);
+  request.user = user;
+  return user;
+}
+
+/** Guards already installed, so that a route's options seen twice get one guard. */
+const GUARDS = new WeakSet<object>();
+
+/**
+ * Called for every route as it is registered (an `onRoute` hook of the app): refuses a route
+ * without a valid declaration of its reach, so that the server does not start with one, and puts
+ * the guard made from the declaration first among the route's `onRequest` hooks. Routes never
+ * install a guard themselves: the declaration is the only way to have one.
+ */
+export function guardRoute(ctx: AppContext, route: RouteOptions): void {
+  const config = (route.config ?? {}) as RouteDeclaration;
+  const methods = [route.method].flat();
+  const needs =
+    typeof config.needs === 'string' ? [config.needs] : Array.isArray(config.needs) ? config.needs : [];
+  const wrong = checkReach(config.reach, methods, needs as readonly Operation[]);
+  if (wrong) throw new Error(`the route ${methods.join(',')} ${route.url} cannot be served: ${wrong}`);
+  const existing = [route.onRequest ?? []].flat();
+  if (existing.some((hook) => GUARDS.has(hook))) return;
+  const guard = guardFor(ctx, { ...config, reach: config.reach! });
+  if (!guard) return;
+  GUARDS.add(guard);
+  route.onRequest = [guard, ...existing];
 }
 
 /** The signed-in user of a request that passed a guard. */
-export function currentUser(request: FastifyRequest): StoredUser {
+export function currentUser(request: FastifyRequest): StoredUser & Confinement {
   if (!request.user) throw unauthorized();
   return request.user;
 }

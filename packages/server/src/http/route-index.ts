@@ -1,3 +1,5 @@
+import type { RouteReach } from '../auth/policy.js';
+
 /**
  * The routes the app has, by path pattern, so that a request whose path is known but whose method
  * is not can be answered 405 (as File Browser's router did) instead of 404.
@@ -6,8 +8,10 @@ export class RouteIndex {
   private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
   /** `METHOD url` of the routes that declare no audit action (audit/http.ts). */
   private readonly undeclared = new Set<string>();
+  /** What each `METHOD url` declared its callers reach (http/reach.ts). */
+  private readonly reaches = new Map<string, { method: string; url: string; reach: RouteReach }>();
 
-  add(method: string | string[], url: string, auditDeclared = false): void {
+  add(method: string | string[], url: string, auditDeclared = false, reach?: RouteReach): void {
     const methods = Array.isArray(method) ? method : [method];
     const source = patternSource(url);
     let entry = this.routes.find((r) => r.pattern.source === source);
@@ -18,7 +22,13 @@ export class RouteIndex {
     for (const m of methods) {
       entry.methods.add(m.toUpperCase());
       if (!auditDeclared) this.undeclared.add(`${m.toUpperCase()} ${url}`);
+      if (reach) this.reaches.set(`${m.toUpperCase()} ${url}`, { method: m.toUpperCase(), url, reach });
     }
+  }
+
+  /** Every `METHOD url` with the reach it declared, for the test that walks them all. */
+  declaredReaches(): { method: string; url: string; reach: RouteReach }[] {
+    return [...this.reaches.values()];
   }
 
   /**

@@ -8,10 +8,21 @@ import type { Measure } from '../files/tree.js';
 /** Finished jobs kept per user so that a client can still read how one ended. */
 const KEEP_FINISHED = 20;
 
+/**
+ * Whose a job is: a user, and the folder the request that started it was confined to (an API
+ * token limited to one folder), whose paths the job's items are written in.
+ */
+export interface JobOwner {
+  id: number;
+  confinedTo?: string;
+}
+
 /** A job while it is known: what the client sees, who owns it, and how to stop it. */
 export interface JobRecord {
   readonly job: Job;
   readonly userId: number;
+  /** The folder of the request that started it, when that request was confined to one. */
+  readonly confinedTo: string | undefined;
   /** Aborted by a cancel (or when the server closes): the work stops and cleans up after itself. */
   readonly signal: AbortSignal;
   /** Counts work done (bytes of files, entries). */
@@ -36,13 +47,16 @@ export interface JobStartOptions {
 
 /**
  * The jobs of one server instance, in memory: lost when it stops, not shared between instances
- * behind one address. Each belongs to one user; another user's job does not exist for them.
+ * behind one address. Each belongs to one user; another user's job does not exist for them, and
+ * neither does, for a request confined to a folder, a job started from outside that folder
+ * (`visible`): a folder token sees and cancels only the jobs of its own folder.
  * Emits `progress` and `finished` with the job (tests and logs follow work by these events).
  */
 export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job] }> {
   private readonly byUser = new Map<number, Map<string, JobRecord>>();
 
-  start(userId: number, opts: JobStartOptions): JobRecord {
+  start(owner: JobOwner, opts: JobStartOptions): JobRecord {
+    const userId = owner.id;
     const jobs = this.byUser.get(userId) ?? new Map<string, JobRecord>();
     this.byUser.set(userId, jobs);
     const running = [...jobs.values()].filter((r) => r.job.state === 'running').length;
@@ -87,6 +101,7 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       job,
       ended: endedPromise,
       userId,
+      confinedTo: owner.confinedTo,
       signal: abort.signal,
       advance: (bytes, items) => {
         job.bytesDone += bytes;
@@ -115,15 +130,16 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     return record;
   }
 
-  /** The user's job, or undefined (also for another user's). */
-  get(userId: number, id: string): JobRecord | undefined {
-    return this.byUser.get(userId)?.get(id);
+  /** The caller's job, or undefined (also for another user's, or one out of the caller's folder). */
+  get(caller: JobOwner, id: string): JobRecord | undefined {
+    const record = this.byUser.get(caller.id)?.get(id);
+    return record && visible(record, caller) ? record : undefined;
   }
 
-  /** The user's running jobs, oldest first. */
-  running(userId: number): Job[] {
-    return [...(this.byUser.get(userId)?.values() ?? [])]
-      .filter((r) => r.job.state === 'running')
+  /** The caller's running jobs, oldest first. */
+  running(caller: JobOwner): Job[] {
+    return [...(this.byUser.get(caller.id)?.values() ?? [])]
+      .filter((r) => r.job.state === 'running' && visible(r, caller))
       .map((r) => r.job);
   }
 
@@ -138,4 +154,12 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     const finished = [...jobs.values()].filter((r) => r.job.state !== 'running');
     for (const r of finished.slice(0, Math.max(0, finished.length - KEEP_FINISHED))) jobs.delete(r.job.id);
   }
+}
+
+/**
+ * A request for the whole account sees every job of its user; a request confined to a folder
+ * sees only the jobs started in that very folder (their items are paths of that folder's view).
+ */
+function visible(record: JobRecord, caller: JobOwner): boolean {
+  return caller.confinedTo === undefined || record.confinedTo === caller.confinedTo;
 }

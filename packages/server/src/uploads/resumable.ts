@@ -91,7 +91,7 @@ export class ResumableUploads {
         throw badRequest('Upload-Length must be a whole number of bytes');
       }
       const length = Number(lengthHeader);
-      const release = this.reserve(user.id, target.virtual, length);
+      const release = this.reserve(user.id, access.scopePathOf(target.virtual), length);
       let upload: PendingUpload;
       let quota: QuotaHold | undefined;
       try {
@@ -109,7 +109,7 @@ export class ResumableUploads {
         const put = this.ctx.store.uploads.put({
           id,
           userId: user.id,
-          path: target.virtual,
+          path: access.scopePathOf(target.virtual),
           length,
           override,
           staging,
@@ -184,8 +184,12 @@ export class ResumableUploads {
     }
   }
 
-  private pending(user: StoredUser, virtual: string): PendingUpload {
-    const upload = this.ctx.store.uploads.find(user.id, virtual);
+  /**
+   * The user's upload to `target`, known by its path in the user's whole scope: a request
+   * confined to a folder (a folder API token) finds only the uploads to that folder.
+   */
+  private pending(user: StoredUser, access: FileAccess, target: Resolved): PendingUpload {
+    const upload = this.ctx.store.uploads.find(user.id, access.scopePathOf(target.virtual));
     if (!upload) throw notFound('no upload in progress for this path');
     return upload;
   }
@@ -194,7 +198,7 @@ export class ResumableUploads {
   async status(user: StoredUser, rawPath: string): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
-    const upload = this.pending(user, target.virtual);
+    const upload = this.pending(user, access, target);
     const st = await fs.stat(upload.staging).catch(() => undefined);
     if (!st) {
       this.ctx.store.uploads.delete(upload.id);
@@ -215,9 +219,9 @@ export class ResumableUploads {
     const target = await access.resolve(rawPath);
     if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader))
       throw badRequest('Upload-Offset must be a whole number');
-    const upload = this.pending(user, target.virtual);
+    const upload = this.pending(user, access, target);
     return this.serialised(upload.id, async () => {
-      const current = this.ctx.store.uploads.find(user.id, target.virtual);
+      const current = this.ctx.store.uploads.find(user.id, upload.path);
       if (!current || current.id !== upload.id) throw notFound('no upload in progress for this path');
       const offset = Number(offsetHeader);
       if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
@@ -281,7 +285,9 @@ export class ResumableUploads {
   private async complete(access: FileAccess, upload: PendingUpload): Promise<string> {
     try {
       // Rules or the tree may have changed while the bytes were coming in: check again.
-      const target = await access.open(upload.path);
+      const virtual = access.viewPathOf(upload.path);
+      if (virtual === undefined) throw notFound('no upload in progress for this path');
+      const target = await access.open(virtual);
       try {
         if (target.stat?.isDirectory()) throw conflict('a folder with this name was created meanwhile');
         if ((target.stat || target.isSymlink) && !upload.override)
@@ -327,7 +333,7 @@ export class ResumableUploads {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
     if (target.virtual === '/') throw forbidden();
-    const upload = this.pending(user, target.virtual);
+    const upload = this.pending(user, access, target);
     await this.serialised(upload.id, async () => {
       this.ctx.store.uploads.delete(upload.id);
       this.letGo(upload.id);

@@ -12,7 +12,7 @@ import { CSV_COLUMNS, csvLine, presentRecord } from '../../audit/present.js';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../errors.js';
 import type { AuditFilter } from '../../store/audit.js';
-import { requireAdmin } from '../guards.js';
+import { ACCOUNT_CHANGES } from '../reach.js';
 import { raw } from '../openapi/declare.js';
 
 /** Records read per query while an export streams: the database is free between pages. */
@@ -42,7 +42,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/audit',
       {
-        onRequest: requireAdmin(ctx),
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: {
           summary: 'a page of the audit log, newest first (administrators)',
           querystring: AuditQuery,
@@ -64,7 +64,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/audit/export',
       {
-        onRequest: requireAdmin(ctx),
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: {
           summary: 'every matching audit record as a CSV or JSON download (administrators)',
           querystring: AuditExportQuery,

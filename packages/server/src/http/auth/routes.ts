@@ -1,11 +1,11 @@
 import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { audit } from '../../audit/http.js';
+import { audit, credentialRefused } from '../../audit/http.js';
 import { createAccount } from '../../auth/accounts.js';
 import type { AppContext } from '../../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
-import { logFailedLogin } from '../access-log.js';
-import { currentAuth, requireUser } from '../guards.js';
+import { currentAuth } from '../guards.js';
+import { OPEN, SESSION_ONLY } from '../reach.js';
 import { lenientJson, statusLine, text } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -24,7 +24,7 @@ function jsonBody<T>(request: FastifyRequest): T | undefined {
 }
 
 /** A wrong password, a missing captcha, or too many of those: what fail2ban counts. */
-export function isRefusal(err: unknown): boolean {
+export function isRefusal(err: unknown): err is AppError {
   return err instanceof AppError && (err.kind === 'forbidden' || err.kind === 'too_many_requests');
 }
 
@@ -52,7 +52,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/login',
       {
-        config: { audit: 'auth.login' },
+        config: { reach: OPEN, audit: 'auth.login' },
         schema: {
           summary: 'sign in: the answer is a session token',
           readBody: lenientJson(
@@ -77,7 +77,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
             headers: request.headers,
           })
           .catch((err: unknown) => {
-            if (isRefusal(err)) logFailedLogin(request, str(body?.username) ?? '');
+            if (isRefusal(err)) {
+              credentialRefused(ctx, request, { username: str(body?.username) ?? '', status: err.status });
+            }
             throw err;
           });
         // The account signed in to (proxy and noauth sign-ins name it only in the token).
@@ -90,9 +92,9 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/renew',
       {
-        onRequest: [tokenInHeader, requireUser(ctx, { sessionOnly: true })],
+        onRequest: tokenInHeader,
         // A renewal keeps a session going (each open page does it hourly): not a change to record.
-        config: { audit: false },
+        config: { reach: SESSION_ONLY, audit: false },
         schema: {
           summary: 'a fresh token for the session of the X-Auth token',
           response: { 200: text('the new session token', SessionToken, MEDIA.jwt) },
@@ -108,8 +110,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.post(
       '/api/logout',
       {
-        onRequest: requireUser(ctx, { sessionOnly: true }),
-        config: { audit: 'auth.logout' },
+        config: { reach: SESSION_ONLY, audit: 'auth.logout' },
         schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
       },
       async (request, reply) => {
@@ -121,7 +122,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsync {
     app.all(
       '/api/signup',
       {
-        config: { audit: 'auth.signup' },
+        config: { reach: OPEN, audit: 'auth.signup' },
         schema: {
           summary: 'make an account, when the settings allow sign-up',
           readBody: lenientJson('any method and Content-Type', SignupRequest),

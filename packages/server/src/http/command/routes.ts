@@ -11,7 +11,8 @@ import { describeResult, startProcess, succeeded, type RunningProcess } from '..
 import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
 import { describeMode, runnerMode } from '../../runner/sandbox.js';
 import type { StoredUser } from '../../store/users.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { ACCOUNT_CHANGES } from '../reach.js';
 import { empty } from '../openapi/declare.js';
 
 /** Websocket close codes (RFC 6455). */
@@ -235,9 +236,10 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
         url,
         {
           websocket: true,
-          onRequest: [requireUser(ctx), requireSameOrigin],
+          onRequest: requireSameOrigin,
           // Recorded by the handler once the command has run (or was refused): see recordTakenOver.
-          config: { audit: 'command.run' },
+          // A command's program reads what it likes: no read-only or folder token runs one.
+          config: { reach: ACCOUNT_CHANGES, audit: 'command.run' },
           schema: {
             summary: 'run a command of the user’s list: a WebSocket; the first message is the command line',
             tags: ['command'],

@@ -4,10 +4,10 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { isTrustedAddress } from '../../auth/ip.js';
 import type { StoredUser } from '../../store/users.js';
-import { isApiTokenSecret, type ApiTokenGrant } from '../../auth/api-tokens.js';
+import { apiTokenLabel, isApiTokenSecret, type ApiTokenGrant } from '../../auth/api-tokens.js';
+import { credentialRefused } from '../../audit/http.js';
 import { usernameKey } from '../../auth/usernames.js';
 import type { Confinement } from '../../files/access.js';
-import { logFailedLogin } from '../access-log.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", charset="UTF-8"' };
 
@@ -141,8 +141,14 @@ export async function davUser(ctx: AppContext, request: FastifyRequest): Promise
         });
       } catch (err) {
         // Wrong credentials answer 401 here (a challenge), not 403 as on /api/login.
-        const kind = err instanceof AppError ? err.kind : undefined;
-        if (kind === 'unauthorized' || kind === 'too_many_requests') logFailedLogin(request, basic.username);
+        if (err instanceof AppError && (err.kind === 'unauthorized' || err.kind === 'too_many_requests')) {
+          const token = isApiTokenSecret(basic.secret) ? apiTokenLabel(basic.secret) : undefined;
+          credentialRefused(ctx, request, {
+            username: basic.username,
+            status: err.status,
+            via: token ? `webdav, API token${token.id ? ` ${token.id}` : ''}` : 'webdav',
+          });
+        }
         throw err;
       }
     }

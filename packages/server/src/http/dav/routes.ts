@@ -14,7 +14,8 @@ import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { LockedError } from '../../files/locks.js';
 import { empty, raw, rawBody } from '../openapi/declare.js';
-import { davUser } from './auth.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, FILES, OPEN } from '../reach.js';
 import { evaluateIf, handleLock, handleUnlock, lockRootsXml } from './locks.js';
 import { DAV_MOUNT, davPrefix, destinationVirtual, requestVirtual } from './paths.js';
 import { handlePropfind, handleProppatch } from './props.js';
@@ -27,6 +28,16 @@ import { DavError } from './xml.js';
 const EXTENSION_METHODS = ['PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'] as const;
 
 const METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', ...EXTENSION_METHODS];
+
+/**
+ * The methods by what their callers reach: OPTIONS takes no credential (clients probe with it);
+ * the reading ones are open to read-only tokens; the rest change files or locks.
+ */
+const METHOD_REACH = [
+  { methods: ['OPTIONS'], reach: OPEN },
+  { methods: ['GET', 'HEAD', 'PROPFIND'], reach: FILES },
+  { methods: ['PUT', 'DELETE', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK'], reach: FILE_CHANGES },
+] as const;
 
 /** Registers the WebDAV methods with Fastify; must run on the root instance before routes are added. */
 export function addDavMethods(app: FastifyInstance): void {
@@ -136,9 +147,8 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
         .header('Content-Length', '0')
         .send();
     }
-    const user = await davUser(ctx, request);
-    // For the access log and the audit record.
-    request.user = user;
+    // Signed in by the route's guard, with WebDAV's credentials (http/guards.ts).
+    const user = currentUser(request);
     if (ctx.store.settings.get().webdav === 'per-user' && !user.webdav) {
       throw new AppError('forbidden', 'WebDAV is not enabled for this account');
     }
@@ -180,14 +190,16 @@ export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlug
     app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
     for (const url of [DAV_MOUNT, `${DAV_MOUNT}/*`]) {
       const schema = { ...DAV_SCHEMA, ...(url.endsWith('*') && { params: PathParams }) };
-      app.route({
-        method: METHODS,
-        url,
-        exposeHeadRoute: false,
-        schema,
-        handler,
-        config: { audit: davAudit(ctx) },
-      });
+      for (const { methods, reach } of METHOD_REACH) {
+        app.route({
+          method: [...methods],
+          url,
+          exposeHeadRoute: false,
+          schema,
+          handler,
+          config: { reach, credentials: 'webdav', audit: davAudit(ctx) },
+        });
+      }
     }
   };
 }

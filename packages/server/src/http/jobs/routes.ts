@@ -7,7 +7,8 @@ import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { recordOutcome } from '../../audit/http.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, FILES } from '../reach.js';
 import { runTransferJob } from './run-transfer.js';
 
 /**
@@ -23,14 +24,13 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
     app.post(
       '/api/jobs',
       {
-        onRequest: requireUser(ctx),
         schema: {
           summary: 'start copying or moving items into a folder, as a job the client follows',
           body: JobStart,
           response: { 202: JobStarted },
         },
         // each item is recorded when it ends (run-transfer.ts); starting changes nothing yet
-        config: { audit: false },
+        config: { reach: FILE_CHANGES, audit: false },
       },
       async (request, reply) => {
         const user = currentUser(request);
@@ -42,7 +42,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
           request.apiToken?.cut,
         );
         const access = await fileAccessFor(ctx, user);
-        const record = ctx.jobs.start(user.id, {
+        const record = ctx.jobs.start(user, {
           action: body.action,
           items: body.items,
           destination: body.destination,
@@ -57,19 +57,19 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
     app.get(
       '/api/jobs',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'the caller’s running jobs',
           response: { 200: Type.Array(Job) },
         },
       },
-      async (request) => ctx.jobs.running(currentUser(request).id),
+      async (request) => ctx.jobs.running(currentUser(request)),
     );
 
     app.get(
       '/api/jobs/:id',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'how far a job is (a copy, a move or a followed archive download)',
           params: JobParams,
@@ -77,7 +77,7 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
         },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        const record = ctx.jobs.get(currentUser(request), request.params.id);
         if (!record) throw notFound();
         return record.job;
       },
@@ -86,17 +86,16 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
     app.delete(
       '/api/jobs/:id',
       {
-        onRequest: requireUser(ctx),
         schema: {
           summary: 'cancel a job: answered once it has stopped and removed what it had made',
           params: JobParams,
           response: { 200: Job },
         },
         // the item a cancel stops is recorded as cancelled by the job itself
-        config: { audit: false },
+        config: { reach: FILE_CHANGES, audit: false },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request).id, request.params.id);
+        const record = ctx.jobs.get(currentUser(request), request.params.id);
         if (!record) throw notFound();
         record.cancel();
         // Answered once the work has stopped and removed what it had made.

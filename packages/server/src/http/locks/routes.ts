@@ -5,8 +5,8 @@ import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { breakLock, locksInForce } from '../../files/lock-list.js';
-import { requireAdmin } from '../guards.js';
 import { empty } from '../openapi/declare.js';
+import { ACCOUNT_CHANGES } from '../reach.js';
 import { sendStatus } from '../replies.js';
 
 /**
@@ -18,7 +18,7 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/dav/locks',
       {
-        onRequest: requireAdmin(ctx),
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: {
           summary: 'every WebDAV lock in force, oldest first (administrators)',
           response: { 200: Type.Array(DavLockInfo) },
@@ -30,8 +30,7 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.delete(
       '/api/dav/locks/:token',
       {
-        onRequest: requireAdmin(ctx),
-        config: { audit: 'lock.break' },
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin', audit: 'lock.break' },
         schema: {
           summary: 'break a WebDAV lock (administrators)',
           params: DavLockParams,

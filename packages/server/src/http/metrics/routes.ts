@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { ConfigError } from '../../config/config-error.js';
 import { parseListenAddress } from '../../config/listen-address.js';
 import type { AppContext } from '../../context.js';
-import { requireAdmin } from '../guards.js';
+import { ACCOUNT_CHANGES, OPEN } from '../reach.js';
 import { raw, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import type { AppMetrics } from './collectors.js';
@@ -20,7 +20,7 @@ export function metricsRoutes(ctx: AppContext, metrics: AppMetrics | undefined):
       app.all(
         '/metrics',
         {
-          config: { audit: false },
+          config: { reach: OPEN, audit: false },
           schema: {
             summary: 'metrics are off, or served on their own address',
             tags: ['metrics'],
@@ -36,10 +36,14 @@ export function metricsRoutes(ctx: AppContext, metrics: AppMetrics | undefined):
       tags: ['metrics'],
       response: { 200: raw('the Prometheus text format', MEDIA.prometheus) },
     };
-    app.get('/metrics', { onRequest: requireAdmin(ctx), schema }, async (_request, reply) => {
-      const { contentType, body } = await metrics.text();
-      return reply.type(contentType).send(body);
-    });
+    app.get(
+      '/metrics',
+      { config: { reach: ACCOUNT_CHANGES, needs: 'admin' }, schema },
+      async (_request, reply) => {
+        const { contentType, body } = await metrics.text();
+        return reply.type(contentType).send(body);
+      },
+    );
   };
 }
 

@@ -4,6 +4,7 @@ import { VERSION } from '../../config/defaults.js';
 import type { AppContext } from '../../context.js';
 import { raw } from './declare.js';
 import { DOCS_HTML, DOCS_SCRIPT } from './docs-page.js';
+import { OPEN } from '../reach.js';
 import { openApiDocument, type RouteRecord } from './document.js';
 
 export const OPENAPI_URL = '/api/openapi.json';
@@ -28,6 +29,7 @@ export function openApiRoutes(ctx: AppContext, routes: () => readonly RouteRecor
     app.get(
       OPENAPI_URL,
       {
+        config: { reach: OPEN },
         schema: {
           summary: 'this document',
           tags: ['docs'],
@@ -40,6 +42,7 @@ export function openApiRoutes(ctx: AppContext, routes: () => readonly RouteRecor
     app.get(
       '/api/docs',
       {
+        config: { reach: OPEN },
         schema: {
           summary: 'a readable page of this document',
           tags: ['docs'],
@@ -52,6 +55,7 @@ export function openApiRoutes(ctx: AppContext, routes: () => readonly RouteRecor
     app.get(
       '/api/docs/render.js',
       {
+        config: { reach: OPEN },
         schema: {
           summary: 'the script of the page',
           tags: ['docs'],

@@ -7,7 +7,8 @@ import { fileAccessFor } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import type { PreviewService } from '../../preview/service.js';
 import { clientGone } from '../client-gone.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILES, OPEN } from '../reach.js';
 import { downloadAnswers, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
 import { sendStatus } from '../replies.js';
@@ -20,21 +21,25 @@ import { queryValue, redirectToFolder, requestPath } from '../resources/request-
  */
 export function previewRoutes(ctx: AppContext, previews: PreviewService): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/preview', { schema: { response: TO_FOLDER } }, async (request, reply) =>
-      redirectToFolder(request, reply),
+    app.get(
+      '/api/preview',
+      { config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+      async (request, reply) => redirectToFolder(request, reply),
     );
     app.get(
       '/api/preview/:size',
-      { schema: { params: Type.Pick(PreviewParams, ['size']), response: TO_FOLDER } },
+      {
+        config: { reach: OPEN },
+        schema: { params: Type.Pick(PreviewParams, ['size']), response: TO_FOLDER },
+      },
       async (request, reply) => redirectToFolder(request, reply),
     );
 
     // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
     app.get(
       '/api/preview/:size/*',
       {
-        onRequest: guard,
+        config: { reach: FILES, needs: 'download', refuseWith202: true },
         schema: {
           summary: 'a thumbnail or big preview of an image or video',
           params: PreviewParams,

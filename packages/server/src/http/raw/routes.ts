@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILES, OPEN } from '../reach.js';
 import { downloadAnswers, empty, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { sendArchive } from './send-archive.js';
@@ -19,22 +20,23 @@ export const NO_HEAD = empty('HEAD is not served: use GET');
  */
 export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/raw', { exposeHeadRoute: false, schema: { response: TO_FOLDER } }, async (request, reply) =>
-      redirectToFolder(request, reply),
+    app.get(
+      '/api/raw',
+      { exposeHeadRoute: false, config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+      async (request, reply) => redirectToFolder(request, reply),
     );
     // GET only: the old server answered HEAD with 405.
     app.head(
       '/api/raw/*',
-      { schema: { params: PathParams, response: { 405: NO_HEAD } } },
+      { config: { reach: OPEN }, schema: { params: PathParams, response: { 405: NO_HEAD } } },
       async (_request, reply) => reply.code(405).send(),
     );
 
     // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
     app.get(
       '/api/raw/*',
       {
-        onRequest: guard,
+        config: { reach: FILES, needs: 'download', refuseWith202: true },
         exposeHeadRoute: false,
         schema: {
           summary: 'download a file, or a folder or a `files` list as an archive',

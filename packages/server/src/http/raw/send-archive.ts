@@ -75,7 +75,7 @@ export async function sendArchive(
   const plan = await planArchive(access, paths, ctx.log);
   let record: JobRecord | undefined;
   if (progressId !== undefined) {
-    record = ctx.jobs.start(currentUser(request).id, {
+    record = ctx.jobs.start(currentUser(request), {
       id: progressId,
       action: 'archive',
       items: paths,

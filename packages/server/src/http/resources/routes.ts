@@ -32,7 +32,8 @@ import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { declaredLength } from '../content-length.js';
 import { clientGone } from '../client-gone.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, FILES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { notify } from '../notify.js';
 import { sendStatus } from '../replies.js';
@@ -142,7 +143,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         method: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'],
         url: prefix,
         // A redirect to the folder form: the request that follows it is the one recorded.
-        config: { audit: false },
+        config: { reach: OPEN, audit: false },
         schema: { response: TO_FOLDER },
         handler: async (request, reply) => redirectToFolder(request, reply),
       });
@@ -151,7 +152,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.get(
       '/api/resources/*',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'a folder with its items, or a file (with its text content when small)',
           params: PathParams,
@@ -174,7 +175,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.get(
       '/api/resources/recursive/*',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'every item below a folder, streamed',
           params: PathParams,
@@ -196,8 +197,9 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.post(
       '/api/resources/*',
       {
-        onRequest: requireUser(ctx, { needs: 'create' }),
         config: {
+          reach: FILE_CHANGES,
+          needs: 'create',
           audit: fileAudit((request) =>
             request.url.split('?')[0]!.endsWith('/') ? 'file.create' : 'file.upload',
           ),
@@ -247,8 +249,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.put(
       '/api/resources/*',
       {
-        onRequest: requireUser(ctx, { needs: 'modify' }),
-        config: { audit: fileAudit('file.modify') },
+        config: { reach: FILE_CHANGES, needs: 'modify', audit: fileAudit('file.modify') },
         schema: {
           summary: 'replace the contents of an existing file',
           params: PathParams,
@@ -285,8 +286,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.delete(
       '/api/resources/*',
       {
-        onRequest: requireUser(ctx, { needs: 'delete' }),
-        config: { audit: fileAudit('file.delete') },
+        config: { reach: FILE_CHANGES, needs: 'delete', audit: fileAudit('file.delete') },
         schema: {
           summary: 'delete an item, or move it to the trash when the trash is on',
           params: PathParams,
@@ -324,8 +324,7 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     app.patch(
       '/api/resources/*',
       {
-        onRequest: requireUser(ctx, { needs: patchNeeds }),
-        config: { audit: patchAudit },
+        config: { reach: FILE_CHANGES, needs: patchNeeds, audit: patchAudit },
         schema: {
           summary: 'copy or move (rename) an item to `destination`',
           params: PathParams,

@@ -5,7 +5,8 @@ import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
 import { clientGone } from '../client-gone.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILES, OPEN } from '../reach.js';
 import { text, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { jsonLines } from './stream.js';
@@ -18,13 +19,15 @@ const KEEP_ALIVE_MS = 5000;
  */
 export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/search', { schema: { response: TO_FOLDER } }, async (request, reply) =>
-      redirectToFolder(request, reply),
+    app.get(
+      '/api/search',
+      { config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+      async (request, reply) => redirectToFolder(request, reply),
     );
     app.get(
       '/api/search/*',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'search below a folder: one JSON line per hit, streamed as found',
           params: PathParams,

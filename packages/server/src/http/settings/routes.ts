@@ -6,7 +6,7 @@ import { badRequest } from '../../errors.js';
 import { validateRules } from '../../rules/validate.js';
 import { cleanUnsafeCommands } from '../../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../../store/settings.js';
-import { requireAdmin } from '../guards.js';
+import { ACCOUNT_CHANGES } from '../reach.js';
 import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -95,7 +95,7 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/settings',
       {
-        onRequest: requireAdmin(ctx),
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: { summary: 'the global settings (administrators)', response: { 200: Settings } },
       },
       async () => present(ctx.store.settings.get()),
@@ -104,8 +104,7 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put(
       '/api/settings',
       {
-        onRequest: requireAdmin(ctx),
-        config: { audit: 'settings.update' },
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin', audit: 'settings.update' },
         schema: {
           summary: 'change the global settings: keys left out keep their value',
           body: SettingsInput,

@@ -7,6 +7,7 @@ import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
 import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
 import { NO_HEAD } from '../raw/routes.js';
+import { OPEN, SHARE_LINK } from '../reach.js';
 import { sendArchive } from '../raw/send-archive.js';
 import { contentDisposition, sendFile } from '../raw/send-file.js';
 import { headerValue, queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -48,13 +49,15 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
 
   return async (app) => {
     for (const prefix of ['/api/public/share', '/api/public/dl']) {
-      app.get(prefix, { exposeHeadRoute: false, schema: { response: TO_FOLDER } }, async (request, reply) =>
-        redirectToFolder(request, reply),
+      app.get(
+        prefix,
+        { exposeHeadRoute: false, config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+        async (request, reply) => redirectToFolder(request, reply),
       );
       // GET only, as the old server routed them.
       app.head(
         `${prefix}/*`,
-        { schema: { params: PathParams, response: { 405: NO_HEAD } } },
+        { config: { reach: OPEN }, schema: { params: PathParams, response: { 405: NO_HEAD } } },
         async (_request, reply) => reply.code(405).send(),
       );
     }
@@ -63,7 +66,7 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/public/share/*',
       {
         exposeHeadRoute: false,
-        config: { audit: visit('share.access') },
+        config: { reach: SHARE_LINK, audit: visit('share.access') },
         schema: {
           summary: 'what a share link shows: {hash}{path below it}; X-SHARE-PASSWORD when it has one',
           tags: ['public share'],
@@ -88,7 +91,7 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       '/api/public/dl/*',
       {
         exposeHeadRoute: false,
-        config: { audit: visit('share.download') },
+        config: { reach: SHARE_LINK, audit: visit('share.download') },
         schema: {
           summary: 'download through a share link: {hash}{path below it}',
           tags: ['public share'],

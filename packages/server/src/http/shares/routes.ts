@@ -4,19 +4,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { createShare, deleteShare, listShares, sharesOfPath } from '../../shares/service.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { ACCOUNT_CHANGES } from '../reach.js';
 import { lenientJson, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
 /** Share management for signed-in users (contract 8.1–8.4). */
 export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  // Declared at the guard too, so a refusal an API token caused names the token.
-  const sharing = requireUser(ctx, { needs: 'share' });
+  // A link hands its item to anyone holding it, beyond any one folder; the guard checks share
+  // (and download) first, so a refusal an API token caused names the token.
+  const sharing = { reach: ACCOUNT_CHANGES, needs: 'share' } as const;
   return async (app) => {
     app.get(
       '/api/shares',
       {
-        onRequest: sharing,
+        config: sharing,
         schema: {
           summary: 'the caller’s share links (everyone’s for administrators)',
           response: { 200: Type.Array(Share) },
@@ -28,7 +30,7 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/share/*',
       {
-        onRequest: sharing,
+        config: sharing,
         schema: {
           summary: 'the caller’s share links of one item',
           params: PathParams,
@@ -41,8 +43,8 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/api/share/*',
       {
-        onRequest: sharing,
         config: {
+          ...sharing,
           audit: (request) => ({
             action: 'share.create',
             path: '/' + (request.params as { '*': string })['*'],
@@ -75,8 +77,8 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.delete(
       '/api/share/*',
       {
-        onRequest: sharing,
         config: {
+          ...sharing,
           audit: (request) => ({ action: 'share.delete', detail: (request.params as { '*': string })['*'] }),
         },
         schema: {

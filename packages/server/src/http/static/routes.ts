@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { fileSafetyHeaders, inertType } from '../file-safety.js';
 import { raw } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
+import { OPEN } from '../reach.js';
 import type { RouteIndex } from '../route-index.js';
 import { pageCsp, pageNonce, renderIndex } from './index-page.js';
 import { FAVICON, ICONS_DIR, MASKABLE_ICON, webManifest } from './manifest.js';
@@ -44,7 +45,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       tags: ['app'],
       response: { 200: HealthStatus, 503: HealthStatus },
     };
-    app.all('/health', { config: { audit: false }, schema: health }, async (request, reply) => {
+    app.all('/health', { config: { reach: OPEN, audit: false }, schema: health }, async (request, reply) => {
       void reply.type('application/json; charset=utf-8');
       try {
         ctx.store.ping();
@@ -99,19 +100,25 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
       ...file('the web app’s files, and the branding folder’s img/ and custom.css', MEDIA.file),
       params: PathParams,
     };
-    app.get('/static/*', { onSend, schema: staticSchema }, async (request, reply) => {
-      const rel = (request.params as { '*': string })['*'];
-      if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
-      return sendStatic(request, reply, rel);
-    });
+    app.get(
+      '/static/*',
+      { onSend, config: { reach: OPEN }, schema: staticSchema },
+      async (request, reply) => {
+        const rel = (request.params as { '*': string })['*'];
+        if (!rel || rel.endsWith('/')) return sendStatus(reply, 404);
+        return sendStatic(request, reply, rel);
+      },
+    );
 
     // Browsers and bookmark tools ask for /favicon.ico whatever the page says.
-    app.get('/favicon.ico', { onSend, schema: file('the icon', MEDIA.image) }, async (request, reply) =>
-      sendStatic(request, reply, FAVICON),
+    app.get(
+      '/favicon.ico',
+      { onSend, config: { reach: OPEN }, schema: file('the icon', MEDIA.image) },
+      async (request, reply) => sendStatic(request, reply, FAVICON),
     );
 
     const manifest = file('the web app manifest', MEDIA.manifest);
-    app.get('/manifest.json', { schema: manifest }, async (_request, reply) => {
+    app.get('/manifest.json', { config: { reach: OPEN }, schema: manifest }, async (_request, reply) => {
       const { branding } = ctx.store.settings.get();
       // A branding folder with its own icons but no maskable one must not get our logo on Android.
       const ownIcons = inBranding(ICONS_DIR)?.stat.isDirectory() ?? false;

@@ -5,7 +5,8 @@ import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
 import { subtitleFor } from '../../preview/subtitles.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILES, OPEN } from '../reach.js';
 import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
 import { sendBuffer, sendFile } from '../raw/send-file.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -19,15 +20,16 @@ const VTT = 'text/vtt; charset=utf-8';
  */
 export function subtitleRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
-    app.get('/api/subtitle', { schema: { response: TO_FOLDER } }, async (request, reply) =>
-      redirectToFolder(request, reply),
+    app.get(
+      '/api/subtitle',
+      { config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+      async (request, reply) => redirectToFolder(request, reply),
     );
     // File Browser's quirk: a missing download permission answers 202 (contract 1.5).
-    const guard = requireUser(ctx, { needs: 'download', refuseWith202: true });
     app.get(
       '/api/subtitle/*',
       {
-        onRequest: guard,
+        config: { reach: FILES, needs: 'download', refuseWith202: true },
         schema: {
           summary: 'a subtitle file as WebVTT',
           params: PathParams,

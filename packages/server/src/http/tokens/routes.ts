@@ -13,7 +13,8 @@ import { checkPassword } from '../../auth/passwords.js';
 import { may } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, notFound } from '../../errors.js';
-import { currentUser, requireAdmin, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { SESSION_ONLY } from '../reach.js';
 import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -22,13 +23,11 @@ import { sendStatus } from '../replies.js';
  * make, list or revoke tokens, so a leaked token cannot entrench itself.
  */
 export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  const session = requireUser(ctx, { sessionOnly: true });
-
   return async (app) => {
     app.get(
       '/api/tokens',
       {
-        onRequest: session,
+        config: { reach: SESSION_ONLY },
         schema: { summary: 'the caller’s API tokens', response: { 200: Type.Array(ApiToken) } },
       },
       async (request) => listApiTokens(ctx, currentUser(request)),
@@ -37,8 +36,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/api/tokens',
       {
-        onRequest: session,
-        config: { audit: 'token.create' },
+        config: { reach: SESSION_ONLY, audit: 'token.create' },
         schema: {
           summary: 'make an API token; the answer holds its secret, this once',
           body: ApiTokenRequest,
@@ -65,8 +63,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.delete(
       '/api/tokens/:id',
       {
-        onRequest: session,
-        config: { audit: 'token.revoke' },
+        config: { reach: SESSION_ONLY, audit: 'token.revoke' },
         schema: {
           summary: 'revoke an API token',
           params: ApiTokenParams,
@@ -89,7 +86,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/users/:id(^\\d+$)/tokens',
       {
-        onRequest: requireAdmin(ctx, { sessionOnly: true }),
+        config: { reach: SESSION_ONLY, needs: 'admin' },
         schema: {
           summary: 'a user’s API tokens (administrators)',
           params: NumericIdParams,

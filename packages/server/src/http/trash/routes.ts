@@ -20,9 +20,11 @@ import {
   ownItem,
   presentItem,
   purgeExpired,
+  reachableItems,
   restoreItem,
 } from '../../files/trash.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, FILES } from '../reach.js';
 import { followReplaced } from '../replaced.js';
 import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
@@ -56,7 +58,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.get(
       '/api/trash',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'the items of a trash: the caller’s, or (administrators) a user’s',
           querystring: TrashListQuery,
@@ -72,15 +74,15 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
           userId = Number(request.query.user);
           if (!ctx.store.users.get(userId) && ctx.store.trash.list(userId).length === 0) throw notFound();
         }
-        return ctx.store.trash.list(userId).map((item) => presentItem(ctx, item));
+        if (userId !== caller.id) return ctx.store.trash.list(userId).map((item) => presentItem(ctx, item));
+        return (await reachableItems(ctx, caller)).map((r) => presentItem(ctx, r.item, r.path));
       },
     );
 
     app.post(
       '/api/trash/:id/restore',
       {
-        onRequest: requireUser(ctx, { needs: restoreNeeds }),
-        config: { audit: 'trash.restore' },
+        config: { reach: FILE_CHANGES, needs: restoreNeeds, audit: 'trash.restore' },
         schema: {
           summary: 'put an item back where it was',
           params: TrashItemParams,
@@ -91,7 +93,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       async (request) => {
         const user = currentUser(request);
         audit(request, { detail: request.params.id });
-        const item = ownItem(ctx, user, request.params.id);
+        const item = await ownItem(ctx, user, request.params.id);
         audit(request, { path: item.path });
         const access = await fileAccessFor(ctx, user);
         const restored = await restoreItem(ctx, access, user, item, {
@@ -114,8 +116,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.delete(
       '/api/trash/:id',
       {
-        onRequest: requireUser(ctx, { needs: 'delete' }),
-        config: { audit: 'trash.purge' },
+        config: { reach: FILE_CHANGES, needs: 'delete', audit: 'trash.purge' },
         schema: {
           summary: 'delete an item of the trash forever',
           params: TrashItemParams,
@@ -124,7 +125,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
       },
       async (request, reply) => {
         audit(request, { detail: request.params.id });
-        const item = ownItem(ctx, currentUser(request), request.params.id);
+        const item = await ownItem(ctx, currentUser(request), request.params.id);
         audit(request, { path: item.path });
         await deleteItemForever(ctx, item);
         return sendStatus(reply, 204);
@@ -134,8 +135,7 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
     app.delete(
       '/api/trash',
       {
-        onRequest: requireUser(ctx, { needs: 'delete' }),
-        config: { audit: 'trash.purge' },
+        config: { reach: FILE_CHANGES, needs: 'delete', audit: 'trash.purge' },
         schema: { summary: 'empty the caller’s trash', response: { 204: empty('emptied') } },
       },
       async (request, reply) => {

@@ -7,7 +7,8 @@ import type { FileEvents } from '../../files/events.js';
 import { runHooks } from '../../runner/hooks.js';
 import { ResumableUploads, type UploadStatus } from '../../uploads/resumable.js';
 import { runAfterHooks } from '../file-hooks.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILE_CHANGES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine } from '../openapi/declare.js';
 
 const TUS_VERSION = '1.0.0';
@@ -68,7 +69,7 @@ export function tusRoutes(
 
     const routes = ['/api/tus', '/api/tus/*'];
     // Every upload call, cancelling included, takes the permission the upload is made with.
-    const uploader = requireUser(ctx, { needs: 'create' });
+    const uploader = { reach: FILE_CHANGES, needs: 'create' } as const;
     const tusHeaders = (reply: FastifyReply) =>
       reply
         .header('Tus-Version', TUS_VERSION)
@@ -86,6 +87,7 @@ export function tusRoutes(
       app.options(
         url,
         {
+          config: { reach: OPEN },
           schema: schema('the tus handshake', { response: { 204: empty('Tus-Version and Tus-Extension') } }),
         },
         async (_request, reply) => tusHeaders(reply).code(204).send(),
@@ -94,8 +96,7 @@ export function tusRoutes(
       app.post(
         url,
         {
-          onRequest: uploader,
-          config: { audit: uploadAudit },
+          config: { ...uploader, audit: uploadAudit },
           schema: schema('start an upload of Upload-Length bytes to the path', {
             querystring: TusQuery,
             response: { 201: statusLine('started: Location is the upload URL, Upload-Offset 0') },
@@ -136,15 +137,14 @@ export function tusRoutes(
       const progress = schema('how far an upload is', {
         response: { 200: empty('Upload-Offset and Upload-Length say it') },
       });
-      app.head(url, { onRequest: uploader, schema: progress }, head);
-      app.get(url, { onRequest: uploader, schema: progress }, head);
+      app.head(url, { config: uploader, schema: progress }, head);
+      app.get(url, { config: uploader, schema: progress }, head);
 
       // The guard checks the permission first (contract 13: 403 before 415).
       app.patch(
         url,
         {
-          onRequest: uploader,
-          config: { audit: uploadAudit },
+          config: { ...uploader, audit: uploadAudit },
           schema: schema('the next bytes of an upload, at Upload-Offset', {
             readBody: rawBody('the bytes', 'application/offset+octet-stream'),
             response: { 204: empty('taken: Upload-Offset is the new offset') },
@@ -169,8 +169,7 @@ export function tusRoutes(
       app.delete(
         url,
         {
-          onRequest: uploader,
-          config: { audit: (request) => ({ action: 'upload.cancel', path: pathOf(request) }) },
+          config: { ...uploader, audit: (request) => ({ action: 'upload.cancel', path: pathOf(request) }) },
           schema: schema('cancel an upload', { response: { 204: empty('cancelled, its bytes removed') } }),
         },
         async (request, reply) => {

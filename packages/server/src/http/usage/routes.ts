@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import { fileAccessFor, serverAccess } from '../../files/access.js';
 import { usage } from '../../files/ops.js';
 import { RECOUNT_EVERY_MS } from '../../files/quota.js';
-import { currentUser, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { FILES, OPEN } from '../reach.js';
 import { TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 
@@ -33,13 +34,15 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
     });
     app.addHook('onClose', async () => clearInterval(timer));
 
-    app.get('/api/usage', { schema: { response: TO_FOLDER } }, async (request, reply) =>
-      redirectToFolder(request, reply),
+    app.get(
+      '/api/usage',
+      { config: { reach: OPEN }, schema: { response: TO_FOLDER } },
+      async (request, reply) => redirectToFolder(request, reply),
     );
     app.get(
       '/api/usage/*',
       {
-        onRequest: requireUser(ctx),
+        config: { reach: FILES },
         schema: {
           summary: 'space used and total of the file system holding a folder, or the user’s quota',
           params: PathParams,

@@ -9,7 +9,8 @@ import { emptyTrash } from '../../files/trash.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';
-import { currentUser, requireAdmin, requireUser } from '../guards.js';
+import { currentUser } from '../guards.js';
+import { ACCOUNT, ACCOUNT_CHANGES } from '../reach.js';
 import { lenientJson, statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 import { presentUser } from './present.js';
@@ -38,7 +39,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       '/api/users',
       {
-        onRequest: requireAdmin(ctx),
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: { summary: 'every user (administrators)', response: { 200: Type.Array(User) } },
       },
       async () => ctx.store.users.list().map((u) => presentUser(u, true)),
@@ -47,7 +48,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.get(
       BY_ID,
       {
-        onRequest: requireUser(ctx),
+        config: { reach: ACCOUNT },
         schema: {
           summary: 'a user: oneself, or anyone for administrators',
           params: NumericIdParams,
@@ -63,8 +64,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.post(
       '/api/users',
       {
-        onRequest: requireAdmin(ctx),
-        config: { audit: 'user.create' },
+        config: { reach: ACCOUNT_CHANGES, needs: 'admin', audit: 'user.create' },
         schema: {
           summary: 'make a user (administrators)',
           body: UserRequest,
@@ -90,8 +90,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put(
       BY_ID,
       {
-        onRequest: requireUser(ctx),
-        config: { audit: 'user.update' },
+        config: { reach: ACCOUNT_CHANGES, audit: 'user.update' },
         schema: {
           summary: 'change the fields `which` of a user (all of them when empty)',
           params: NumericIdParams,
@@ -127,8 +126,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.delete(
       BY_ID,
       {
-        onRequest: requireUser(ctx),
-        config: { audit: 'user.delete' },
+        config: { reach: ACCOUNT_CHANGES, audit: 'user.delete' },
         schema: {
           summary: 'delete a user, with their trash',
           params: NumericIdParams,
