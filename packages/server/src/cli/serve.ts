@@ -19,6 +19,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
+import { guardConnections, serverOptions } from '../http/connections.js';
 import { createLogger } from '../logging.js';
 import { isNewDatabase } from '../store/db.js';
 import { openStore, type Store } from '../store/index.js';
@@ -286,12 +287,20 @@ function readTlsFiles(config: ServerConfig): { cert: Buffer; key: Buffer } {
 async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Listening> {
   let server: https.Server;
   try {
-    server = https.createServer({ ...readTlsFiles(config), minVersion: 'TLSv1.2' }, (req, res) =>
-      app.routing(req, res),
+    server = https.createServer(
+      {
+        ...readTlsFiles(config),
+        minVersion: 'TLSv1.2',
+        ...serverOptions(config),
+        // A connection that never completes its handshake is bounded like one that never sends its headers.
+        handshakeTimeout: config.headersTimeout * 1000,
+      },
+      (req, res) => app.routing(req, res),
     );
   } catch (err) {
     throw new ConfigError(`invalid TLS certificate or key: ${(err as Error).message.split('\n')[0]}`);
   }
+  guardConnections(server, config, app.log);
   server.on('upgrade', (req, socket, head) => app.server.emit('upgrade', req, socket, head));
   await app.ready();
   const hosts = config.address ? [config.address] : ['::', '0.0.0.0'];
