@@ -53,6 +53,8 @@ interface Connection {
   res?: http.ServerResponse;
   /** Reading and discarding the rest of a body after an early answer. */
   draining: boolean;
+  /** The answer was the connection's last (`Connection: close`): it closes after the drain. */
+  last: boolean;
 }
 
 /**
@@ -127,7 +129,7 @@ export function guardConnections(
   const httpSocket = server instanceof tls.Server ? 'secureConnection' : 'connection';
   server.on(httpSocket, (socket: net.Socket) => {
     if (socket.destroyed) return;
-    const conn: Connection = { draining: false };
+    const conn: Connection = { draining: false, last: false };
     connections.set(socket, conn);
     lingerOnClose(socket, conn);
   });
@@ -137,10 +139,12 @@ export function guardConnections(
     if (!conn) return;
     conn.req = req;
     conn.res = res;
-    // After Node's own 'finish' listener: a response that was its connection's last one has
-    // already gone to `destroySoon` (see lingerOnClose); a kept-alive one drains here.
-    res.once('finish', () => {
-      if (req.complete === false && !conn.draining) drain(req.socket, conn, req, false);
+    conn.last = false;
+    // Before Node's own 'finish' listener: a body left unread is then already flowing to the
+    // drain, which Node takes as the request being read (it would otherwise discard the rest
+    // itself, without a bound and without the drain hearing of it).
+    res.prependOnceListener('finish', () => {
+      if (req.complete === false && !conn.draining) drain(req.socket, conn, req);
     });
   });
 
@@ -170,26 +174,25 @@ function serverIsWorking(socket: net.Socket, conn: Connection): boolean {
 /**
  * Node ends a connection after its last answer (`Connection: close`) with `destroySoon`: a FIN
  * after the answer, then the socket is closed, with whatever the client still sends unread.
- * When the request's body is not all in, the connection lingers instead: the FIN goes (the
- * client hears that no more answers come), and the body is drained before the socket closes.
+ * While the request's body is being drained, the connection lingers instead: the FIN goes (the
+ * client hears that no more answers come), and the socket closes once the drain is over.
  */
 function lingerOnClose(socket: net.Socket, conn: Connection): void {
   const destroySoon = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
-    const req = conn.req;
-    if (!req || req.complete !== false || conn.draining) return destroySoon();
+    if (!conn.draining) return destroySoon();
+    conn.last = true;
     socket.end();
-    drain(socket, conn, req, true);
   };
 }
 
 /**
- * Reads and throws away the rest of a request's body after its answer was given. With `last`
- * (the answer was the connection's last) the socket closes once the body has all been read;
+ * Reads and throws away the rest of a request's body after its answer was given. When the
+ * answer was the connection's last, the socket closes once the body has all been read;
  * otherwise the connection goes on to the client's next request. Past `DRAIN_BYTES` or
  * `LINGER_MS` it is cut; an idle client is cut by the idle timeout.
  */
-function drain(socket: net.Socket, conn: Connection, req: http.IncomingMessage, last: boolean): void {
+function drain(socket: net.Socket, conn: Connection, req: http.IncomingMessage): void {
   conn.draining = true;
   if (req.destroyed) return void socket.destroy();
   let drained = 0;
@@ -204,7 +207,7 @@ function drain(socket: net.Socket, conn: Connection, req: http.IncomingMessage, 
   });
   req.once('end', () => {
     clearTimeout(timer);
-    if (last) socket.destroy();
+    if (conn.last) socket.destroy();
     else conn.draining = false;
   });
   req.resume();

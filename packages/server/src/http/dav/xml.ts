@@ -72,7 +72,8 @@ export async function readBody(request: FastifyRequest, limit = MAX_XML_BODY): P
   if (declared > limit) throw new AppError('payload_too_large', 'the XML body is too large');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request.raw) {
+  // Left early (a body over the limit), the request stays whole: its answer still reaches the client.
+  for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length;
     if (size > limit) throw new AppError('payload_too_large', 'the XML body is too large');
     chunks.push(chunk as Buffer);
