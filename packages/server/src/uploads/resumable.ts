@@ -361,9 +361,10 @@ export class ResumableUploads {
     const run = previous.then(fn, fn);
     const tail = run.catch(() => undefined);
     this.locks.set(id, tail);
-    void tail.then(() => {
+    const forget = () => {
       if (this.locks.get(id) === tail) this.locks.delete(id);
-    });
+    };
+    tail.then(forget, forget);
     return run;
   }
 }

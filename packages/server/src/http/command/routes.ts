@@ -12,6 +12,7 @@ import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser, requireUser } from '../guards.js';
 import { empty } from '../openapi/declare.js';
+import { inBackground } from '../../background.js';
 
 /** Websocket close codes (RFC 6455). */
 const CLOSE = { normal: 1000, policy: 1008, tooBig: 1009, failure: 1011 } as const;
@@ -195,7 +196,9 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       const result = await proc.done;
       socket.off('close', stop);
       // What the command wrote is not seen byte by byte: the quota counts are walked again.
-      void recountAfter(ctx, user);
+      inBackground(recountAfter(ctx, user), (err) =>
+        ctx.log.warn({ err }, 'after a command: the quota counts could not be refreshed'),
+      );
 
       const what = describeResult(result, prepared);
       record(succeeded(result) ? 200 : 500, what);
