@@ -10,6 +10,7 @@ import { threadPoolSize } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import { createLogger } from '../src/logging.js';
 import { serve, type RunningServer } from '../src/cli/serve.js';
+import { loadConfig, serverRecordFromConfig } from '../src/config/load.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { freePort } from './tools.js';
 
@@ -334,5 +335,57 @@ describe('the HTTPS server of --cert', () => {
       req.end(Buffer.alloc(8 * 1024 * 1024, 'x'));
     });
     expect(answer).toEqual({ status: 401, body: '401 Unauthorized\n' });
+  });
+});
+
+describe('the limits in the configuration', () => {
+  it('come from flags, FB_* variables and the config file, with the documented defaults', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-limits-'));
+    try {
+      const places = { cwd: dir, home: dir, systemDir: dir };
+      const defaults = loadConfig([], {}, places);
+      expect(defaults).toMatchObject({
+        maxConnections: 4096,
+        maxConnectionsPerAddress: 128,
+        headersTimeout: 30,
+        idleTimeout: 75,
+      });
+      expect(
+        loadConfig(
+          ['--maxConnections', '100', '--maxConnectionsPerAddress', '10', '--headersTimeout', '5s'],
+          { FB_IDLE_TIMEOUT: '2m' },
+          places,
+        ),
+      ).toMatchObject({
+        maxConnections: 100,
+        maxConnectionsPerAddress: 10,
+        headersTimeout: 5,
+        idleTimeout: 120,
+      });
+      // Saved in the database as the other server options are, and read back.
+      const record = serverRecordFromConfig({ ...defaults, idleTimeout: 90, maxConnections: 50 });
+      expect(record).toMatchObject({ idleTimeout: '1m30s', maxConnections: 50, headersTimeout: '30s' });
+      expect(loadConfig([], {}, { ...places, persisted: record })).toMatchObject({
+        idleTimeout: 90,
+        maxConnections: 50,
+      });
+      await fs.writeFile(
+        path.join(dir, '.filebrowser.json'),
+        JSON.stringify({ maxConnectionsPerAddress: 3, idleTimeout: '10s' }),
+      );
+      expect(loadConfig([], { FB_MAX_CONNECTIONS_PER_ADDRESS: '7' }, places)).toMatchObject({
+        maxConnectionsPerAddress: 7,
+        idleTimeout: 10,
+      });
+      for (const bad of [
+        ['--maxConnections', '0'],
+        ['--headersTimeout', '0s'],
+        ['--idleTimeout', 'soon'],
+      ]) {
+        expect(() => loadConfig(bad, {}, places)).toThrow();
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
