@@ -24,6 +24,7 @@ import { moveJournalOf } from './files/moves.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
+import { closeAfterEarlyAnswers, guardConnections, serverOptions } from './http/connections.js';
 import { installErrorHandler } from './http/errors.js';
 import { guardRoute } from './http/guards.js';
 import type { AppMetrics } from './http/metrics/collectors.js';
@@ -93,13 +94,17 @@ export async function buildApp(
     // Query and path values therefore are declared as strings in route schemas.
     ajv: { customOptions: { coerceTypes: false } },
     rewriteUrl: (req) => stripBaseURL(config.baseURL, req.url ?? '/'),
+    // Timeouts and caps of every connection, and early answers' drain (http/connections.ts).
+    http: serverOptions(config),
   });
   const ctx = { config, store, log: app.log as Logger } as AppContext;
   ctx.auth = new AuthService(ctx);
   ctx.audit = new AuditLog(store.audit, ctx.log);
   ctx.jobs = new JobRegistry();
 
+  guardConnections(app.server, config, ctx.log);
   installAccessLog(app);
+  closeAfterEarlyAnswers(app);
   installErrorHandler(app);
   installAudit(app, ctx);
   readBodiesAsJson(app);

@@ -582,10 +582,13 @@ describe('command websocket', () => {
         ...as(bobToken),
         onLine: (line, ws) => {
           if (line !== 'started') return;
-          void marked(mark).then((pids) => {
-            seen = pids.length;
-            ws.terminate();
-          });
+          marked(mark).then(
+            (pids) => {
+              seen = pids.length;
+              ws.terminate();
+            },
+            () => ws.terminate(),
+          );
         },
       });
       expect(r.lines).toEqual(['started']);

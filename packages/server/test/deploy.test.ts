@@ -28,7 +28,10 @@ function startProgram(command: string, args: string[], ready: string, env = proc
       err += d.toString();
       if (err.includes(ready)) resolve();
     });
-    void exited.then(() => reject(new Error(`${command} exited: ${err}`)));
+    exited.then(
+      () => reject(new Error(`${command} exited: ${err}`)),
+      () => undefined,
+    );
   });
   return {
     started,

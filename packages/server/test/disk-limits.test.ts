@@ -1,10 +1,17 @@
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromSystemError } from '../src/errors.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
-import { mountTmpfs, remountTmpfs, unmountTmpfs } from './tools.js';
+import {
+  DISK_FULL,
+  fillDisk,
+  freeBytes,
+  rootOnDisk,
+  startWithSmallDisk,
+  type SmallDisk,
+} from './full-disk.js';
+import { remountTmpfs } from './tools.js';
 
 /**
  * Issue 13, item 2: a full disk, a read-only disk and a name over the file system's limit answer
@@ -14,9 +21,11 @@ import { mountTmpfs, remountTmpfs, unmountTmpfs } from './tools.js';
 const WHY = 'the full and read-only disk tests need a real small file system';
 
 let t: FilesApp | undefined;
+let small: SmallDisk | undefined;
 let disk: string | undefined;
 afterEach(async () => {
-  if (disk) unmountTmpfs(disk);
+  await small?.close();
+  small = undefined;
   disk = undefined;
   await t?.close();
   t = undefined;
@@ -24,46 +33,12 @@ afterEach(async () => {
 
 /** The app with its root (and, with `dbOnDisk`, its database and upload staging) on a small tmpfs. */
 async function startOnTmpfs(opts: { dbOnDisk?: boolean } = {}): Promise<FilesApp | undefined> {
-  let mounted = false;
-  t = await startFilesApp((base) => {
-    const dir = path.join(base, 'disk');
-    // Synchronous: the root must be on the tmpfs before the app opens it.
-    fsSync.mkdirSync(dir);
-    mounted = mountTmpfs(dir, '2m', WHY);
-    if (mounted) disk = dir;
-    fsSync.mkdirSync(path.join(dir, 'root'));
-    return {
-      root: path.join(dir, 'root'),
-      ...(opts.dbOnDisk && { database: path.join(dir, 'db', 'filebrowser.db') }),
-    };
-  });
-  return mounted ? t : undefined;
+  small = await startWithSmallDisk('2m', WHY, rootOnDisk(opts));
+  disk = small?.disk;
+  return small?.app;
 }
 
-/** Fills the disk until a write fails; answers the filler's path (removing it frees the disk again). */
-async function fillDisk(dir: string, leave = 0): Promise<string> {
-  const spare = path.join(dir, '.spare');
-  if (leave) await fs.writeFile(spare, Buffer.alloc(leave, 1));
-  const filler = path.join(dir, '.filler');
-  const fh = await fs.open(filler, 'w');
-  const chunk = Buffer.alloc(16 * 1024, 2);
-  try {
-    for (;;) await fh.write(chunk);
-  } catch (err) {
-    expect((err as NodeJS.ErrnoException).code).toBe('ENOSPC');
-  } finally {
-    await fh.close();
-  }
-  if (leave) await fs.rm(spare);
-  return filler;
-}
-
-const free = async (dir: string) => {
-  const st = await fs.statfs(dir);
-  return st.bavail * st.bsize;
-};
-
-const DISK_FULL = '507 Insufficient Storage (the disk is full: free some space and try again)\n';
+const free = freeBytes;
 
 describe('a full disk', () => {
   it('PUT over an existing file answers 507; the old content stays and no staging file is left', async () => {

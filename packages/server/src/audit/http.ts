@@ -5,6 +5,7 @@ import { logFailedLogin } from '../http/access-log.js';
 import { pathOnly } from '../logging.js';
 import { purgeExpiredAudit } from './retention.js';
 import { TokenUseThrottle } from './token-use.js';
+import { inBackground } from '../background.js';
 
 /** Expired records are purged at least this often (and at start: the server may have been down). */
 const PURGE_EVERY_MS = 3600_000;
@@ -82,11 +83,10 @@ export function installAudit(app: FastifyInstance, ctx: AppContext): void {
     return payload;
   });
   let timer: NodeJS.Timeout | undefined;
-  const purge = () =>
-    purgeExpiredAudit(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'audit purge failed'));
+  const failed = (err: unknown) => ctx.log.warn({ err }, 'audit purge failed');
   app.addHook('onReady', async () => {
-    await purge();
-    timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+    await purgeExpiredAudit(ctx).catch(failed);
+    timer = setInterval(() => inBackground(purgeExpiredAudit(ctx), failed), PURGE_EVERY_MS);
     timer.unref();
   });
   app.addHook('onClose', async () => {

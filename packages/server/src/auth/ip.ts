@@ -2,7 +2,11 @@ import net from 'node:net';
 
 /** True when `address` equals one of `trusted` (exact addresses or CIDR ranges, v4 or v6). */
 export function isTrustedAddress(address: string, trusted: string[]): boolean {
-  const addr = address.startsWith('::ffff:') && net.isIPv4(address.slice(7)) ? address.slice(7) : address;
+  return trustedAddresses(trusted)(address);
+}
+
+/** `isTrustedAddress` with the list compiled once, for checks made on every connection. */
+export function trustedAddresses(trusted: string[]): (address: string) => boolean {
   const list = new net.BlockList();
   for (const entry of trusted) {
     const [ip, bits] = entry.split('/');
@@ -11,7 +15,13 @@ export function isTrustedAddress(address: string, trusted: string[]): boolean {
     if (bits === undefined) list.addAddress(ip, type);
     else list.addSubnet(ip, Number(bits), type);
   }
-  return list.check(addr, net.isIPv6(addr) ? 'ipv6' : 'ipv4');
+  return (address) => {
+    // A link-local address may carry its interface (`fe80::1%eth0`), which the list does not take.
+    const bare = address.replace(/%.*$/, '');
+    const addr = bare.startsWith('::ffff:') && net.isIPv4(bare.slice(7)) ? bare.slice(7) : bare;
+    const type = net.isIPv6(addr) ? 'ipv6' : net.isIPv4(addr) ? 'ipv4' : undefined;
+    return type !== undefined && list.check(addr, type);
+  };
 }
 
 export const LOOPBACK = ['127.0.0.0/8', '::1'];

@@ -19,6 +19,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
+import { guardConnections, serverOptions } from '../http/connections.js';
 import { createLogger } from '../logging.js';
 import { isNewDatabase } from '../store/db.js';
 import { openStore, type Store } from '../store/index.js';
@@ -112,6 +113,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     };
     // Before the line that tells the server is up: a signal sent on seeing it must find the handler.
     if (io.ownsProcess) closeOnSignals(running, io);
+    if (io.ownsProcess) reportUnhandledRejections(log.logger ? app.log : undefined, io);
     // logrotate renames the file and sends SIGHUP: later lines go to a new file of the old name.
     if (io.ownsProcess && log.reopen) process.on('SIGHUP', log.reopen);
     io.out(`Listening on ${listening.url}\n`);
@@ -286,12 +288,20 @@ function readTlsFiles(config: ServerConfig): { cert: Buffer; key: Buffer } {
 async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Listening> {
   let server: https.Server;
   try {
-    server = https.createServer({ ...readTlsFiles(config), minVersion: 'TLSv1.2' }, (req, res) =>
-      app.routing(req, res),
+    server = https.createServer(
+      {
+        ...readTlsFiles(config),
+        minVersion: 'TLSv1.2',
+        ...serverOptions(config),
+        // A connection that never completes its handshake is bounded like one that never sends its headers.
+        handshakeTimeout: config.headersTimeout * 1000,
+      },
+      (req, res) => app.routing(req, res),
     );
   } catch (err) {
     throw new ConfigError(`invalid TLS certificate or key: ${(err as Error).message.split('\n')[0]}`);
   }
+  guardConnections(server, config, app.log);
   server.on('upgrade', (req, socket, head) => app.server.emit('upgrade', req, socket, head));
   await app.ready();
   const hosts = config.address ? [config.address] : ['::', '0.0.0.0'];
@@ -310,6 +320,24 @@ async function listenTls(app: FastifyInstance, config: ServerConfig): Promise<Li
     }
   }
   return { url: urlOf('https', server.address()), server };
+}
+
+/**
+ * The process's answer to a rejected promise nobody handled. None should happen: every promise
+ * is awaited, handled where it is made or given to `inBackground` (docs/ARCHITECTURE.md,
+ * "Promises"). Node's default would end the process, and with it every upload, download and
+ * command in flight; for a condition that lasts (a full disk), again after every restart. The
+ * work the promise belonged to has settled (its cleanup has run), so the server reports the
+ * fault and goes on serving. An exception thrown out of a callback still ends the process:
+ * it stops code in the middle of a change, whose state nothing can vouch for.
+ */
+function reportUnhandledRejections(log: FastifyBaseLogger | undefined, io: CliIO): void {
+  process.on('unhandledRejection', (reason: unknown) => {
+    const message = 'a failure nobody waited for (a fault of the server); it goes on serving';
+    if (log) log.error({ event: 'unhandled_rejection', err: reason }, message);
+    else
+      io.err(`${message}: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
+  });
 }
 
 /** How long the process may take to end by itself once everything is closed. */

@@ -165,6 +165,27 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     description: 'time without a byte after which a pending upload is dropped (default "24h")',
   },
   {
+    name: 'maxConnections',
+    kind: 'count',
+    description: 'connections open at once, in all (default 4096)',
+  },
+  {
+    name: 'maxConnectionsPerAddress',
+    kind: 'count',
+    description:
+      'connections open at once from one client address; trusted proxies are not counted (default 128)',
+  },
+  {
+    name: 'headersTimeout',
+    kind: 'duration',
+    description: 'time a request\'s headers may take to arrive (default "30s")',
+  },
+  {
+    name: 'idleTimeout',
+    kind: 'duration',
+    description: 'time a connection may wait for its client with nothing moving (default "75s")',
+  },
+  {
     name: 'bcryptCost',
     kind: 'uint',
     max: 15,
@@ -568,6 +589,10 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
+  ['maxConnections', 'maxConnections', false],
+  ['maxConnectionsPerAddress', 'maxConnectionsPerAddress', false],
+  ['headersTimeout', 'headersTimeout', false],
+  ['idleTimeout', 'idleTimeout', false],
   ['shutdownGrace', 'shutdownGrace', false],
   ['bcryptCost', 'bcryptCost', false],
   ['metrics', 'metrics', false],
@@ -626,6 +651,10 @@ export function serverRecordFromConfig(
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
+      maxConnections: config.maxConnections,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+      headersTimeout: formatDuration(config.headersTimeout),
+      idleTimeout: formatDuration(config.idleTimeout),
       shutdownGrace: config.shutdownGrace,
       bcryptCost: config.bcryptCost,
       metrics: config.metrics,
@@ -737,6 +766,12 @@ export function resolveServerConfig(
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:
       v.uploadsExpiry !== undefined ? parseDuration(v.uploadsExpiry as string)! : d.uploadsExpiry,
+    maxConnections: (v.maxConnections as number | undefined) ?? d.maxConnections,
+    maxConnectionsPerAddress:
+      (v.maxConnectionsPerAddress as number | undefined) ?? d.maxConnectionsPerAddress,
+    headersTimeout:
+      v.headersTimeout !== undefined ? parseDuration(v.headersTimeout as string)! : d.headersTimeout,
+    idleTimeout: v.idleTimeout !== undefined ? parseDuration(v.idleTimeout as string)! : d.idleTimeout,
     shutdownGrace: (v.shutdownGrace as number | undefined) ?? d.shutdownGrace,
     bcryptCost: (v.bcryptCost as number | undefined) ?? d.bcryptCost,
     metrics: (v.metrics as boolean | undefined) ?? d.metrics,
@@ -748,6 +783,9 @@ export function resolveServerConfig(
   }
   if (config.uploadsExpiry <= 0) {
     throw new ConfigError('uploadsExpiry must be longer than zero');
+  }
+  for (const name of ['headersTimeout', 'idleTimeout'] as const) {
+    if (config[name] < 1) throw new ConfigError(`${name} must be at least 1s`);
   }
   // Only the test suite builds a server with a lower cost, from code: a configured one never may.
   if (config.bcryptCost < BCRYPT_COST) {

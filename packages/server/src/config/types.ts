@@ -53,6 +53,14 @@ export interface ServerConfig {
   uploadsPendingBytes: number;
   /** Seconds without a byte after which a pending resumable upload is dropped. */
   uploadsExpiry: number;
+  /** Connections open at once, in all (http/connections.ts). */
+  maxConnections: number;
+  /** Connections open at once from one client address; trusted proxies are not counted. */
+  maxConnectionsPerAddress: number;
+  /** Seconds a request's headers may take to arrive. */
+  headersTimeout: number;
+  /** Seconds a connection may sit with nothing moving while it is the client's turn. */
+  idleTimeout: number;
   /** Seconds requests in flight may take to finish once SIGTERM or SIGINT asked the server to stop. */
   shutdownGrace: number;
   /**

@@ -194,7 +194,8 @@ class ReaderThread {
     this.idleTimer = setTimeout(() => {
       if (this.jobs.size > 0) return;
       this.dead = true;
-      void this.worker.terminate();
+      // A thread that cannot be ended has ended already.
+      this.worker.terminate().then(undefined, () => undefined);
     }, this.idleMs);
     this.idleTimer.unref();
   }

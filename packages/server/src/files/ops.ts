@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ChecksumAlgorithm, Usage } from '@filebrowser/contract';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import { shortLivedBuffer } from '../buffer-garbage.js';
 import type { FileAccess } from './access.js';
 import {
   closeAll,
@@ -24,12 +23,13 @@ import {
   type Pinned,
 } from './anchor.js';
 import { extensionOf } from './mime.js';
-import { bytesOf, type QuotaHold } from './quota.js';
+import { bytesOf } from './quota.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
 import type { Replacement, ReplaceMode, ReplaceStep } from './trash.js';
 import type { StagingLedger } from './staging.js';
 import { removeTree, walkTree } from './tree.js';
+import { writeBody } from './write-body.js';
 
 export { recursiveEntries } from './tree.js';
 
@@ -38,79 +38,8 @@ async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
   while (off < chunk.length) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
 }
 
-/** Bytes gathered from a stream before one write: fewer, larger writes through the thread pool. */
-const BATCH = 1024 * 1024;
-
-/**
- * Writes all of `chunks`, in order, with as few system calls as it takes: at `position`, or at
- * the file's current position when none is given.
- */
-export async function writevAll(fh: fsp.FileHandle, chunks: Buffer[], position?: number): Promise<void> {
-  let left = chunks;
-  let at = position;
-  for (;;) {
-    const total = left.reduce((n, c) => n + c.length, 0);
-    let done = (await fh.writev(left, at)).bytesWritten;
-    if (done >= total) return;
-    if (at !== undefined) at += done;
-    // A short write (a full disk reports itself on the next write): carry on after what went.
-    let i = 0;
-    while (done >= left[i]!.length) done -= left[i++]!.length;
-    left = [left[i]!.subarray(done), ...left.slice(i + 1)];
-  }
-}
-
 /** Bytes written between two background flushes of a large upload. */
 const FLUSH_EVERY = 64 * 1024 * 1024;
-
-/**
- * Writes a stream to a file, one batch written while the next one is received: a request body
- * arrives in 64 KiB pieces, and awaiting each piece's write held the socket back for every one.
- * A large body is also flushed to the disk as it goes (`datasync` in the background, one at a
- * time), so that the caller's final `sync` only waits for the last few megabytes instead of the
- * whole file: the disk writes while the network receives.
- */
-async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Promise<void> {
-  let batch: Buffer[] = [];
-  let size = 0;
-  let writing: Promise<void> = Promise.resolve();
-  let unflushed = 0;
-  let flushing: Promise<void> | undefined;
-  let flushFailure: unknown;
-  const settle = async () => {
-    await writing.catch(() => undefined);
-    await flushing;
-  };
-  try {
-    for await (const chunk of body) {
-      batch.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
-      shortLivedBuffer((chunk as Buffer).length);
-      if (size < BATCH) continue;
-      await writing;
-      if (flushFailure) throw flushFailure;
-      if (unflushed >= FLUSH_EVERY && !flushing) {
-        unflushed = 0;
-        flushing = fh.datasync().then(
-          () => void (flushing = undefined),
-          (err: unknown) => void ((flushFailure = err), (flushing = undefined)),
-        );
-      }
-      writing = writevAll(fh, batch);
-      unflushed += size;
-      batch = [];
-      size = 0;
-    }
-  } catch (err) {
-    // The body failed (the client went away): the file is not closed under a write in flight.
-    await settle();
-    throw err;
-  }
-  await writing;
-  if (batch.length > 0) await writevAll(fh, batch);
-  await flushing;
-  if (flushFailure) throw flushFailure;
-}
 
 /**
  * How a long copy is followed and stopped (jobs): `done` hears of bytes and entries as they are
@@ -120,20 +49,6 @@ async function writeStream(fh: fsp.FileHandle, body: AsyncIterable<unknown>): Pr
 export interface Progress {
   signal?: AbortSignal;
   done?(bytes: number, items: number): void;
-}
-
-/**
- * The body of a write under a quota, counted as it comes: a body longer than it said (or one
- * that said nothing) is refused by the quota at the chunk that no longer fits.
- */
-async function* metered(body: Readable, hold: QuotaHold, replaced: number) {
-  let received = 0;
-  // A refusal leaves the request whole (not destroyed), so that its answer still reaches the client.
-  for await (const chunk of body.iterator({ destroyOnReturn: false })) {
-    received += (chunk as Buffer).length;
-    hold.need(received - replaced);
-    yield chunk;
-  }
 }
 
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
@@ -262,13 +177,14 @@ export async function writeFileAtomic(
     try {
       // Keep the mode of a file being replaced, as truncating it in place did.
       const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
-      const input = hold.limited ? metered(body, hold, replaced) : body;
-      await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, input)).catch(
-        async (err: unknown) => {
-          await place.undo();
-          throw err;
-        },
-      );
+      // A body longer than it said (or that said nothing) is refused at the chunk that no longer fits.
+      const check = hold.limited ? (received: number) => hold.need(received - replaced) : undefined;
+      const fill = async (fh: fsp.FileHandle) =>
+        void (await writeBody(fh, body, { flushEvery: FLUSH_EVERY, check }));
+      await writeInto(access.staging, place.folder, place.name, mode, fill).catch(async (err: unknown) => {
+        await place.undo();
+        throw err;
+      });
       const st = await statEntry(place.folder, place.name);
       hold.commit(Number(st.size) - replaced);
       return st;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { inBackground } from '../background.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { FileAccess } from './access.js';
@@ -455,7 +456,7 @@ export class QuotaLedger {
           resolve();
         };
       });
-    void (async () => {
+    const walks = async () => {
       // The counts are fresh as the command starts (lendToCommand looked): first a pause.
       let took = 0;
       for (;;) {
@@ -475,7 +476,8 @@ export class QuotaLedger {
           return;
         }
       }
-    })();
+    };
+    inBackground(walks(), (err) => this.ctx.log.warn({ err }, 'the quota watch of a command stopped'));
     return () => {
       watching = false;
       wake?.();

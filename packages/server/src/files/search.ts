@@ -163,7 +163,10 @@ export async function* searchTree(
     })().catch(() => undefined); // an unreadable folder is skipped
     folder.scan = scanned;
     inflight.add(scanned);
-    void scanned.then(() => inflight.delete(scanned));
+    scanned.then(
+      () => inflight.delete(scanned),
+      () => undefined,
+    );
   };
   if (!root.node || !root.stat?.isDirectory()) {
     await root.close();

@@ -13,8 +13,28 @@ declare module 'fastify' {
  * request logging is off (it logs the query string, where `?auth=` tokens travel).
  */
 export function installAccessLog(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => countBytes(request, reply));
+  app.addHook('onRequest', async (request, reply) => {
+    pinClientAddress(request);
+    countBytes(request, reply);
+  });
   app.addHook('onResponse', async (request, reply) => logRequest(request, reply));
+}
+
+/**
+ * Fixes `request.ip` for the whole life of the request, as it is when the request arrives.
+ * Fastify reads it from the request's socket at every use, and Node detaches the socket from a
+ * request that was destroyed (a body stream left early): every later reader (the access log,
+ * the audit record, the login throttle, the error answer) would then throw instead of naming
+ * the client. Installed first, so nothing reads it before.
+ */
+function pinClientAddress(request: FastifyRequest): void {
+  let ip: string | undefined;
+  try {
+    ip = request.ip;
+  } catch {
+    ip = undefined;
+  }
+  Object.defineProperty(request, 'ip', { value: ip, enumerable: true });
 }
 
 /** Also called by routes that hijack the reply, which skips the onResponse hook. */

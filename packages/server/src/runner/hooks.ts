@@ -7,6 +7,7 @@ import { findExecutable } from './executable.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
 import { describeResult, startProcess, succeeded, type ProcessResult, type ProcessSpec } from './process.js';
 import { splitWords, type Word } from './words.js';
+import { inBackground } from '../background.js';
 
 /**
  * Event hooks: the administrator's `before_<event>` / `after_<event>` commands (settings.commands),
@@ -173,7 +174,7 @@ export async function runHooks(
     }
 
     if (!command.blocking) {
-      void runOne(access, spec).then(({ result, tail }) => {
+      const running = runOne(access, spec).then(({ result, tail }) => {
         if (!succeeded(result)) {
           ctx.log.warn(
             { ...logFields, output: tail, err: result.error },
@@ -181,6 +182,7 @@ export async function runHooks(
           );
         }
       });
+      inBackground(running, (err) => ctx.log.error({ ...logFields, err }, `${label} cannot run`));
       continue;
     }
 

@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
-import { shortLivedBuffer } from '../buffer-garbage.js';
 import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
 import {
@@ -16,7 +15,8 @@ import {
   unlinkEntry,
   type Pinned,
 } from '../files/anchor.js';
-import { placeOf, writevAll } from '../files/ops.js';
+import { placeOf } from '../files/ops.js';
+import { writeBody } from '../files/write-body.js';
 import type { QuotaHold } from '../files/quota.js';
 import type { Resolved } from '../files/resolver.js';
 import { serverPaths } from '../files/private.js';
@@ -370,86 +370,42 @@ export class ResumableUploads {
     const run = previous.then(fn, fn);
     const tail = run.catch(() => undefined);
     this.locks.set(id, tail);
-    void tail.then(() => {
+    const forget = () => {
       if (this.locks.get(id) === tail) this.locks.delete(id);
-    });
+    };
+    tail.then(forget, forget);
     return run;
   }
 }
 
-/** Bytes gathered from the request before they are written together. */
-const WRITE_BATCH = 1024 * 1024;
 /** Written bytes after which a flush to the disk is started in the background. */
 const FLUSH_STEP = 4 * 1024 * 1024;
 
 /**
  * Appends a request body to an open staging file at `offset`, at most `room` bytes (more is a
  * 413, and the file is cut back to `offset`); returns the new end. Everything is on the disk
- * (fsync) before it returns, so the offset a client is told survives a crash.
- *
- * It stays quick by overlapping three things: the body's chunks are gathered into batches of
- * about 1 MiB and each batch is written with one `writev` (one thread-pool call per MiB instead
- * of one per 64 KiB chunk, and no copy of the bytes on the way), one batch gathers while the
- * other is being written, and the disk is asked to flush in the background every few MiB, so
- * the final fsync only waits for the last stretch instead of the whole body.
+ * (fsync) before it returns, so the offset a client is told survives a crash. The body is
+ * written in batches while the next one arrives, with flushes in the background (`writeBody`).
  */
 export async function appendBody(
   fh: fs.FileHandle,
   offset: number,
   room: number,
-  body: AsyncIterable<unknown>,
+  body: Readable | AsyncIterable<unknown>,
 ): Promise<number> {
-  let batch: Buffer[] = [];
-  let filled = 0;
-  let position = offset;
-  let received = 0;
-  let writing: Promise<void> | undefined;
-  let flushing: Promise<void> | undefined;
-  let unflushed = 0;
-  /** Starts writing the gathered batch once the previous one is written, and starts a new batch. */
-  const write = async () => {
-    if (writing) await writing;
-    writing = undefined;
-    if (filled === 0) return;
-    writing = writevAll(fh, batch, position);
-    // A failure surfaces at the next await of `writing`; until then it must not count as an
-    // unhandled rejection, which would end the process.
-    writing.catch(() => undefined);
-    position += filled;
-    unflushed += filled;
-    batch = [];
-    filled = 0;
-    if (unflushed >= FLUSH_STEP && !flushing) {
-      unflushed = 0;
-      // Started after this write, so it flushes at least everything written before.
-      flushing = writing.then(() => fh.datasync()).finally(() => (flushing = undefined));
-      flushing.catch(() => undefined);
-    }
+  let tooLong = false;
+  const check = (received: number) => {
+    if (received <= room) return;
+    tooLong = true;
+    throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
   };
   try {
-    for await (const chunk of body) {
-      const buf = chunk as Buffer;
-      received += buf.length;
-      shortLivedBuffer(buf.length);
-      if (received > room) {
-        await writing;
-        await fh.truncate(offset);
-        position = offset;
-        throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
-      }
-      batch.push(buf);
-      filled += buf.length;
-      if (filled >= WRITE_BATCH) await write();
-    }
-    await write();
-    await writing;
-    await flushing;
+    const written = await writeBody(fh, body, { position: offset, flushEvery: FLUSH_STEP, check });
     await fh.sync();
-    return position;
-  } finally {
-    // Nothing may still be writing to the handle when the request ends.
-    await writing?.catch(() => undefined);
-    await flushing?.catch(() => undefined);
+    return offset + written;
+  } catch (err) {
+    if (tooLong) await fh.truncate(offset);
+    throw err;
   }
 }
 

@@ -10,6 +10,7 @@ import { recordOutcome } from '../../audit/http.js';
 import { currentUser } from '../guards.js';
 import { FILE_CHANGES, FILES } from '../reach.js';
 import { runTransferJob } from './run-transfer.js';
+import { inBackground } from '../../background.js';
 
 /**
  * `/api/jobs` (issue 14): copies and moves that run while the client follows them, and the
@@ -47,9 +48,10 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
           items: body.items,
           destination: body.destination,
         });
-        void runTransferJob(ctx, user, access, body, record, events, (status, draft) =>
+        const job = runTransferJob(ctx, user, access, body, record, events, (status, draft) =>
           recordOutcome(ctx, request, status, draft),
         );
+        inBackground(job, (err) => ctx.log.error({ err, job: record.job.id }, 'job failed'));
         return reply.code(202).send({ id: record.job.id });
       },
     );

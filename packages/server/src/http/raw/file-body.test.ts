@@ -107,10 +107,13 @@ describe('writeFileRange', () => {
   it('pads with zeros when the file shrank after its length was announced', async () => {
     const copy = path.join(dir, 'shrinking.bin');
     await fs.writeFile(copy, content.subarray(0, 5000));
-    const server = http.createServer(async (_req, res) => {
+    const answer = async (res: http.ServerResponse) => {
       const fh = await fs.open(copy);
       res.writeHead(200, { 'content-length': '8000' });
       await writeFileRange(res, fh, 0, 7999).finally(() => fh.close());
+    };
+    const server = http.createServer((_req, res) => {
+      answer(res).catch((err: Error) => res.destroy(err));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {

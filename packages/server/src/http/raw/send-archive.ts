@@ -16,6 +16,7 @@ import { clientGone, onResponseClosed } from '../client-gone.js';
 import { currentUser } from '../guards.js';
 import { queryValue } from '../resources/request-path.js';
 import { contentDisposition, fileSecurityHeaders } from './send-file.js';
+import { inBackground } from '../../background.js';
 
 const jobId = new RegExp(JOB_ID_PATTERN);
 
@@ -110,9 +111,10 @@ export async function sendArchive(
     if (job.signal.aborted) cut();
     else job.signal.addEventListener('abort', cut);
     // Ended once the files are let go, so that whoever waits for the job finds them closed.
-    void Promise.all([responseEnded, archive.released]).then(([whole]) =>
+    const ended = Promise.all([responseEnded, archive.released]).then(([whole]) =>
       job.finish(whole ? undefined : new Error('the download was cut short')),
     );
+    inBackground(ended, (err) => ctx.log.warn({ err }, 'archive job could not be ended'));
   }
   archive.stream.once('error', (err) => ctx.log.warn({ err }, 'archive stream failed'));
   fileSecurityHeaders(reply, archive.contentType);

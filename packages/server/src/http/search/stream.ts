@@ -1,4 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
+import { inBackground } from '../../background.js';
 
 export interface JsonLinesOptions {
   /** An empty line goes out after this long without output, so proxies keep the connection. */
@@ -51,7 +52,7 @@ export function jsonLines<T>(items: AsyncIterable<T>, opts: JsonLinesOptions): R
       signal.addEventListener('abort', done, { once: true });
     });
 
-  void (async () => {
+  const streaming = (async () => {
     let batch = '';
     let batchStarted = 0;
     let first = true;
@@ -81,5 +82,6 @@ export function jsonLines<T>(items: AsyncIterable<T>, opts: JsonLinesOptions): R
       out.end();
     }
   })();
+  inBackground(streaming, opts.onError);
   return out;
 }

@@ -28,6 +28,7 @@ import { FILE_CHANGES, FILES } from '../reach.js';
 import { followReplaced } from '../replaced.js';
 import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
+import { inBackground } from '../../background.js';
 
 /** Purges expired items at least this often (and at start: the server may have been down). */
 const PURGE_EVERY_MS = 3600_000;
@@ -46,11 +47,10 @@ export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPl
 
   return async (app) => {
     let timer: NodeJS.Timeout | undefined;
-    const purge = () =>
-      purgeExpired(ctx).catch((err: unknown) => ctx.log.warn({ err }, 'trash purge failed'));
+    const failed = (err: unknown) => ctx.log.warn({ err }, 'trash purge failed');
     app.addHook('onReady', async () => {
-      await purge();
-      timer = setInterval(() => void purge(), PURGE_EVERY_MS);
+      await purgeExpired(ctx).catch(failed);
+      timer = setInterval(() => inBackground(purgeExpired(ctx), failed), PURGE_EVERY_MS);
       timer.unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));

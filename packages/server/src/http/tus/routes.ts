@@ -10,6 +10,7 @@ import { runAfterHooks } from '../file-hooks.js';
 import { currentUser } from '../guards.js';
 import { FILE_CHANGES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine } from '../openapi/declare.js';
+import { inBackground } from '../../background.js';
 
 const TUS_VERSION = '1.0.0';
 const PATCH_TYPE = 'application/offset+octet-stream';
@@ -55,10 +56,11 @@ export function tusRoutes(
     // Abandoned uploads hold disk space and a place in their owner's limits: sweep them at start
     // (the server may have been down longer than the expiry) and then at least hourly.
     let sweeper: NodeJS.Timeout | undefined;
-    const sweep = () => uploads.sweep().catch((err) => ctx.log.warn({ err }, 'upload sweep failed'));
+    const failed = (err: unknown) => ctx.log.warn({ err }, 'upload sweep failed');
     app.addHook('onReady', async () => {
-      await sweep();
-      sweeper = setInterval(() => void sweep(), Math.min(3600_000, ctx.config.uploadsExpiry * 1000));
+      await uploads.sweep().catch(failed);
+      const every = Math.min(3600_000, ctx.config.uploadsExpiry * 1000);
+      sweeper = setInterval(() => inBackground(uploads.sweep(), failed), every);
       sweeper.unref();
     });
     app.addHook('onClose', async () => clearInterval(sweeper));

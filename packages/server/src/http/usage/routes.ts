@@ -8,6 +8,7 @@ import { currentUser } from '../guards.js';
 import { FILES, OPEN } from '../reach.js';
 import { TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
+import { inBackground } from '../../background.js';
 
 /**
  * `GET /api/usage{path}`: disk usage of the file system holding a folder (contract 5.8); with a
@@ -28,8 +29,9 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
       }
     };
     app.addHook('onReady', async () => {
-      void recount();
-      timer = setInterval(() => void recount(), RECOUNT_EVERY_MS);
+      const failed = (err: unknown) => ctx.log.warn({ err }, 'quota recount failed');
+      inBackground(recount(), failed);
+      timer = setInterval(() => inBackground(recount(), failed), RECOUNT_EVERY_MS);
       timer.unref();
     });
     app.addHook('onClose', async () => clearInterval(timer));
