@@ -20,6 +20,7 @@ import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { moveJournalOf } from './files/moves.js';
+import { quotaLedgerOf } from './files/quota.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -55,6 +56,12 @@ export interface BuildOptions {
   pathEnv?: string;
   /** A hook on every answer, for tests (the check of answers against the API document). */
   onSend?: onSendAsyncHookHandler;
+  /**
+   * Tests only (no request can set it): runs between a replacing write's last quota check and
+   * the rename that puts the new file in place, with the real path being replaced, so that a
+   * test can change the destination in that window without a clock.
+   */
+  beforeReplace?: (realPath: string) => Promise<void> | void;
 }
 
 export interface BuiltApp {
@@ -96,6 +103,7 @@ export async function buildApp(
   ctx.auth = new AuthService(ctx);
   ctx.audit = new AuditLog(store.audit, ctx.log);
   ctx.jobs = new JobRegistry();
+  if (opts.beforeReplace) quotaLedgerOf(ctx).beforeReplace = opts.beforeReplace;
 
   installAccessLog(app);
   installErrorHandler(app);

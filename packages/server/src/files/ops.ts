@@ -11,6 +11,7 @@ import {
   closeAll,
   createEntryFile,
   isSpecial,
+  joinReal,
   makeEntryFolder,
   makeEntryLink,
   openEntryFile,
@@ -212,6 +213,7 @@ async function writeInto(
   name: string,
   mode: number,
   fill: (fh: fsp.FileHandle) => Promise<void>,
+  beforeRename?: () => Promise<void> | void,
 ): Promise<void> {
   const staging = stagingName(name);
   // Recorded first: a process killed from here on leaves a file the next start removes.
@@ -229,6 +231,7 @@ async function writeInto(
     await fh.chmod(mode);
     await fh.sync();
     await fh.close();
+    await beforeRename?.();
     await renameEntry(folder, staging, folder, name);
     renamed = true;
   } finally {
@@ -261,12 +264,17 @@ export async function writeFileAtomic(
       // Keep the mode of a file being replaced, as truncating it in place did.
       const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
       const input = hold.limited ? metered(body, hold, replaced) : body;
-      await writeInto(access.staging, place.folder, place.name, mode, (fh) => writeStream(fh, input)).catch(
-        async (err: unknown) => {
-          await place.undo();
-          throw err;
-        },
-      );
+      await writeInto(
+        access.staging,
+        place.folder,
+        place.name,
+        mode,
+        (fh) => writeStream(fh, input),
+        () => access.quota.beforeReplace?.(joinReal(place.folder.real, place.name)),
+      ).catch(async (err: unknown) => {
+        await place.undo();
+        throw err;
+      });
       const st = await statEntry(place.folder, place.name);
       hold.commit(Number(st.size) - replaced);
       return st;

@@ -290,6 +290,7 @@ export class ResumableUploads {
         await fs.chmod(upload.staging, settings.fileMode);
         const quota = this.holds.get(upload.id);
         // A link at the target is replaced itself, never written through.
+        await access.quota.beforeReplace?.(target.isSymlink ? target.entry : target.real);
         if (target.isSymlink && target.linkFolder) {
           await replaceAtomically(ledger, upload.staging, target.linkFolder, target.name);
           quota?.commit(upload.length);
