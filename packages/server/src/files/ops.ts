@@ -26,6 +26,7 @@ import {
 } from './anchor.js';
 import { extensionOf } from './mime.js';
 import { bytesOf, type QuotaHold } from './quota.js';
+import { replaceCounted } from './replace.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
 import type { StagingLedger } from './staging.js';
@@ -213,7 +214,8 @@ async function writeInto(
   name: string,
   mode: number,
   fill: (fh: fsp.FileHandle) => Promise<void>,
-  beforeRename?: () => Promise<void> | void,
+  put: (staging: string, size: number) => Promise<void> = (staging) =>
+    renameEntry(folder, staging, folder, name),
 ): Promise<void> {
   const staging = stagingName(name);
   // Recorded first: a process killed from here on leaves a file the next start removes.
@@ -230,9 +232,9 @@ async function writeInto(
     await fill(fh);
     await fh.chmod(mode);
     await fh.sync();
+    const { size } = await fh.stat();
     await fh.close();
-    await beforeRename?.();
-    await renameEntry(folder, staging, folder, name);
+    await put(staging, size);
     renamed = true;
   } finally {
     if (!renamed) {
@@ -264,20 +266,22 @@ export async function writeFileAtomic(
       // Keep the mode of a file being replaced, as truncating it in place did.
       const mode = r.stat ? r.stat.mode & 0o7777 : opts.fileMode;
       const input = hold.limited ? metered(body, hold, replaced) : body;
+      // The rename counts what it really replaced: the file measured above may be gone by now.
       await writeInto(
         access.staging,
         place.folder,
         place.name,
         mode,
         (fh) => writeStream(fh, input),
-        () => access.quota.beforeReplace?.(joinReal(place.folder.real, place.name)),
+        (staging, size) =>
+          replaceCounted(hold, place.folder, staging, place.folder, place.name, size, () =>
+            access.quota.beforeReplace?.(joinReal(place.folder.real, place.name)),
+          ),
       ).catch(async (err: unknown) => {
         await place.undo();
         throw err;
       });
-      const st = await statEntry(place.folder, place.name);
-      hold.commit(Number(st.size) - replaced);
-      return st;
+      return await statEntry(place.folder, place.name);
     } finally {
       await place.release();
     }
