@@ -345,7 +345,10 @@ describe('copy and move jobs', () => {
 describe('the job registry', () => {
   it('bounds the running jobs of one user, not of others', () => {
     const jobs = new JobRegistry();
-    const start = (user: number) => jobs.start(user, { action: 'copy', items: ['/a'], destination: '/b' });
+    // A caller that is always allowed: the bound is what is tested here.
+    const caller = (userId: number) => ({ userId, now: () => t.ctx.store.users.get(1)! });
+    const start = (user: number) =>
+      jobs.start(caller(user), { action: 'copy', items: ['/a'], destination: '/b' });
     const first = Array.from({ length: MAX_RUNNING_JOBS_PER_USER }, () => start(1));
     expect(() => start(1)).toThrow(/at most/);
     expect(() => start(2)).not.toThrow();

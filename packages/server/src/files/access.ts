@@ -257,6 +257,16 @@ export async function fileAccessFor(
   return user.confinedTo === undefined ? access : confine(access, user.confinedTo, user.sorting);
 }
 
+/**
+ * What `fileAccessFor` makes a user's access of, as one string: the scope, the user's and the
+ * global rules, hidden dotfiles and an API token's folder. Equal terms give the same access, so
+ * work that outlives its request compares them to see that its paths still mean what they meant.
+ */
+export function accessTerms(ctx: AppContext, user: StoredUser & Confinement): string {
+  const { scope, rules, hideDotfiles, confinedTo } = user;
+  return JSON.stringify([scope, rules, ctx.store.settings.get().rules, hideDotfiles, confinedTo ?? null]);
+}
+
 /** A request acting for a user in one folder of their scope only (an API token limited to it). */
 export interface Confinement {
   /** The folder, as a place below the root (`/a/b`, see `FileAccess.rootPathOf`). */

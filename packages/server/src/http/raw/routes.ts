@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
-import { currentUser, requireUser } from '../guards.js';
+import { callerOf, currentUser, requireUser } from '../guards.js';
 import { downloadAnswers, empty, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { sendArchive } from './send-archive.js';
@@ -66,7 +66,7 @@ export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
           }
         }
 
-        return sendArchive(ctx, request, reply, access, base);
+        return sendArchive(ctx, request, reply, access, base, callerOf(ctx, request, ['download']));
       },
     );
   };
