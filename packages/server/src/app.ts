@@ -21,6 +21,7 @@ import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { moveJournalOf } from './files/moves.js';
 import { quotaLedgerOf } from './files/quota.js';
+import { heavyRequests } from './http/heavy.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -103,6 +104,7 @@ export async function buildApp(
   ctx.auth = new AuthService(ctx);
   ctx.audit = new AuditLog(store.audit, ctx.log);
   ctx.jobs = new JobRegistry();
+  ctx.heavy = heavyRequests(config);
   if (opts.beforeReplace) quotaLedgerOf(ctx).beforeReplace = opts.beforeReplace;
 
   installAccessLog(app);

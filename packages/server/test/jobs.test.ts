@@ -74,7 +74,9 @@ async function runJob(token: string, payload: object): Promise<Job> {
 }
 
 beforeAll(async () => {
-  t = await startFilesApp();
+  // As many heavy requests per user as jobs: the jobs' own bound is what is tested here (archive
+  // downloads are heavy work too, see security-fairness.test.ts).
+  t = await startFilesApp({ heavyPerUser: MAX_RUNNING_JOBS_PER_USER });
   ann = await t.user('ann');
   annId = t.ctx.store.users.getByUsername('ann')!.id;
   bob = await t.user('bob');

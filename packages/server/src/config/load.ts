@@ -143,6 +143,17 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     description: 'bytes of output after which a command is killed (default 1048576)',
   },
   {
+    name: 'heavyPerUser',
+    kind: 'count',
+    description:
+      'heavy requests (big listings, PROPFIND, search, archives) one user runs at once (default 2)',
+  },
+  {
+    name: 'heavyQueue',
+    kind: 'uint',
+    description: 'heavy requests one user may have waiting beyond those; past it, 429 (default 32)',
+  },
+  {
     name: 'uploadsPendingLimit',
     kind: 'count',
     description: 'resumable uploads one user may have pending (default 100)',
@@ -557,6 +568,8 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['execPath', 'execPath', false],
   ['execTimeLimit', 'execTimeLimit', false],
   ['execOutputLimit', 'execOutputLimit', false],
+  ['heavyPerUser', 'heavyPerUser', false],
+  ['heavyQueue', 'heavyQueue', false],
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
@@ -614,6 +627,8 @@ export function serverRecordFromConfig(
       execPath: config.execPath,
       execTimeLimit: config.execTimeLimit,
       execOutputLimit: config.execOutputLimit,
+      heavyPerUser: config.heavyPerUser,
+      heavyQueue: config.heavyQueue,
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
@@ -723,6 +738,8 @@ export function resolveServerConfig(
     execPath: (v.execPath as string | undefined) || d.execPath,
     execTimeLimit: (v.execTimeLimit as number | undefined) ?? d.execTimeLimit,
     execOutputLimit: (v.execOutputLimit as number | undefined) ?? d.execOutputLimit,
+    heavyPerUser: (v.heavyPerUser as number | undefined) ?? d.heavyPerUser,
+    heavyQueue: (v.heavyQueue as number | undefined) ?? d.heavyQueue,
     uploadsPendingLimit: (v.uploadsPendingLimit as number | undefined) ?? d.uploadsPendingLimit,
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:

@@ -41,6 +41,10 @@ export interface ServerConfig {
   execTimeLimit: number;
   /** Bytes of output (stdout and stderr together) after which a command is killed. */
   execOutputLimit: number;
+  /** Heavy requests (big listings, PROPFIND, search, archives) one user runs at once (heavy-work.ts). */
+  heavyPerUser: number;
+  /** Heavy requests one user may have waiting beyond `heavyPerUser`; one more is refused with 429. */
+  heavyQueue: number;
   /** Resumable uploads one user may have pending at once. */
   uploadsPendingLimit: number;
   /** Bytes the pending resumable uploads of one user may declare together. */

@@ -61,6 +61,11 @@ interface AccessParts {
   moves: MoveJournal;
   /** What every write checks and counts against the quotas (see files/quota.ts). */
   quota: QuotaLedger;
+  /**
+   * Whose work this access does, for the fair share of heavy work (heavy-work.ts): `user:<id>`,
+   * or `server` for the server's own.
+   */
+  owner: string;
 }
 
 export class FileAccess {
@@ -73,6 +78,7 @@ export class FileAccess {
   readonly staging: StagingLedger;
   readonly moves: MoveJournal;
   readonly quota: QuotaLedger;
+  readonly owner: string;
   private readonly privatePaths: readonly string[];
 
   private constructor(token: typeof MADE_HERE, parts: AccessParts) {
@@ -88,6 +94,7 @@ export class FileAccess {
     this.staging = parts.staging;
     this.moves = parts.moves;
     this.quota = parts.quota;
+    this.owner = parts.owner;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -195,6 +202,7 @@ export class FileAccess {
       staging: this.staging,
       moves: this.moves,
       quota: this.quota,
+      owner: this.owner,
     });
   }
 }
@@ -253,7 +261,7 @@ export async function fileAccessFor(
   user: StoredUser & Confinement,
   root: FileRoot = defaultRoot(ctx),
 ): Promise<FileAccess> {
-  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root);
+  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root, `user:${user.id}`);
   return user.confinedTo === undefined ? access : confine(access, user.confinedTo, user.sorting);
 }
 
@@ -303,7 +311,7 @@ export async function serverAccess(ctx: AppContext, root: FileRoot = defaultRoot
     sorting: { by: 'name', asc: true },
     hideDotfiles: false,
   };
-  return accessFor(ctx, subject, [], root);
+  return accessFor(ctx, subject, [], root, 'server');
 }
 
 const SERVER_PERMISSIONS: Permissions = {
@@ -322,6 +330,7 @@ async function accessFor(
   subject: Subject,
   globalRules: readonly Rule[],
   root: FileRoot,
+  owner: string,
 ): Promise<FileAccess> {
   const scope = await Scope.open({
     root: root.path,
@@ -346,5 +355,6 @@ async function accessFor(
     staging: stagingLedgerOf(ctx.store),
     moves: moveJournalOf(ctx.store, ctx.log),
     quota: quotaLedgerOf(ctx),
+    owner,
   });
 }

@@ -317,6 +317,11 @@ export class Pinned {
    * back into a path, and no entry costs a walk through procfs. Undefined where that way is not
    * available (no addon, `FB_NATIVE=off`, path mode): the caller reads through `path` then.
    */
+  /** Whether `nativeEntries` reads this folder (the addon is loaded and the pin holds a descriptor). */
+  get readsNatively(): boolean {
+    return nativeAddon() !== undefined && this.handle !== undefined;
+  }
+
   nativeEntries(): Promise<FolderStats> | undefined {
     this.assertOpen();
     const addon = nativeAddon();

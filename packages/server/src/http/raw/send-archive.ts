@@ -14,6 +14,7 @@ import {
 import { measure, type Measure } from '../../files/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
 import { clientGone, onResponseClosed } from '../client-gone.js';
+import { heavyTurn } from '../heavy.js';
 import { queryValue } from '../resources/request-path.js';
 import { contentDisposition, fileSecurityHeaders } from './send-file.js';
 
@@ -74,6 +75,8 @@ export async function sendArchive(
   const responseClosed = new Promise<void>((resolve) => (closed = resolve));
   onResponseClosed(reply.raw, () => closed());
   const gone = clientGone(reply);
+  // An archive reads and compresses a whole tree: heavy work, in its user's turn (http/heavy.ts).
+  await heavyTurn(ctx, request, reply);
   const plan = await planArchive(access, paths, ctx.log);
   // Each member is read only while the caller may still download it (auth/caller.ts).
   const members = caller ? whileAllowed(plan.entries, caller) : plan.entries;

@@ -7,6 +7,7 @@ import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
 import { clientGone } from '../client-gone.js';
 import { callerOf, currentUser, requireUser } from '../guards.js';
+import { heavyTurn } from '../heavy.js';
 import { text, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
 import { jsonLines } from './stream.js';
@@ -42,6 +43,8 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
         // The search root is confined but not rule-checked (contract 7); what it finds is.
         const root = await access.resolve(requestPath(request), { rules: false });
         if (!root.stat) throw notFound();
+        // A search walks a whole tree: heavy work, in its user's turn (http/heavy.ts).
+        await heavyTurn(ctx, request, reply);
         const query = queryValue(request, 'query') ?? '';
         // Each hit goes out only while the caller may still search (auth/caller.ts).
         const hits = root.stat.isDirectory()
