@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, serverRecordFromConfig } from '../src/config/load.js';
 import { BIG_FOLDER_BYTES } from '../src/http/heavy.js';
 import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
@@ -113,7 +115,7 @@ describe('heavy work of one user', () => {
     ]) {
       expect(res.statusCode, res.body).toBe(429);
       expect(res.headers['retry-after']).toBe('2');
-      expect(res.body).toContain('at most 1 big listings, searches or archives of one user run at once');
+      expect(res.body).toContain('heavy requests (big listings, searches, archives) run 1 at a time');
     }
     // Her small requests are not heavy work: answered as ever.
     expect((await t.get(ann, '/api/resources/few/')).statusCode).toBe(200);
@@ -160,5 +162,19 @@ describe('heavy work of one user', () => {
     await queuedAgain;
     running.destroy();
     expect((await again).statusCode).toBe(200);
+  });
+});
+
+describe('the heavy work options', () => {
+  it('come from flags and FB_* variables, are saved in the server record, and are checked', async () => {
+    // A folder of its own: no config file of another test is found.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-heavy-config-'));
+    const places = { cwd: dir, home: dir, systemDir: path.join(dir, 'etc') };
+    const config = loadConfig(['--heavyPerUser', '3'], { FB_HEAVY_QUEUE: '0' }, places);
+    expect(config).toMatchObject({ heavyPerUser: 3, heavyQueue: 0 });
+    expect(serverRecordFromConfig(config)).toMatchObject({ heavyPerUser: 3, heavyQueue: 0 });
+    expect(loadConfig([], {}, places)).toMatchObject({ heavyPerUser: 1, heavyQueue: 32 });
+    expect(() => loadConfig(['--heavyPerUser', '0'], {}, places)).toThrow(ConfigError);
+    await fs.rm(dir, { recursive: true, force: true });
   });
 });

@@ -56,7 +56,7 @@ export function defaultConfig(): ServerConfig {
     execPath: '/usr/local/bin:/usr/bin:/bin',
     execTimeLimit: 60,
     execOutputLimit: 1024 * 1024,
-    heavyPerUser: 2,
+    heavyPerUser: 1,
     heavyQueue: 32,
     uploadsPendingLimit: 100,
     uploadsPendingBytes: 200 * 1024 ** 3,

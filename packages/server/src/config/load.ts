@@ -146,7 +146,7 @@ export const SERVE_OPTIONS: OptionSpec[] = [
     name: 'heavyPerUser',
     kind: 'count',
     description:
-      'heavy requests (big listings, PROPFIND, search, archives) one user runs at once (default 2)',
+      'heavy requests (big listings, PROPFIND, search, archives) one user runs at once (default 1)',
   },
   {
     name: 'heavyQueue',

@@ -23,8 +23,8 @@ export function heavyRequests(config: AppContext['config']): FairScheduler {
     queuePerOwner: config.heavyQueue,
     refusal: {
       message:
-        `at most ${config.heavyPerUser} big listings, searches or archives of one user run at once ` +
-        `and ${config.heavyQueue} wait; try again once one has ended`,
+        `one user's heavy requests (big listings, searches, archives) run ${config.heavyPerUser} at a ` +
+        `time with ${config.heavyQueue} waiting; try again once one has ended`,
       retryAfterSeconds: 2,
     },
   });
