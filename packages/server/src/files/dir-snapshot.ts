@@ -4,7 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { FolderStats } from '../native.js';
-import { poolShare } from '../heavy-work.js';
+import { isBigFolder, poolShare } from '../heavy-work.js';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
 import type { Pinned } from './anchor.js';
 import {
@@ -269,13 +269,14 @@ export class DirReader {
 
   /**
    * The entries of a pinned folder. Read in C, the read holds a thread of libuv's pool until it
-   * ends: it waits for a place of the pool's share for heavy work (`poolShare`), fairly among
-   * `owner`s.
+   * ends: a big folder's waits for a place of the pool's share for heavy work (`poolShare`),
+   * fairly among `owner`s.
    */
   read(folder: Pinned, dev: number | bigint, owner = 'server'): Promise<DirSnapshot> {
     const dir = folder.path;
     if (this.opts.native !== false && folder.readsNatively) {
-      return poolShare.run(owner, () => this.readInC(folder.nativeEntries()!, dir, dev));
+      const read = () => this.readInC(folder.nativeEntries()!, dir, dev);
+      return isBigFolder(folder.stat) ? poolShare.run(owner, read) : read();
     }
     return this.onThread(
       dir,

@@ -1,19 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { FairScheduler } from '../heavy-work.js';
+
+export { BIG_FOLDER_BYTES, isBigFolder } from '../heavy-work.js';
 import { clientGone, onResponseClosed } from './client-gone.js';
-
-/**
- * A folder whose entries take this much room on the disk is listed as heavy work: some 8,000 to
- * 13,000 entries on ext4, xfs, btrfs and tmpfs, whose folder sizes grow with their entries. Known
- * before the folder is read, from the stat its path gave; a smaller folder is listed at once.
- */
-export const BIG_FOLDER_BYTES = 256 * 1024;
-
-/** Whether listing what `stat` describes is heavy work (see `BIG_FOLDER_BYTES`). */
-export function isBigFolder(stat: { isDirectory(): boolean; size: number | bigint }): boolean {
-  return stat.isDirectory() && Number(stat.size) >= BIG_FOLDER_BYTES;
-}
 
 /** The scheduler of a server's heavy requests: `heavyPerUser` at once per user, `heavyQueue` waiting. */
 export function heavyRequests(config: AppContext['config']): FairScheduler {
