@@ -1,15 +1,18 @@
 // `npm run load`: many concurrent connections against the built server on 127.0.0.1, for a
-// bounded time, on a folder listing and a file download. It reports latency percentiles, errors
-// and the server's peak memory, and exits 1 when a request failed or memory went over the bound.
-// See docs/performance.md ("Load").
+// bounded time, on a folder listing and a file download, then a mixed scenario: one user's many
+// parallel heavy requests (a 100,000-entry listing, PROPFIND, search) while another user downloads
+// a small file. It reports latency percentiles, errors and the server's peak memory, and exits 1
+// when a request failed, memory went over the bound, or the small downloads' p99 reached the
+// limit. See docs/performance.md ("Load").
 import autocannon from 'autocannon';
 import { Buffer } from 'node:buffer';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
+import { Worker } from 'node:worker_threads';
 import { cleanupAll, installCleanupHandlers, setKeepDirs, trackDir } from './lib/cleanup.mjs';
-import { loopbackUrl } from './lib/http.mjs';
+import { loopbackUrl, request } from './lib/http.mjs';
 import { procStatusKiB, startServer } from './lib/server.mjs';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -18,7 +21,9 @@ const USAGE = `usage: npm run load [-- options]
 
   --connections <n>   concurrent keep-alive connections (default 200, env LOAD_CONNECTIONS)
   --duration <s>      seconds per scenario (default 30, env LOAD_DURATION)
-  --only <ids>        list, download (default both)
+  --only <ids>        list, download, mixed (default all three)
+  --heavy <n>         parallel heavy requests of the mixed scenario (default 16)
+  --p99-limit <ms>    fail when the mixed scenario's small downloads reach this p99 (default 100)
   --rss-limit <MiB>   fail when the server's peak RSS goes over it (default 250)
   --out <file>        JSON results (default bench/results/load.json)
   --keep              keep the temp folder
@@ -37,7 +42,9 @@ function parseOptions(argv, env) {
   const opts = {
     connections: Number(env.LOAD_CONNECTIONS || 200),
     duration: Number(env.LOAD_DURATION || 30),
-    only: ['list', 'download'],
+    only: ['list', 'download', 'mixed'],
+    heavy: 16,
+    p99LimitMs: 100,
     rssLimitMiB: 250,
     out: path.join(repoRoot, 'bench/results/load.json'),
     keep: false,
@@ -54,6 +61,8 @@ function parseOptions(argv, env) {
     else if (arg === '--duration') opts.duration = Number(value());
     else if (arg === '--only') opts.only = value().split(',');
     else if (arg === '--rss-limit') opts.rssLimitMiB = Number(value());
+    else if (arg === '--heavy') opts.heavy = Number(value());
+    else if (arg === '--p99-limit') opts.p99LimitMs = Number(value());
     else if (arg === '--out') opts.out = path.resolve(value());
     else if (arg === '--keep') opts.keep = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
@@ -63,18 +72,29 @@ function parseOptions(argv, env) {
     ['--connections', opts.connections],
     ['--duration', opts.duration],
     ['--rss-limit', opts.rssLimitMiB],
+    ['--heavy', opts.heavy],
+    ['--p99-limit', opts.p99LimitMs],
   ]) {
     if (!Number.isInteger(n) || Number(n) < 1) throw new Error(`${name} must be a positive whole number`);
   }
   for (const id of opts.only) {
-    if (!SCENARIOS.some((s) => s.id === id)) throw new Error(`unknown scenario "${id}" (list, download)`);
+    if (!SCENARIOS.some((s) => s.id === id) && id !== 'mixed') {
+      throw new Error(`unknown scenario "${id}" (list, download, mixed)`);
+    }
   }
   return opts;
 }
 
-/** A 200-entry folder (the old report's case) and a 1 MiB file. */
-/** @param {string} dataRoot */
-function createData(dataRoot) {
+/** Entries of the mixed scenario's big folder. */
+const BIG_ENTRIES = 100_000;
+
+/**
+ * A 200-entry folder (the old report's case) and a 1 MiB file; with `big`, the mixed scenario's
+ * folder of 100,000 empty files and an 11-byte file.
+ * @param {string} dataRoot
+ * @param {boolean} big
+ */
+function createData(dataRoot, big) {
   const folder = path.join(dataRoot, 'folder');
   fs.mkdirSync(folder, { recursive: true });
   const line = 'the quick brown fox jumps over the lazy dog\n';
@@ -83,6 +103,13 @@ function createData(dataRoot) {
     fs.writeFileSync(path.join(folder, name), line.repeat(1 + (i % 50)));
   }
   fs.writeFileSync(path.join(dataRoot, 'download.bin'), Buffer.alloc(1024 * 1024, 0x61));
+  if (!big) return;
+  const many = path.join(dataRoot, 'big');
+  fs.mkdirSync(many);
+  for (let i = 0; i < BIG_ENTRIES; i++) {
+    fs.closeSync(fs.openSync(path.join(many, `entry-${String(i).padStart(6, '0')}.txt`), 'w'));
+  }
+  fs.writeFileSync(path.join(dataRoot, 'small.txt'), 'hello world');
 }
 
 const SCENARIOS = [
@@ -102,6 +129,114 @@ function cannon(options) {
 
 /** @param {number | null} kib */
 const mib = (kib) => (kib === null ? null : +(kib / 1024).toFixed(1));
+
+/**
+ * The mixed scenario: `heavy` connections of the administrator cycle through a listing of the
+ * 100,000-entry folder, a PROPFIND of it with Depth 1 and a search in it (in a worker thread of
+ * their own, so that receiving them does not delay the measuring side), while a second user
+ * downloads an 11-byte file over one connection, one request after the other. The small
+ * downloads' latency is what is reported: one user's load must not stall another's request.
+ * @param {Awaited<ReturnType<typeof startServer>>} server
+ * @param {{ heavy: number, duration: number }} opts
+ */
+async function mixed(server, opts) {
+  const reader = { username: 'reader', password: 'reader-password-for-load' };
+  const basic = server.basic();
+  const adminPassword = Buffer.from((basic.Authorization ?? '').slice('Basic '.length), 'base64')
+    .toString()
+    .slice('admin:'.length);
+  const made = await request(`${server.base}/api/users`, {
+    collect: true,
+    method: 'POST',
+    headers: { ...server.auth(), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      what: 'user',
+      which: [],
+      current_password: adminPassword,
+      data: {
+        ...reader,
+        scope: '/',
+        perm: {
+          admin: false,
+          execute: false,
+          create: false,
+          rename: false,
+          modify: false,
+          delete: false,
+          share: false,
+          download: true,
+        },
+      },
+    }),
+  });
+  if (made.status !== 201)
+    throw new Error(`the second user was not made: ${made.status} ${made.body?.toString()}`);
+  const login = await request(`${server.base}/api/login`, {
+    collect: true,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(reader),
+  });
+  const readerToken = login.body?.toString().trim() ?? '';
+  if (login.status !== 200) throw new Error(`the second user cannot sign in: ${login.status}`);
+
+  const base = loopbackUrl(server.base).toString().replace(/\/$/, '');
+  /** @type {Promise<{ requests: number, statuses: Record<string, number>, errors: number, p50ms: number, p99ms: number }>} */
+  const heavy = new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./lib/heavy-load.mjs', import.meta.url), {
+      workerData: {
+        connections: opts.heavy,
+        seconds: opts.duration,
+        requests: [
+          { method: 'GET', url: `${base}/api/resources/big/`, headers: server.auth() },
+          {
+            method: 'PROPFIND',
+            url: `${base}/dav/big/`,
+            headers: { ...basic, Depth: '1', 'content-type': 'application/xml' },
+            body: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>',
+          },
+          { method: 'GET', url: `${base}/api/search/big/?query=entry-09999`, headers: server.auth() },
+        ],
+      },
+    });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const small = cannon({
+    url: loopbackUrl(`${server.base}/api/raw/small.txt`).toString(),
+    connections: 1,
+    duration: opts.duration,
+    headers: { 'X-Auth': readerToken },
+    timeout: 60,
+  });
+  const [h, r] = await Promise.all([heavy, small]);
+  const ok = Object.entries(h.statuses)
+    .filter(([status]) => status.startsWith('2'))
+    .reduce((n, [, count]) => n + count, 0);
+  return {
+    heavy: {
+      connections: opts.heavy,
+      requests: h.requests,
+      statuses: h.statuses,
+      errors: h.errors,
+      // 429 is the heavy side's answer past its user's queue (docs/configuration.md): counted apart.
+      status429: h.statuses['429'] ?? 0,
+      other: h.requests - ok - (h.statuses['429'] ?? 0),
+      p50ms: h.p50ms,
+      p99ms: h.p99ms,
+    },
+    small: {
+      requests: r.requests.total,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      non2xx: r.non2xx,
+      p50ms: r.latency.p50,
+      p90ms: r.latency.p90,
+      p99ms: r.latency.p99,
+      maxMs: r.latency.max,
+    },
+  };
+}
 
 async function main() {
   let opts;
@@ -128,13 +263,15 @@ async function main() {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-load-'));
   trackDir(workDir);
   const dataRoot = path.join(workDir, 'data');
-  createData(dataRoot);
+  createData(dataRoot, opts.only.includes('mixed'));
   const server = await startServer({ entry, workDir, dataRoot, log });
   const idleKiB = procStatusKiB(server.pid, 'VmRSS');
 
   const results = [];
   /** @type {number | null} */
   let peakKiB = null;
+  /** @type {Awaited<ReturnType<typeof mixed>> | undefined} */
+  let mixedResult;
   try {
     for (const scenario of SCENARIOS.filter((s) => opts.only.includes(s.id))) {
       const url = loopbackUrl(`${server.base}${scenario.path}`).toString();
@@ -169,6 +306,13 @@ async function main() {
         peakRssMiB: mib(sampledMaxKiB),
       });
     }
+    if (opts.only.includes('mixed')) {
+      log(
+        `mixed: ${opts.heavy} connections of heavy requests on a ${BIG_ENTRIES}-entry folder ` +
+          `and one user's small downloads for ${opts.duration} s`,
+      );
+      mixedResult = await mixed(server, opts);
+    }
   } finally {
     peakKiB = server.memory().peakKiB;
     await server.stop();
@@ -181,6 +325,7 @@ async function main() {
     peakRssMiB: mib(peakKiB),
     rssLimitMiB: opts.rssLimitMiB,
     scenarios: results,
+    ...(mixedResult && { mixed: { ...mixedResult, p99LimitMs: opts.p99LimitMs, seconds: opts.duration } }),
   };
   fs.mkdirSync(path.dirname(opts.out), { recursive: true });
   fs.writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
@@ -194,6 +339,20 @@ async function main() {
       `| ${r.title} | ${r.connections} × ${r.seconds} | ${r.requests} | ${r.perSecond} | ${r.p50ms} | ${r.p99ms} | ${r.errors + r.timeouts} | ${r.non2xx} | ${r.peakRssMiB} |`,
     );
   }
+  if (mixedResult) {
+    const { heavy: h, small: m } = mixedResult;
+    console.log('');
+    console.log(
+      `| mixed, ${opts.duration} s | requests | p50 ms | p90 ms | p99 ms | max ms | errors | 429 or non-2xx |`,
+    );
+    console.log('|---|---|---|---|---|---|---|---|');
+    console.log(
+      `| heavy: ${h.connections} connections (listing, PROPFIND, search of ${BIG_ENTRIES} entries) | ${h.requests} | ${h.p50ms} | | ${h.p99ms} | | ${h.errors} | ${h.status429} |`,
+    );
+    console.log(
+      `| small: another user's 11-byte download, 1 connection | ${m.requests} | ${m.p50ms} | ${m.p90ms} | ${m.p99ms} | ${m.maxMs} | ${m.errors + m.timeouts} | ${m.non2xx} |`,
+    );
+  }
   console.log(
     `server RSS: idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (limit ${opts.rssLimitMiB})`,
   );
@@ -202,6 +361,15 @@ async function main() {
   for (const r of results) {
     if (r.errors + r.timeouts > 0) failures.push(`${r.id}: ${r.errors} errors, ${r.timeouts} timeouts`);
     if (r.non2xx > 0) failures.push(`${r.id}: ${r.non2xx} answers that were not 2xx`);
+  }
+  if (mixedResult) {
+    const { heavy: h, small: m } = mixedResult;
+    if (m.errors + m.timeouts + m.non2xx > 0) failures.push(`mixed: the small downloads had failures`);
+    if (h.errors > 0) failures.push(`mixed: ${h.errors} heavy requests failed`);
+    if (h.other > 0) failures.push(`mixed: ${h.other} heavy answers neither 2xx nor 429`);
+    if (m.p99ms >= opts.p99LimitMs) {
+      failures.push(`mixed: the small downloads' p99 is ${m.p99ms} ms, not under ${opts.p99LimitMs} ms`);
+    }
   }
   if ((report.peakRssMiB ?? 0) > opts.rssLimitMiB) {
     failures.push(`server peak RSS ${report.peakRssMiB} MiB is over ${opts.rssLimitMiB} MiB`);

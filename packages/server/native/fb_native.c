@@ -10,6 +10,10 @@
  * them, joined with NUL.
  *
  * trimMemory(): malloc_trim(0) on glibc, which hands freed arena memory back to the system.
+ *
+ * renameEntry(from, to, flags): renameat2(2) with RENAME_NOREPLACE or RENAME_EXCHANGE, on a thread
+ * of libuv's pool. Node's rename has no flags: a write replacing a file uses the exchange to learn
+ * exactly what its rename replaced (src/files/replace.ts).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -346,6 +351,106 @@ static napi_value read_folder_stats(napi_env env, napi_callback_info info) {
   return promise;
 }
 
+typedef struct {
+  napi_async_work work;
+  napi_deferred deferred;
+  char *from;
+  char *to;
+  unsigned int flags;
+  int err;
+} rename_job;
+
+static void rename_entry_work(napi_env env, void *arg) {
+  (void)env;
+  rename_job *job = arg;
+#ifdef SYS_renameat2
+  /* The system call itself: glibc's wrapper is younger than some systems this builds on. */
+  if (syscall(SYS_renameat2, AT_FDCWD, job->from, AT_FDCWD, job->to, job->flags) != 0) job->err = errno;
+#else
+  job->err = ENOSYS;
+#endif
+}
+
+static void rename_entry_done(napi_env env, napi_status status, void *arg) {
+  rename_job *job = arg;
+  if (status == napi_ok && job->err == 0) {
+    napi_value undefined;
+    napi_get_undefined(env, &undefined);
+    napi_resolve_deferred(env, job->deferred, undefined);
+  } else {
+    napi_value error = fs_error(env, job->err ? job->err : EIO, "renameat2");
+    if (!error) {
+      napi_value msg;
+      napi_create_string_utf8(env, "fb_native: a rename failed", NAPI_AUTO_LENGTH, &msg);
+      napi_create_error(env, NULL, msg, &error);
+    }
+    napi_reject_deferred(env, job->deferred, error);
+  }
+  napi_delete_async_work(env, job->work);
+  free(job->from);
+  free(job->to);
+  free(job);
+}
+
+/* A string argument as a new NUL-terminated copy (NULL when it is not a string or memory is short). */
+static char *string_arg(napi_env env, napi_value value) {
+  size_t length = 0;
+  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
+  char *copy = malloc(length + 1);
+  if (!copy) return NULL;
+  if (napi_get_value_string_utf8(env, value, copy, length + 1, &length) != napi_ok) {
+    free(copy);
+    return NULL;
+  }
+  return copy;
+}
+
+static napi_value rename_entry(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint32_t flags = 0;
+  if (argc < 3 || napi_get_value_uint32(env, argv[2], &flags) != napi_ok) {
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "renameEntry: two paths and flags are required");
+    return NULL;
+  }
+  rename_job *job = calloc(1, sizeof *job);
+  if (job) {
+    job->from = string_arg(env, argv[0]);
+    job->to = string_arg(env, argv[1]);
+    job->flags = flags;
+  }
+  if (!job || !job->from || !job->to) {
+    if (job) {
+      free(job->from);
+      free(job->to);
+      free(job);
+    }
+    napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", "renameEntry: two paths and flags are required");
+    return NULL;
+  }
+  napi_value promise, name;
+  if (napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+      napi_create_string_utf8(env, "fbRenameEntry", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_async_work(env, NULL, name, rename_entry_work, rename_entry_done, job, &job->work) !=
+          napi_ok) {
+    free(job->from);
+    free(job->to);
+    free(job);
+    napi_throw_error(env, NULL, "renameEntry: could not queue the work");
+    return NULL;
+  }
+  if (napi_queue_async_work(env, job->work) != napi_ok) {
+    napi_delete_async_work(env, job->work);
+    free(job->from);
+    free(job->to);
+    free(job);
+    napi_throw_error(env, NULL, "renameEntry: could not queue the work");
+    return NULL;
+  }
+  return promise;
+}
+
 static napi_value trim_memory(napi_env env, napi_callback_info info) {
   (void)info;
   bool released = false;
@@ -361,6 +466,7 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_property_descriptor props[] = {
       {"readFolderStats", NULL, read_folder_stats, NULL, NULL, NULL, napi_default, NULL},
       {"trimMemory", NULL, trim_memory, NULL, NULL, NULL, napi_default, NULL},
+      {"renameEntry", NULL, rename_entry, NULL, NULL, NULL, napi_default, NULL},
   };
   CHECK(env, napi_define_properties(env, exports, sizeof props / sizeof props[0], props));
   return exports;

@@ -21,6 +21,8 @@ import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/case.js';
 import { moveJournalOf } from './files/moves.js';
+import { quotaLedgerOf } from './files/quota.js';
+import { heavyRequests } from './http/heavy.js';
 import { stagingLedgerOf } from './files/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
@@ -58,6 +60,12 @@ export interface BuildOptions {
   pathEnv?: string;
   /** A hook on every answer, for tests (the check of answers against the API document). */
   onSend?: onSendAsyncHookHandler;
+  /**
+   * Tests only (no request can set it): runs between a replacing write's last quota check and
+   * the rename that puts the new file in place, with the real path being replaced, so that a
+   * test can change the destination in that window without a clock.
+   */
+  beforeReplace?: (realPath: string) => Promise<void> | void;
 }
 
 export interface BuiltApp {
@@ -101,6 +109,8 @@ export async function buildApp(
   ctx.auth = new AuthService(ctx);
   ctx.audit = new AuditLog(store.audit, ctx.log);
   ctx.jobs = new JobRegistry();
+  ctx.heavy = heavyRequests(config);
+  if (opts.beforeReplace) quotaLedgerOf(ctx).beforeReplace = opts.beforeReplace;
 
   guardConnections(app.server, config, ctx.log);
   installAccessLog(app);

@@ -1,6 +1,7 @@
 import type { ServerConfig } from './config/types.js';
 import type { AuditLog } from './audit/log.js';
 import type { AuthService } from './auth/service.js';
+import type { FairScheduler } from './heavy-work.js';
 import type { JobRegistry } from './jobs/registry.js';
 import type { Store } from './store/index.js';
 
@@ -24,4 +25,6 @@ export interface AppContext {
   audit: AuditLog;
   /** Copies, moves and downloads followed by their clients (in this instance's memory). */
   jobs: JobRegistry;
+  /** Heavy requests (big listings, PROPFIND, search, archives): each user's turns (http/heavy.ts). */
+  heavy: FairScheduler;
 }

@@ -1,7 +1,8 @@
 /**
  * The server's native addon (native/fb_native.c, built by npm at install time with node-gyp), when
- * there is one: it reads a pinned folder and stats its entries in C (Node has no `fstatat`) and
- * hands glibc's freed memory back to the system. Everything it does has a JavaScript way too,
+ * there is one: it reads a pinned folder and stats its entries in C (Node has no `fstatat`), renames
+ * with `renameat2`'s flags (Node's rename has none) and hands glibc's freed memory back to the
+ * system. Everything it does has a JavaScript way too,
  * taken when the addon is missing or fails to load (another OS, no compiler at install time) or
  * when `FB_NATIVE=off` asks for it (docs/configuration.md).
  */
@@ -27,6 +28,11 @@ export interface NativeAddon {
   readFolderStats(fd: number): Promise<FolderStats>;
   /** `malloc_trim(0)`: whether memory went back to the system (false where there is no glibc). */
   trimMemory(): boolean;
+  /**
+   * `renameat2(from, to, flags)` on the thread pool (`RENAME_NOREPLACE` 1, `RENAME_EXCHANGE` 2),
+   * rejecting with an fs-style error. Missing from addons built before it existed.
+   */
+  renameEntry?(from: string, to: string, flags: number): Promise<void>;
 }
 
 /** Where node-gyp puts it: packages/server/native/build, one folder up from src/ and from dist/. */

@@ -86,12 +86,29 @@ export function verifyApiTokenSecret(
   const expected = token ? Buffer.from(token.secretHash, 'hex') : crypto.randomBytes(32);
   const given = hashSecret(parts?.secret ?? value);
   if (!crypto.timingSafeEqual(expected, given) || !token) throw unauthorized('the API token is not valid');
+  const grant = liveGrant(ctx, token, now);
+  reservation.succeeded(now);
+  if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) ctx.store.apiTokens.touch(token.id, now);
+  return grant;
+}
+
+/** What a token whose secret was checked may do now: 401 once it expired or its owner is gone. */
+function liveGrant(ctx: AppContext, token: StoredApiToken, now: number): ApiTokenGrant {
   if (token.expiresAt !== 0 && token.expiresAt <= now) throw unauthorized('the API token has expired');
   const owner = ctx.store.users.get(token.userId);
   if (!owner) throw unauthorized('the API token is not valid');
-  reservation.succeeded(now);
-  if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) ctx.store.apiTokens.touch(token.id, now);
   return grantOf(owner, token);
+}
+
+/**
+ * What the token `id`, whose secret a request proved, may do now: the checks `verifyApiTokenSecret`
+ * makes after the secret, run again for work that outlives that request (auth/caller.ts). 401
+ * once the token was revoked or expired or its owner deleted.
+ */
+export function currentApiTokenGrant(ctx: AppContext, id: string, now = Date.now()): ApiTokenGrant {
+  const token = ctx.store.apiTokens.get(id);
+  if (!token) throw unauthorized('the API token was revoked');
+  return liveGrant(ctx, token, now);
 }
 
 function grantOf(owner: StoredUser, token: StoredApiToken): ApiTokenGrant {

@@ -38,6 +38,7 @@ export class AuthService {
    * Bearer or Basic password) counts against the same allowance per address.
    */
   private readonly throttle: GuessThrottle;
+  private readonly renewals = new Renewals(() => 2 * this.ctx.config.tokenExpirationTime * 1000);
 
   constructor(private readonly ctx: AppContext) {
     this.throttle = new GuessThrottle(
@@ -157,10 +158,17 @@ export class AuthService {
     return signToken(user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
 
-  /** POST /api/renew: the old session ends, a new one starts with the user's current state. */
+  /**
+   * POST /api/renew: the old session ends, a new one starts with the user's current state. Work
+   * started in the old session carries on in the new one: the successor exists and is noted
+   * before the old one ends, in one synchronous step.
+   */
   async renew(auth: Authenticated): Promise<string> {
+    const lifetime = this.ctx.config.tokenExpirationTime;
+    const session = this.ctx.store.sessions.create(auth.user.id, lifetime);
+    this.renewals.note(auth.sessionId, session.id);
     this.ctx.store.sessions.revoke(auth.sessionId);
-    return this.issue(auth.user);
+    return signToken(auth.user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
 
   logout(sessionId: string): void {
@@ -172,11 +180,64 @@ export class AuthService {
     if (!token) throw unauthorized();
     const claims = await verifyToken(token, this.ctx.store.settings.get().key);
     if (!claims?.sid) throw unauthorized();
-    const session = this.ctx.store.sessions.get(claims.sid);
-    if (!session || session.userId !== claims.user.id) throw unauthorized();
-    const user = this.ctx.store.users.get(session.userId);
+    const user = this.sessionUser(claims.sid, claims.user.id);
     if (!user) throw unauthorized();
-    return { user, claims, sessionId: session.id };
+    return { user, claims, sessionId: claims.sid };
+  }
+
+  /** The user of a live session (of that user, when given), or undefined: what `verify` checks. */
+  private sessionUser(sessionId: string, userId?: number): StoredUser | undefined {
+    const session = this.ctx.store.sessions.get(sessionId);
+    if (!session || (userId !== undefined && session.userId !== userId)) return undefined;
+    return this.ctx.store.users.get(session.userId);
+  }
+
+  /**
+   * The user of the session a request was made in, asked again by work that outlives the request
+   * (auth/caller.ts): `verify`'s session checks, following renewals (a renewal ends a session and
+   * starts its successor for the same client, which carries on), and the session reached. 401
+   * once the session was ended (logout, a password, permission or scope change) or the user
+   * deleted.
+   */
+  currentSession(sessionId: string, userId: number): { user: StoredUser; sessionId: string } {
+    const latest = this.renewals.latest(sessionId);
+    const user = this.sessionUser(latest, userId);
+    if (!user) {
+      throw unauthorized(
+        this.ctx.store.users.get(userId)
+          ? 'the session it was started in has ended'
+          : 'the user who started it no longer exists',
+      );
+    }
+    return { user, sessionId: latest };
+  }
+}
+
+/**
+ * Sessions renewed into others, for callers that outlive a request (`currentSession`). Kept in
+ * memory, as the work that asks is; a caller moves on to the session it reached at every check,
+ * so a link is dropped once it is older than two token lifetimes.
+ */
+class Renewals {
+  private readonly next = new Map<string, { id: string; at: number }>();
+
+  constructor(private readonly lifetimeMs: () => number) {}
+
+  note(from: string, to: string): void {
+    const now = Date.now();
+    for (const [id, link] of this.next) if (now - link.at > this.lifetimeMs()) this.next.delete(id);
+    this.next.set(from, { id: to, at: now });
+  }
+
+  /** The session `id` was last renewed into (itself when it never was). */
+  latest(id: string): string {
+    let current = id;
+    for (let hops = 0; hops < 1000; hops++) {
+      const link = this.next.get(current);
+      if (!link) break;
+      current = link.id;
+    }
+    return current;
   }
 }
 

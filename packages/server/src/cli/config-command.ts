@@ -180,6 +180,7 @@ function printConfig(io: CliIO, opened: OpenedStore): void {
     ['  Image processors:', String(server.imageProcessors)],
     ['  Trusted proxies:', server.trustedProxies.join(', ')],
     ['  Login rate limit:', String(server.loginRateLimit)],
+    ['  Heavy requests per user:', `${server.heavyPerUser}, ${server.heavyQueue} waiting`],
     ['  Pending uploads per user:', String(server.uploadsPendingLimit)],
     ['  Pending upload bytes per user:', String(server.uploadsPendingBytes)],
     ['  Pending upload expiry:', formatDuration(server.uploadsExpiry)],

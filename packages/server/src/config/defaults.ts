@@ -57,6 +57,8 @@ export function defaultConfig(): ServerConfig {
     execTimeLimit: 60,
     execOutputLimit: 1024 * 1024,
     execSandbox: 'auto',
+    heavyPerUser: 1,
+    heavyQueue: 32,
     uploadsPendingLimit: 100,
     uploadsPendingBytes: 200 * 1024 ** 3,
     uploadsExpiry: 24 * 3600,

@@ -150,6 +150,17 @@ export const SERVE_OPTIONS: OptionSpec[] = [
       'run commands in a bubblewrap sandbox: "auto" when one can be had, "bwrap" always (or refuse them), "off" never (default "auto")',
   },
   {
+    name: 'heavyPerUser',
+    kind: 'count',
+    description:
+      'heavy requests (big listings, PROPFIND, search, archives) one user runs at once (default 1)',
+  },
+  {
+    name: 'heavyQueue',
+    kind: 'uint',
+    description: 'heavy requests one user may have waiting beyond those; past it, 429 (default 32)',
+  },
+  {
     name: 'uploadsPendingLimit',
     kind: 'count',
     description: 'resumable uploads one user may have pending (default 100)',
@@ -586,6 +597,8 @@ const RECORD_FIELDS: [string, string, boolean][] = [
   ['execTimeLimit', 'execTimeLimit', false],
   ['execOutputLimit', 'execOutputLimit', false],
   ['execSandbox', 'execSandbox', false],
+  ['heavyPerUser', 'heavyPerUser', false],
+  ['heavyQueue', 'heavyQueue', false],
   ['uploadsPendingLimit', 'uploadsPendingLimit', false],
   ['uploadsPendingBytes', 'uploadsPendingBytes', false],
   ['uploadsExpiry', 'uploadsExpiry', false],
@@ -648,6 +661,8 @@ export function serverRecordFromConfig(
       execTimeLimit: config.execTimeLimit,
       execOutputLimit: config.execOutputLimit,
       execSandbox: config.execSandbox,
+      heavyPerUser: config.heavyPerUser,
+      heavyQueue: config.heavyQueue,
       uploadsPendingLimit: config.uploadsPendingLimit,
       uploadsPendingBytes: config.uploadsPendingBytes,
       uploadsExpiry: formatDuration(config.uploadsExpiry),
@@ -762,6 +777,8 @@ export function resolveServerConfig(
     execTimeLimit: (v.execTimeLimit as number | undefined) ?? d.execTimeLimit,
     execOutputLimit: (v.execOutputLimit as number | undefined) ?? d.execOutputLimit,
     execSandbox: (v.execSandbox as ExecSandbox | undefined) ?? d.execSandbox,
+    heavyPerUser: (v.heavyPerUser as number | undefined) ?? d.heavyPerUser,
+    heavyQueue: (v.heavyQueue as number | undefined) ?? d.heavyQueue,
     uploadsPendingLimit: (v.uploadsPendingLimit as number | undefined) ?? d.uploadsPendingLimit,
     uploadsPendingBytes: (v.uploadsPendingBytes as number | undefined) ?? d.uploadsPendingBytes,
     uploadsExpiry:

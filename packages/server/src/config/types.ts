@@ -47,6 +47,10 @@ export interface ServerConfig {
    * never in one. Without a sandbox, walks of folders holding the server's own files are refused.
    */
   execSandbox: ExecSandbox;
+  /** Heavy requests (big listings, PROPFIND, search, archives) one user runs at once (heavy-work.ts). */
+  heavyPerUser: number;
+  /** Heavy requests one user may have waiting beyond `heavyPerUser`; one more is refused with 429. */
+  heavyQueue: number;
   /** Resumable uploads one user may have pending at once. */
   uploadsPendingLimit: number;
   /** Bytes the pending resumable uploads of one user may declare together. */

@@ -74,6 +74,11 @@ interface AccessParts {
   locks: WriteLocks;
   /** Where this view's `/` lies in the whole scope it was narrowed from (`/` when not narrowed). */
   base: string;
+  /**
+   * Whose work this access does, for the fair share of heavy work (heavy-work.ts): `user:<id>`,
+   * or `server` for the server's own.
+   */
+  owner: string;
 }
 
 export class FileAccess {
@@ -87,6 +92,7 @@ export class FileAccess {
   readonly moves: MoveJournal;
   readonly quota: QuotaLedger;
   readonly locks: WriteLocks;
+  readonly owner: string;
   private readonly privatePaths: readonly string[];
   private readonly base: string;
 
@@ -105,6 +111,7 @@ export class FileAccess {
     this.quota = parts.quota;
     this.locks = parts.locks;
     this.base = parts.base;
+    this.owner = parts.owner;
   }
 
   /** The one place a FileAccess is constructed (the token is private to this module). */
@@ -235,6 +242,7 @@ export class FileAccess {
       quota: this.quota,
       locks: this.locks,
       base: this.scopePathOf(folder.virtual),
+      owner: this.owner,
     });
   }
 }
@@ -296,8 +304,18 @@ export async function fileAccessFor(
   lockTokens?: ReadonlySet<string>,
 ): Promise<FileAccess> {
   const writer: LockWriter = { userId: user.id, ...(lockTokens && { tokens: lockTokens }) };
-  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root, writer);
+  const access = await accessFor(ctx, user, ctx.store.settings.get().rules, root, writer, `user:${user.id}`);
   return user.confinedTo === undefined ? access : confine(access, user.confinedTo, user.sorting);
+}
+
+/**
+ * What `fileAccessFor` makes a user's access of, as one string: the scope, the user's and the
+ * global rules, hidden dotfiles and an API token's folder. Equal terms give the same access, so
+ * work that outlives its request compares them to see that its paths still mean what they meant.
+ */
+export function accessTerms(ctx: AppContext, user: StoredUser & Confinement): string {
+  const { scope, rules, hideDotfiles, confinedTo } = user;
+  return JSON.stringify([scope, rules, ctx.store.settings.get().rules, hideDotfiles, confinedTo ?? null]);
 }
 
 /** A request acting for a user in one folder of their scope only (an API token limited to it). */
@@ -336,7 +354,7 @@ export async function serverAccess(ctx: AppContext, root: FileRoot = defaultRoot
     sorting: { by: 'name', asc: true },
     hideDotfiles: false,
   };
-  return accessFor(ctx, subject, [], root, undefined);
+  return accessFor(ctx, subject, [], root, undefined, 'server');
 }
 
 const SERVER_PERMISSIONS: Permissions = {
@@ -356,6 +374,7 @@ async function accessFor(
   globalRules: readonly Rule[],
   root: FileRoot,
   writer: LockWriter | undefined,
+  owner: string,
 ): Promise<FileAccess> {
   const scope = await Scope.open({
     root: root.path,
@@ -383,5 +402,6 @@ async function accessFor(
     // A lock's holder is looked at as they are now, on the same root.
     locks: new WriteLocks(ctx, writer, (holder) => fileAccessFor(ctx, holder, root)),
     base: '/',
+    owner,
   });
 }

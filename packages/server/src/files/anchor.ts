@@ -327,6 +327,11 @@ export class Pinned {
    * back into a path, and no entry costs a walk through procfs. Undefined where that way is not
    * available (no addon, `FB_NATIVE=off`, path mode): the caller reads through `path` then.
    */
+  /** Whether `nativeEntries` reads this folder (the addon is loaded and the pin holds a descriptor). */
+  get readsNatively(): boolean {
+    return nativeAddon() !== undefined && this.handle !== undefined;
+  }
+
   nativeEntries(): Promise<FolderStats> | undefined {
     this.assertOpen();
     const addon = nativeAddon();
@@ -460,6 +465,67 @@ export async function makeEntryFolder(folder: Pinned, name: string, mode: number
 /** Renames an entry between pinned folders (never following a link at either end). */
 export function renameEntry(from: Pinned, fromName: string, to: Pinned, toName: string): Promise<void> {
   return fsp.rename(from.child(fromName), to.child(toName));
+}
+
+/** `renameat2` flags (linux/fs.h). */
+const RENAME_NOREPLACE = 1;
+const RENAME_EXCHANGE = 2;
+
+/** Errors of a rename flag the kernel or the file system does not know (the caller does without). */
+function flagUnsupported(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EINVAL' || code === 'ENOSYS' || code === 'EOPNOTSUPP' || code === 'ENOTSUP';
+}
+
+/**
+ * Moves an entry to `toName` of a pinned folder only while that name is free: `EEXIST` when
+ * anything (a link included) is there, whatever appeared since the caller looked. With the
+ * addon, `renameat2(RENAME_NOREPLACE)`; without it, a hard link (which never replaces) then the
+ * unlink of the old name, for regular files. Answers false where neither works on this file
+ * system: the caller has no way but a plain rename.
+ */
+export async function renameEntryNoReplace(
+  from: Pinned,
+  fromName: string,
+  to: Pinned,
+  toName: string,
+): Promise<boolean> {
+  const rename2 = nativeAddon()?.renameEntry;
+  if (rename2) {
+    try {
+      await rename2(from.child(fromName), to.child(toName), RENAME_NOREPLACE);
+      return true;
+    } catch (err) {
+      if (!flagUnsupported(err)) throw err;
+    }
+  }
+  try {
+    await fsp.link(from.child(fromName), to.child(toName));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPERM' || code === 'EMLINK' || flagUnsupported(err)) return false;
+    throw err;
+  }
+  await fsp.unlink(from.child(fromName));
+  return true;
+}
+
+/**
+ * Exchanges two entries in one step (`renameat2(RENAME_EXCHANGE)`): each name then holds what the
+ * other held at that moment, so the caller learns exactly what stood at a name when it put its
+ * own entry there. `ENOENT` when either is missing. Answers false where the addon or the file
+ * system cannot.
+ */
+export async function exchangeEntries(a: Pinned, aName: string, b: Pinned, bName: string): Promise<boolean> {
+  const rename2 = nativeAddon()?.renameEntry;
+  if (!rename2) return false;
+  try {
+    await rename2(a.child(aName), b.child(bName), RENAME_EXCHANGE);
+    return true;
+  } catch (err) {
+    if (flagUnsupported(err)) return false;
+    throw err;
+  }
 }
 
 /** Removes an entry that is not a folder (a link is removed itself). */

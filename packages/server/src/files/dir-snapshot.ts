@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { FolderStats } from '../native.js';
+import { isBigFolder, poolShare } from '../heavy-work.js';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
 import type { Pinned } from './anchor.js';
 import {
@@ -267,10 +268,17 @@ export class DirReader {
 
   constructor(private readonly opts: DirReaderOptions) {}
 
-  read(folder: Pinned, dev: number | bigint): Promise<DirSnapshot> {
+  /**
+   * The entries of a pinned folder. Read in C, the read holds a thread of libuv's pool until it
+   * ends: a big folder's waits for a place of the pool's share for heavy work (`poolShare`),
+   * fairly among `owner`s.
+   */
+  read(folder: Pinned, dev: number | bigint, owner = 'server'): Promise<DirSnapshot> {
     const dir = folder.path;
-    const inC = this.opts.native === false ? undefined : folder.nativeEntries();
-    if (inC) return this.readInC(inC, dir, dev);
+    if (this.opts.native !== false && folder.readsNatively) {
+      const read = () => this.readInC(folder.nativeEntries()!, dir, dev);
+      return isBigFolder(folder.stat) ? poolShare.run(owner, read) : read();
+    }
     return this.onThread(
       dir,
       dev,

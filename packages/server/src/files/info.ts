@@ -19,13 +19,13 @@ import {
   statEntry,
   type Pinned,
 } from './anchor.js';
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { loopTurn } from '../heavy-work.js';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_MTIME_NS, F_MTIME_S, F_SIZE, statInto } from './dir-layout.js';
 import { dirReader, DirSnapshot, type DirReader } from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
 import { isSpecial, joinVirtual, type Opened } from './resolver.js';
-import { sortIndexes, type Sortable, type SortKeys } from './sort.js';
+import { sortIndexesInTurns, type Sortable, type SortKeys } from './sort.js';
 import { renderedListings, type ListingCache } from './listing-cache.js';
 import { headerTypes, type TypeCache } from './type-cache.js';
 
@@ -559,7 +559,7 @@ async function computeListing(
   const pendingMimes: string[] = [];
   for (let i = 0; i < names.length; i++) {
     // A folder of 100,000 entries takes a few hundred milliseconds here: other requests get turns.
-    if ((i & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await yieldToLoop();
+    if ((i & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await loopTurn();
     const name = names[i]!;
     if (!access.check(virtualPrefix + name)) continue;
     const mode = data[i * FIELDS + F_MODE]!;
@@ -659,7 +659,7 @@ async function computeListing(
       if (subs.length > 0) subtitles.set(i, subs);
     }
   }
-  sortIndexes(order, keys, opts.sorting);
+  await sortIndexesInTurns(order, keys, opts.sorting, loopTurn);
   return {
     names,
     data,
@@ -705,9 +705,15 @@ export async function listDirectoryEntries(
   opts: ListingOptions,
   deps: ListingIo = defaultListingIo,
 ): Promise<readonly Sortable[]> {
-  return withFresh(access, dir, dirVirtual, opts, deps, (listing) =>
-    listing.order.map((i) => rowAt(listing, i)),
-  );
+  return withFresh(access, dir, dirVirtual, opts, deps, async (listing) => {
+    // A row object per entry: 100,000 of them are made in pieces, other requests going between.
+    const rows = new Array<Sortable>(listing.order.length);
+    for (let k = 0; k < rows.length; k++) {
+      if ((k & (YIELD_EVERY - 1)) === YIELD_EVERY - 1) await loopTurn();
+      rows[k] = rowAt(listing, listing.order[k]!);
+    }
+    return rows;
+  });
 }
 
 /** `use` of the listing of a fresh snapshot, which is given back once `use` is done with it. */
@@ -717,12 +723,12 @@ async function withFresh<T>(
   dirVirtual: string,
   opts: ListingOptions,
   deps: ListingIo,
-  use: (listing: Computed) => T,
+  use: (listing: Computed) => T | Promise<T>,
 ): Promise<T> {
   const dev = opts.dev ?? dir.stat.dev;
-  const snapshot = await deps.reader.read(dir, dev);
+  const snapshot = await deps.reader.read(dir, dev, access.owner);
   try {
-    return use(await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps));
+    return await use(await computeListing(access, dir, dirVirtual, opts, dev, snapshot, deps));
   } finally {
     snapshot.release();
   }
@@ -773,7 +779,7 @@ export async function listDirectoryJson(
   deps: ListingIo = defaultListingIo,
 ): Promise<ListingJson> {
   const dev = opts.dev ?? dir.stat.dev;
-  const snapshot = await deps.reader.read(dir, dev);
+  const snapshot = await deps.reader.read(dir, dev, access.owner);
   const key = JSON.stringify([
     dir.real,
     dirVirtual,
@@ -825,7 +831,7 @@ async function* streamText(
   try {
     let first = true;
     for (const text of listingText(listing)) {
-      if (!first) await yieldToLoop();
+      if (!first) await loopTurn();
       first = false;
       const piece = Buffer.from(text);
       if (kept) {
@@ -888,7 +894,7 @@ export async function directoryInfoJson(
   access: FileAccess,
   r: Opened,
   opts: InfoOptions,
-): Promise<ListingJson | undefined> {
+): Promise<DirectoryJson | undefined> {
   if (!r.stat || !r.linkStat || !r.node) throw notFound();
   const { st, base } = await infoBase(r);
   if (!base.isDir) return undefined;
@@ -902,8 +908,14 @@ export async function directoryInfoJson(
   if (!('length' in listing)) return { pieces: around(listing.pieces, tail) };
   const length = 1 + listing.length + tail.length;
   if (Array.isArray(listing.pieces)) return { length, pieces: [OPEN_BRACE, ...listing.pieces, tail] };
-  return { length, pieces: aroundSync(listing.pieces, tail) };
+  return { length, pieces: aroundInTurns(listing.pieces, tail) };
 }
+
+/**
+ * A directory's FileInfo as JSON text in pieces (see `directoryInfoJson`); `length` is their total
+ * when it is known before sending.
+ */
+export type DirectoryJson = { length?: number; pieces: Iterable<Buffer> | AsyncIterable<Buffer> };
 
 async function* around(pieces: AsyncIterable<Buffer>, tail: Buffer): AsyncGenerator<Buffer> {
   yield OPEN_BRACE;
@@ -911,9 +923,17 @@ async function* around(pieces: AsyncIterable<Buffer>, tail: Buffer): AsyncGenera
   yield tail;
 }
 
-function* aroundSync(pieces: Iterable<Buffer>, tail: Buffer): Generator<Buffer> {
+/**
+ * A kept big listing's pieces (inflated one by one as they are taken), with a turn of the event
+ * loop between two: a client reading fast would take them all in one stretch, 19 MB for 100,000
+ * items, with no other request answered meanwhile.
+ */
+async function* aroundInTurns(pieces: Iterable<Buffer>, tail: Buffer): AsyncGenerator<Buffer> {
   yield OPEN_BRACE;
-  yield* pieces;
+  for (const piece of pieces) {
+    yield piece;
+    await loopTurn();
+  }
   yield tail;
 }
 

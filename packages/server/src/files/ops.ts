@@ -10,6 +10,7 @@ import {
   closeAll,
   createEntryFile,
   isSpecial,
+  joinReal,
   makeEntryFolder,
   makeEntryLink,
   openEntryFile,
@@ -24,6 +25,7 @@ import {
 } from './anchor.js';
 import { extensionOf } from './mime.js';
 import { bytesOf } from './quota.js';
+import { replaceCounted } from './replace.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
 import type { Replacement, ReplaceMode, ReplaceStep } from './trash.js';
@@ -128,6 +130,8 @@ async function writeInto(
   name: string,
   mode: number,
   fill: (fh: fsp.FileHandle) => Promise<void>,
+  put: (staging: string, size: number) => Promise<void> = (staging) =>
+    renameEntry(folder, staging, folder, name),
 ): Promise<void> {
   const staging = stagingName(name);
   // Recorded first: a process killed from here on leaves a file the next start removes.
@@ -144,8 +148,9 @@ async function writeInto(
     await fill(fh);
     await fh.chmod(mode);
     await fh.sync();
+    const { size } = await fh.stat();
     await fh.close();
-    await renameEntry(folder, staging, folder, name);
+    await put(staging, size);
     renamed = true;
   } finally {
     if (!renamed) {
@@ -181,13 +186,16 @@ export async function writeFileAtomic(
       const check = hold.limited ? (received: number) => hold.need(received - replaced) : undefined;
       const fill = async (fh: fsp.FileHandle) =>
         void (await writeBody(fh, body, { flushEvery: FLUSH_EVERY, check }));
-      await writeInto(access.staging, place.folder, place.name, mode, fill).catch(async (err: unknown) => {
+      // The rename counts what it really replaced: the file measured above may be gone by now.
+      await writeInto(access.staging, place.folder, place.name, mode, fill, (staging, size) =>
+        replaceCounted(hold, place.folder, staging, place.folder, place.name, size, () =>
+          access.quota.beforeReplace?.(joinReal(place.folder.real, place.name)),
+        ),
+      ).catch(async (err: unknown) => {
         await place.undo();
         throw err;
       });
-      const st = await statEntry(place.folder, place.name);
-      hold.commit(Number(st.size) - replaced);
-      return st;
+      return await statEntry(place.folder, place.name);
     } finally {
       await place.release();
     }

@@ -2,6 +2,7 @@ import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import type { AppContext } from '../context.js';
 import { apiTokenLabel, type ApiTokenGrant } from '../auth/api-tokens.js';
+import { callerFrom, type Caller, type Credential } from '../auth/caller.js';
 import { credentialRefused } from '../audit/http.js';
 import {
   assertMay,
@@ -53,6 +54,9 @@ export function bearerFrom(request: FastifyRequest): string | undefined {
 }
 
 const RENEW_WITHIN_SECONDS = 3600;
+
+/** Methods that change nothing: all a read-only API token may use. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The one place a request is authenticated: a personal API token when it brings one, else the
@@ -155,11 +159,11 @@ function guardFor(ctx: AppContext, route: RouteDeclaration & { reach: RouteReach
       if (why) throw forbidden(tokenRefusalMessage(grant, why));
     }
     const ops = typeof needs === 'function' ? needs(request) : typeof needs === 'string' ? [needs] : needs;
-    if (!ops || ops.length === 0) return;
-    if (route.refuseWith202 && !ops.every((op) => may(user.perm, op))) {
+    if (route.refuseWith202 && ops && !ops.every((op) => may(user.perm, op))) {
+      if (grant?.token.readOnly && !SAFE_METHODS.has(request.method)) throw forbidden(grant.cut.reason);
       return sendStatus(reply, 202);
     }
-    assertMay(user.perm, ops, grant?.cut);
+    permit(user, grant, request.method, ops ?? []);
   };
   return guard;
 }
@@ -193,6 +197,40 @@ export function guardRoute(ctx: AppContext, route: RouteOptions): void {
   if (!guard) return;
   GUARDS.add(guard);
   route.onRequest = [guard, ...existing];
+}
+
+/**
+ * What a signed-in request may do once its user is known: the permissions its operations need,
+ * with a token's cut. Made by the guard for every request, and again by callers of work that
+ * outlives its request (`callerOf`).
+ */
+function permit(
+  user: StoredUser,
+  grant: ApiTokenGrant | undefined,
+  method: string,
+  ops: readonly Operation[],
+): void {
+  // The cut permissions already refuse every operation that writes; this also covers the
+  // routes that declare none (a user's own account, deleting a link).
+  if (grant?.token.readOnly && !SAFE_METHODS.has(method)) throw forbidden(grant.cut.reason);
+  if (ops.length > 0) assertMay(user.perm, ops, grant?.cut);
+}
+
+/**
+ * The caller of a request that passed its route's guard, for work that outlives the request (jobs,
+ * archive downloads, search streams): asked again between two items, it re-derives the user from
+ * the request's session or API token and makes the guard's checks for `needs` (auth/caller.ts).
+ * Checked once here, so that the scope and rules it holds to are the request's.
+ */
+export function callerOf(ctx: AppContext, request: FastifyRequest, needs: readonly Operation[] = []): Caller {
+  const user = currentUser(request);
+  const grant = request.apiToken;
+  const credential: Credential = grant
+    ? { kind: 'apiToken', tokenId: grant.token.id, userId: user.id, confinedTo: user.confinedTo }
+    : { kind: 'session', sessionId: currentAuth(request).sessionId, userId: user.id };
+  const caller = callerFrom(ctx, credential, (now, nowGrant) => permit(now, nowGrant, request.method, needs));
+  caller.now();
+  return caller;
 }
 
 /** The signed-in user of a request that passed a guard. */

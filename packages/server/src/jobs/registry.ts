@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import { MAX_RUNNING_JOBS_PER_USER, type Job, type JobAction, type JobState } from '@filebrowser/contract';
 import { AppError, conflict, fromSystemError } from '../errors.js';
+import type { Caller } from '../auth/caller.js';
 import type { Measure } from '../files/tree.js';
 
 /** Finished jobs kept per user so that a client can still read how one ended. */
@@ -23,9 +24,21 @@ export interface JobRecord {
   readonly userId: number;
   /** The folder of the request that started it, when that request was confined to one. */
   readonly confinedTo: string | undefined;
-  /** Aborted by a cancel (or when the server closes): the work stops and cleans up after itself. */
+  /**
+   * Who started it, asked again as the work goes (auth/caller.ts): the job acts as this caller is
+   * now, never as the user was when it started.
+   */
+  readonly caller: Caller;
+  /**
+   * Aborted by a cancel (or when the server closes), or by a refused check of the caller (its
+   * reason is then the refusal): the work stops and cleans up after itself.
+   */
   readonly signal: AbortSignal;
-  /** Counts work done (bytes of files, entries). */
+  /**
+   * Counts work done (bytes of files, entries), then asks the caller again: a refusal (a session
+   * ended, a token revoked, the user deleted, a permission withdrawn, the scope or rules changed)
+   * aborts the work before its next read or entry, and the job fails with it.
+   */
   advance(bytes: number, items: number): void;
   /** Sets the totals counted before the work started. */
   measured(m: Measure): void;
@@ -55,8 +68,8 @@ export interface JobStartOptions {
 export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job] }> {
   private readonly byUser = new Map<number, Map<string, JobRecord>>();
 
-  start(owner: JobOwner, opts: JobStartOptions): JobRecord {
-    const userId = owner.id;
+  start(caller: Caller, opts: JobStartOptions): JobRecord {
+    const { userId } = caller;
     const jobs = this.byUser.get(userId) ?? new Map<string, JobRecord>();
     this.byUser.set(userId, jobs);
     const running = [...jobs.values()].filter((r) => r.job.state === 'running').length;
@@ -81,6 +94,8 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       startedAt: Date.now(),
     };
     const abort = new AbortController();
+    /** What a cancel aborts with: anything else the signal carries is a refusal of the caller. */
+    const cancelled = new Error('the job was cancelled');
     let ended!: (job: Job) => void;
     const endedPromise = new Promise<Job>((resolve) => (ended = resolve));
     const end = (state: JobState, error?: string, status?: number) => {
@@ -101,12 +116,19 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       job,
       ended: endedPromise,
       userId,
-      confinedTo: owner.confinedTo,
+      confinedTo: caller.confinedTo,
+      caller,
       signal: abort.signal,
       advance: (bytes, items) => {
         job.bytesDone += bytes;
         job.itemsDone += items;
         this.emit('progress', { ...job });
+        if (abort.signal.aborted) return;
+        try {
+          caller.now();
+        } catch (err) {
+          abort.abort(err);
+        }
       },
       measured: (m) => {
         job.bytesTotal = m.bytes;
@@ -114,7 +136,9 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
         this.emit('progress', { ...job });
       },
       finish: (error) => {
-        if (abort.signal.aborted) return end('cancelled');
+        if (abort.signal.aborted && abort.signal.reason === cancelled) return end('cancelled');
+        // A refused check of the caller ends the job with that refusal, whatever the work threw.
+        if (abort.signal.aborted) error = abort.signal.reason as unknown;
         if (error === undefined) return end('done');
         // Told as the PATCH route's plain-text answer would tell it: "409 Conflict (why)".
         const e = fromSystemError(error);
@@ -123,7 +147,7 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
         end('failed', e?.told && e.message ? `${reason} (${e.message})` : reason, status);
       },
       cancel: () => {
-        if (job.state === 'running') abort.abort();
+        if (job.state === 'running' && !abort.signal.aborted) abort.abort(cancelled);
       },
     };
     jobs.set(id, record);

@@ -16,7 +16,7 @@ import {
   type PreviewSize,
 } from './images.js';
 import { trimMemory } from '../native.js';
-import { Semaphore } from './limiter.js';
+import { FairScheduler, poolShare } from '../heavy-work.js';
 
 export type PreviewAnswer =
   /** Not an image (nor a video with ffmpeg at hand): 501. */
@@ -58,14 +58,21 @@ const TRIM_AFTER_MS = 1000;
  */
 export class PreviewService {
   readonly cache?: PreviewCache;
-  private readonly limiter: Semaphore;
+  /**
+   * Resizes at once (`processors`), given to the users with previews waiting in turn (a gallery
+   * of a thousand images never holds back another user's thumbnail), each also holding a place
+   * of the thread pool's share for heavy work (`poolShare`).
+   */
+  private readonly limiter: FairScheduler;
   private readonly inflight = new Map<string, Making>();
 
   private trimTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly options: PreviewOptions) {
     this.cache = options.cacheDir ? new PreviewCache(options.cacheDir) : undefined;
-    this.limiter = new Semaphore(Math.max(1, options.processors), () => this.trimSoon());
+    const processors = Math.max(1, options.processors);
+    this.limiter = new FairScheduler({ slots: processors, perOwner: processors, queuePerOwner: Infinity });
+    this.limiter.on('idle', () => this.trimSoon());
   }
 
   /**
@@ -78,14 +85,14 @@ export class PreviewService {
   private trimSoon(): void {
     clearTimeout(this.trimTimer);
     this.trimTimer = setTimeout(() => {
-      if (this.limiter.running === 0 && this.limiter.queued === 0) trimMemory();
+      if (this.limiter.runningCount() === 0 && this.limiter.waitingCount() === 0) trimMemory();
     }, TRIM_AFTER_MS);
     this.trimTimer.unref();
   }
 
   /** Previews being made and previews waiting for a free processor (the metrics gauges). */
   load(): { running: number; queued: number } {
-    return { running: this.limiter.running, queued: this.limiter.queued };
+    return { running: this.limiter.runningCount(), queued: this.limiter.waitingCount() };
   }
 
   /**
@@ -110,9 +117,15 @@ export class PreviewService {
   /**
    * What `GET /api/preview/{size}` answers for an opened path the caller may read. `signal` says
    * the client went away: a preview nobody waits for any more leaves the processors' queue (with
-   * the signal's reason) instead of holding its file and the requests behind it.
+   * the signal's reason) instead of holding its file and the requests behind it. `owner` is whose
+   * turn a resize takes (heavy-work.ts).
    */
-  async preview(r: Opened, size: PreviewSize, signal?: AbortSignal): Promise<PreviewAnswer> {
+  async preview(
+    r: Opened,
+    size: PreviewSize,
+    signal?: AbortSignal,
+    owner = 'server',
+  ): Promise<PreviewAnswer> {
     const node = r.node;
     if (!r.stat?.isFile() || !node) return { kind: 'none' };
     const disabled = size === 'thumb' ? this.options.disableThumbnails : this.options.disablePreviewResize;
@@ -121,11 +134,11 @@ export class PreviewService {
     );
     if (type === 'image') {
       if (disabled || !RESIZABLE.has(extensionOf(r.name).toLowerCase())) return { kind: 'original' };
-      return this.generate(node, r.real, size, signal, (input) => resizeImage(input, size));
+      return this.generate(node, r.real, size, signal, owner, (input) => resizeImage(input, size));
     }
     const ffmpeg = this.options.ffmpeg;
     if (type === 'video' && ffmpeg && !disabled) {
-      return this.generate(node, r.real, size, signal, (input, fd) =>
+      return this.generate(node, r.real, size, signal, owner, (input, fd) =>
         videoFrame(ffmpeg, { path: input, fd: isAnchored() ? fd : undefined }, size),
       );
     }
@@ -137,6 +150,7 @@ export class PreviewService {
     realPath: string,
     size: PreviewSize,
     signal: AbortSignal | undefined,
+    owner: string,
     make: (input: string, fd: number) => Promise<PreviewImage>,
   ): Promise<PreviewAnswer> {
     const fh = await openPinnedFile(node);
@@ -163,7 +177,11 @@ export class PreviewService {
           const mine: Making = { image: Promise.resolve(undefined!), wanted: 0, abort };
           // Counted before it asks for a processor: one whose client already left takes none.
           const left = this.join(mine, signal);
-          mine.image = this.limiter.run(() => make(input, fh.fd), abort.signal);
+          mine.image = this.limiter.run(
+            owner,
+            () => poolShare.run(owner, () => make(input, fh.fd), abort.signal),
+            abort.signal,
+          );
           making = mine;
           this.inflight.set(key, mine);
           // The maker reads through this request's descriptor: it waits for the end even when its

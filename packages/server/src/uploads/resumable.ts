@@ -7,17 +7,11 @@ import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
-import {
-  createEntryFile,
-  joinReal,
-  renameEntry,
-  statFileSystem,
-  unlinkEntry,
-  type Pinned,
-} from '../files/anchor.js';
+import { createEntryFile, joinReal, Pinned, statFileSystem, unlinkEntry } from '../files/anchor.js';
 import { placeOf } from '../files/ops.js';
 import { writeBody } from '../files/write-body.js';
 import type { QuotaHold } from '../files/quota.js';
+import { replaceCounted } from '../files/replace.js';
 import type { Resolved } from '../files/resolver.js';
 import { serverPaths } from '../files/private.js';
 import { stagingName } from '../files/staging-names.js';
@@ -297,18 +291,19 @@ export class ResumableUploads {
         const settings = this.ctx.store.settings.get();
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
-        const quota = this.holds.get(upload.id);
+        const quota = this.holds.get(upload.id) ?? (await access.quota.holdFor(access, landing(target)));
+        const put = (folder: Pinned, name: string) =>
+          replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, () =>
+            access.quota.beforeReplace?.(joinReal(folder.real, name)),
+          );
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
-          await replaceAtomically(ledger, upload.staging, target.linkFolder, target.name);
-          quota?.commit(upload.length);
+          await put(target.linkFolder, target.name);
           return target.entry;
         }
-        const replaced = replacedBytes(target, true);
         const place = await placeOf(target, settings.dirMode);
         try {
-          await replaceAtomically(ledger, upload.staging, place.folder, place.name);
-          quota?.commit(upload.length - replaced);
+          await put(place.folder, place.name);
           return joinReal(place.folder.real, place.name);
         } finally {
           await place.release();
@@ -410,24 +405,39 @@ export async function appendBody(
 }
 
 /**
- * Renames the staging file `from` (in the server's own folder) onto `name` of a pinned folder.
- * Across file systems (EXDEV) the bytes are first copied to a staging file beside the target, so
- * the replacement is still a single rename.
+ * Renames an upload's finished staging file (in the server's own folder) onto `name` of a pinned
+ * folder, counting against `quota` what the rename really replaced (files/replace.ts). Across
+ * file systems (EXDEV) the bytes are first copied to a staging file beside the target, so the
+ * replacement is still a single rename.
  */
 async function replaceAtomically(
   ledger: StagingLedger,
-  from: string,
+  stagingDir: string,
+  upload: PendingUpload,
   folder: Pinned,
   name: string,
+  quota: QuotaHold,
+  beforeRename: () => Promise<void> | void,
 ): Promise<void> {
+  const staged = await Pinned.folder(stagingDir);
   try {
-    await fs.rename(from, folder.child(name));
+    await replaceCounted(
+      quota,
+      staged,
+      path.basename(upload.staging),
+      folder,
+      name,
+      upload.length,
+      beforeRename,
+    );
     return;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  } finally {
+    await staged.close();
   }
   const temp = stagingName(name);
-  const mode = (await fs.stat(from)).mode & 0o7777;
+  const mode = (await fs.stat(upload.staging)).mode & 0o7777;
   const forget = ledger.note(folder, temp);
   let out: fs.FileHandle;
   try {
@@ -436,8 +446,9 @@ async function replaceAtomically(
     forget();
     throw err;
   }
+  let placed = false;
   try {
-    const input = await fs.open(from, 'r');
+    const input = await fs.open(upload.staging, 'r');
     try {
       await pipeline(
         input.createReadStream({ autoClose: false }),
@@ -448,12 +459,13 @@ async function replaceAtomically(
     }
     await out.sync();
     await out.close();
-    await renameEntry(folder, temp, folder, name);
-  } catch (err) {
-    await out.close().catch(() => undefined);
-    await unlinkEntry(folder, temp).catch(() => undefined);
-    throw err;
+    await replaceCounted(quota, folder, temp, folder, name, upload.length, beforeRename);
+    placed = true;
   } finally {
+    if (!placed) {
+      await out.close().catch(() => undefined);
+      await unlinkEntry(folder, temp).catch(() => undefined);
+    }
     forget();
   }
 }

@@ -2,8 +2,9 @@ import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import { PathParams } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { recordTakenOver } from '../../audit/http.js';
+import type { Caller } from '../../auth/caller.js';
 import type { AppContext } from '../../context.js';
-import { forbidden } from '../../errors.js';
+import { AppError, forbidden } from '../../errors.js';
 import { formatBytes } from '../../files/quota.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
@@ -11,7 +12,7 @@ import { describeResult, startProcess, succeeded, type RunningProcess } from '..
 import { CommandRefused, NOT_ALLOWED } from '../../runner/refusal.js';
 import { describeMode, runnerMode } from '../../runner/sandbox.js';
 import type { StoredUser } from '../../store/users.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { ACCOUNT_CHANGES } from '../reach.js';
 import { empty } from '../openapi/declare.js';
 
@@ -149,7 +150,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       }
       open.set(user.id, count + 1);
       try {
-        await run(socket, request, user);
+        await run(socket, request, callerOf(ctx, request, ['execute']));
       } finally {
         const left = (open.get(user.id) ?? 1) - 1;
         if (left > 0) open.set(user.id, left);
@@ -157,7 +158,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       }
     }
 
-    async function run(socket: WebSocket, request: FastifyRequest, user: StoredUser): Promise<void> {
+    async function run(socket: WebSocket, request: FastifyRequest, caller: Caller): Promise<void> {
       const line = await firstCommandLine(socket);
       if (line === undefined) return;
       const record = (status: number, outcome: string) =>
@@ -165,6 +166,18 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
           path: folderOf(request),
           detail: `${line.trim()} (${outcome})`,
         });
+      // The command line may come long after the upgrade: it runs as its caller is now, and not
+      // at all once the session or token behind the socket ended or execute was withdrawn.
+      let user: StoredUser;
+      try {
+        user = caller.now();
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        record(err.status, err.message);
+        send(socket, `Command not allowed: ${err.message}.`);
+        close(socket, CLOSE.policy);
+        return;
+      }
 
       let prepared;
       try {

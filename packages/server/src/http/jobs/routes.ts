@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { Job, JobParams, JobStart, JobStarted } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { assertMay, patchOperations } from '../../auth/policy.js';
+import { patchOperations } from '../../auth/policy.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { recordOutcome } from '../../audit/http.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { FILE_CHANGES, FILES } from '../reach.js';
 import { runTransferJob } from './run-transfer.js';
 import { inBackground } from '../../background.js';
@@ -34,21 +33,16 @@ export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPlu
         config: { reach: FILE_CHANGES, audit: false },
       },
       async (request, reply) => {
-        const user = currentUser(request);
         const body = request.body;
-        // The permissions of the same PATCH, checked before anything is opened.
-        assertMay(
-          user.perm,
-          patchOperations(body.action, body.override ?? false) ?? [],
-          request.apiToken?.cut,
-        );
-        const access = await fileAccessFor(ctx, user);
-        const record = ctx.jobs.start(user, {
+        // The permissions of the same PATCH, checked now and again as the job goes: the job keeps
+        // its caller, never the user as it is now (auth/caller.ts).
+        const caller = callerOf(ctx, request, patchOperations(body.action, body.override ?? false) ?? []);
+        const record = ctx.jobs.start(caller, {
           action: body.action,
           items: body.items,
           destination: body.destination,
         });
-        const job = runTransferJob(ctx, user, access, body, record, events, (status, draft) =>
+        const job = runTransferJob(ctx, body, record, events, (status, draft) =>
           recordOutcome(ctx, request, status, draft),
         );
         inBackground(job, (err) => ctx.log.error({ err, job: record.job.id }, 'job failed'));

@@ -1,14 +1,13 @@
 import path from 'node:path';
 import type { JobStart } from '@filebrowser/contract';
 import type { AppContext } from '../../context.js';
-import type { FileAccess } from '../../files/access.js';
+import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { joinVirtual } from '../../files/resolver.js';
 import { measure, type Measure } from '../../files/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
-import type { StoredUser } from '../../store/users.js';
 import type { AuditDraft } from '../../audit/http.js';
-import { fromSystemError } from '../../errors.js';
+import { AppError, fromSystemError } from '../../errors.js';
 import { transfer } from '../resources/transfer.js';
 
 /**
@@ -36,19 +35,22 @@ async function measureItems(access: FileAccess, req: JobStart, signal: AbortSign
  * its own name, through the PATCH route's `transfer`. Each item lands whole or not at all; a
  * cancel stops the item in progress (its partial copy removed, a move's source left whole) and
  * the items after it.
+ *
+ * The job acts as its caller is now, asked again before each item and after each file and
+ * mebibyte (`JobRecord.advance`): the user and file access of an item are derived afresh, and a
+ * refusal (session ended, token revoked, user deleted, permission withdrawn, scope or rules
+ * changed) stops it as a cancel would, the job failing with that refusal.
  */
 export async function runTransferJob(
   ctx: AppContext,
-  user: StoredUser,
-  access: FileAccess,
   req: JobStart,
   record: JobRecord,
   events: FileEvents,
   recordItem: (status: number, draft: AuditDraft) => void,
 ): Promise<void> {
-  const { signal } = record;
+  const { signal, caller } = record;
   try {
-    record.measured(await measureItems(access, req, signal));
+    record.measured(await measureItems(await fileAccessFor(ctx, caller.now()), req, signal));
     for (const item of req.items) {
       signal.throwIfAborted();
       const destination = joinVirtual(req.destination, path.posix.basename(item));
@@ -56,10 +58,11 @@ export async function runTransferJob(
       const action = req.action === 'copy' ? 'file.copy' : 'file.move';
       const detail = `job ${record.job.id}`;
       try {
+        const user = caller.now();
         const landed = await transfer(
           ctx,
           user,
-          access,
+          await fileAccessFor(ctx, user),
           {
             action: req.action,
             source: item,
@@ -73,8 +76,10 @@ export async function runTransferJob(
         );
         recordItem(200, { action, path: item, destination: landed, detail });
       } catch (err) {
-        const cancelled = signal.aborted;
-        const status = cancelled ? 499 : (fromSystemError(err)?.status ?? 500);
+        // A cancel is the client's 499; a refused check of the caller (an AppError) is its status.
+        const refusal = signal.aborted && signal.reason instanceof AppError ? signal.reason : undefined;
+        const cancelled = signal.aborted && !refusal;
+        const status = cancelled ? 499 : (fromSystemError(refusal ?? err)?.status ?? 500);
         recordItem(status, {
           action,
           path: item,

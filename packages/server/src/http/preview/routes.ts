@@ -65,7 +65,7 @@ export function previewRoutes(ctx: AppContext, previews: PreviewService): Fastif
         try {
           if (!r.stat || !r.node) throw notFound();
           const inline = queryValue(request, 'inline') === 'true';
-          const answer = await previews.preview(r, size, gone);
+          const answer = await previews.preview(r, size, gone, access.owner);
           switch (answer.kind) {
             case 'none':
               return sendStatus(reply, 501);

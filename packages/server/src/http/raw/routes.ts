@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { FILES, OPEN } from '../reach.js';
 import { downloadAnswers, empty, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -68,7 +68,7 @@ export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
           }
         }
 
-        return sendArchive(ctx, request, reply, access, base);
+        return sendArchive(ctx, request, reply, access, base, callerOf(ctx, request, ['download']));
       },
     );
   };

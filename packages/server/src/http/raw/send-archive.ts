@@ -1,7 +1,8 @@
 import { ARCHIVE_FORMATS, ARCHIVE_PROGRESS_QUERY, JOB_ID_PATTERN } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { whileAllowed, type Caller } from '../../auth/caller.js';
 import type { AppContext } from '../../context.js';
-import { badRequest } from '../../errors.js';
+import { badRequest, unauthorized } from '../../errors.js';
 import type { FileAccess } from '../../files/access.js';
 import {
   archiveFormatOf,
@@ -13,7 +14,7 @@ import {
 import { measure, type Measure } from '../../files/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
 import { clientGone, onResponseClosed } from '../client-gone.js';
-import { currentUser } from '../guards.js';
+import { heavyTurn } from '../heavy.js';
 import { queryValue } from '../resources/request-path.js';
 import { contentDisposition, fileSecurityHeaders } from './send-file.js';
 import { inBackground } from '../../background.js';
@@ -59,6 +60,8 @@ export async function sendArchive(
   reply: FastifyReply,
   access: FileAccess,
   base: string,
+  /** Who asks (signed-in downloads): asked again before every member. A public share has none. */
+  caller?: Caller,
 ): Promise<FastifyReply> {
   const format = archiveFormatOf(queryValue(request, 'algo'));
   const paths = parseFilesParam(base, queryValue(request, 'files'));
@@ -73,10 +76,15 @@ export async function sendArchive(
   const responseClosed = new Promise<void>((resolve) => (closed = resolve));
   onResponseClosed(reply.raw, () => closed());
   const gone = clientGone(reply);
+  // An archive reads and compresses a whole tree: heavy work, in its user's turn (http/heavy.ts).
+  await heavyTurn(ctx, request, reply);
   const plan = await planArchive(access, paths, ctx.log);
+  // Each member is read only while the caller may still download it (auth/caller.ts).
+  const members = caller ? whileAllowed(plan.entries, caller) : plan.entries;
   let record: JobRecord | undefined;
   if (progressId !== undefined) {
-    record = ctx.jobs.start(currentUser(request), {
+    if (!caller) throw unauthorized('only a signed-in download can be followed as a job');
+    record = ctx.jobs.start(caller, {
       id: progressId,
       action: 'archive',
       items: paths,
@@ -89,7 +97,7 @@ export async function sendArchive(
       throw err;
     }
   }
-  const archive = archiveStream(format, record ? counted(plan.entries, record) : plan.entries);
+  const archive = archiveStream(format, record ? counted(members, record) : members);
   let produced = false;
   archive.stream.once('end', () => (produced = true));
   const responseEnded = responseClosed.then(() => {

@@ -33,6 +33,7 @@ import { fileSafetyHeaders } from '../file-safety.js';
 import { declaredLength } from '../content-length.js';
 import { clientGone } from '../client-gone.js';
 import { currentUser } from '../guards.js';
+import { heavyTurn, isBigFolder } from '../heavy.js';
 import { FILE_CHANGES, FILES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine, TO_FOLDER } from '../openapi/declare.js';
 import { notify } from '../notify.js';
@@ -83,6 +84,8 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
     const access = await accessOf(request);
     const r = await access.open(requestPath(request));
     try {
+      // A big folder's listing waits for its user's turn of heavy work (http/heavy.ts).
+      if (r.stat && isBigFolder(r.stat)) await heavyTurn(ctx, request, reply);
       return await answerResource(request, reply, access, r);
     } finally {
       await r.close();
@@ -189,6 +192,8 @@ export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): Fasti
         const root = await access.resolve(requestPath(request), { rules: false });
         if (!root.stat) throw notFound();
         if (!root.stat.isDirectory()) throw badRequest('path is not a directory');
+        // A walk of a whole tree is heavy work, whatever the size of its first folder.
+        await heavyTurn(ctx, request, reply);
         reply.type('application/json; charset=utf-8');
         return reply.send(Readable.from(jsonArrayStream(walkFrom(access, root.virtual, gone))));
       },

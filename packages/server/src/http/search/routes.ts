@@ -1,11 +1,13 @@
 import { MEDIA, PathParams, SearchHit, SearchQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
+import { whileAllowed } from '../../auth/caller.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
 import { clientGone } from '../client-gone.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
+import { heavyTurn } from '../heavy.js';
 import { FILES, OPEN } from '../reach.js';
 import { text, TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
@@ -39,13 +41,20 @@ export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const gone = clientGone(reply);
+        const caller = callerOf(ctx, request);
         const access = await fileAccessFor(ctx, currentUser(request));
         // The search root is confined but not rule-checked (contract 7); what it finds is.
         const root = await access.resolve(requestPath(request), { rules: false });
         if (!root.stat) throw notFound();
+        // A search walks a whole tree: heavy work, in its user's turn (http/heavy.ts).
+        await heavyTurn(ctx, request, reply);
         const query = queryValue(request, 'query') ?? '';
+        // Each hit goes out only while the caller may still search (auth/caller.ts).
         const hits = root.stat.isDirectory()
-          ? searchTree(access, root.virtual, query, { signal: gone, dev: root.stat.dev })
+          ? whileAllowed(
+              searchTree(access, root.virtual, query, { signal: gone, dev: root.stat.dev }),
+              caller,
+            )
           : (async function* () {})();
         const body = jsonLines(hits, {
           keepAliveMs: KEEP_ALIVE_MS,

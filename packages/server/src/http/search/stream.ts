@@ -1,12 +1,17 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { inBackground } from '../../background.js';
+import { AppError } from '../../errors.js';
+import { statusText } from '../replies.js';
 
 export interface JsonLinesOptions {
   /** An empty line goes out after this long without output, so proxies keep the connection. */
   keepAliveMs: number;
   /** Stops the producer: the client went away. */
   signal: AbortSignal;
-  /** Called when producing fails after the answer started (the text of a 500 is appended). */
+  /**
+   * Called when producing fails after the answer started: the status line of a refusal is
+   * appended (`401 Unauthorized (why)`), or that of a 500.
+   */
   onError: (err: unknown) => void;
   /** Later items are sent in batches of about this many bytes or this many milliseconds. */
   batchBytes?: number;
@@ -75,7 +80,10 @@ export function jsonLines<T>(items: AsyncIterable<T>, opts: JsonLinesOptions): R
       if (!signal.aborted) await flush();
     } catch (err) {
       opts.onError(err);
-      if (!out.destroyed) out.write('500 Internal Server Error\n');
+      // A refusal says why (the caller's session ended, say); anything else is the plain 500.
+      const refused = err instanceof AppError && err.status < 500 ? err : undefined;
+      if (!out.destroyed)
+        out.write(refused ? statusText(refused.status, refused.message) : '500 Internal Server Error\n');
     } finally {
       stop();
       signal.removeEventListener('abort', stop);

@@ -111,6 +111,52 @@ describe('renderMarkdown', () => {
     const host = render(`![own](${own})`);
     expect(host.querySelector('img')?.getAttribute('src')).toBe(own);
   });
+
+  it('keeps a path from the root only when the browser resolves it to this origin', () => {
+    const host = render(
+      [
+        '<img src="/static/logo.png" alt="own">',
+        // Browsers read a backslash as a slash: these are //evil.example/… to them.
+        '<img src="/\\evil.example/x.png" alt="backslash">',
+        '![md](/\\evil.example/y.png)',
+        '<img src="/&#9;/evil.example/tab.png" alt="tab">',
+        '<img src="\\\\evil.example/z.png" alt="two backslashes">',
+        '<img src=" //evil.example/space.png" alt="space">',
+      ].join(' '),
+    );
+    const sources = [...host.querySelectorAll('img')].map((image) => image.getAttribute('src'));
+    // Whatever is kept, the browser fetches it from this origin.
+    for (const src of sources) {
+      if (src !== null) expect(new URL(src, window.location.href).origin).toBe(window.location.origin);
+    }
+    expect(sources[0]).toBe(`${window.location.origin}/static/logo.png`);
+    expect([sources[1], sources[3]]).toEqual([null, null]);
+    // markdown-it escapes the backslash of a Markdown image: a path on this server.
+    expect(sources[2]).toBe(`${window.location.origin}/%5Cevil.example/y.png`);
+  });
+
+  it('loads no media, poster or background from another host', () => {
+    const host = render(
+      [
+        '<video src="https://evil.example/v.mp4" poster="/\\evil.example/p.png"></video>',
+        '<audio src="//evil.example/a.mp3"></audio>',
+        '<video><source src="https://evil.example/s.mp4"><track src="/\\evil.example/t.vtt"></video>',
+        '<picture><source srcset="https://evil.example/p.avif"><img src="pics/a.png" alt="a"></picture>',
+        '<table background="https://evil.example/bg.png"><tr><td>x</td></tr></table>',
+      ].join('\n'),
+    );
+    expect(host.innerHTML).not.toContain('evil.example');
+    // What is beside the file still loads.
+    expect(host.querySelector('img')?.getAttribute('src')).toBe('/api/raw/docs/pics/a.png?inline=true');
+  });
+
+  it('treats a link written /\\host as a link to another site: a new tab without opener or referrer', () => {
+    const host = render('[x](/\\evil.example/page) <a href="/\\evil.example/other">y</a>');
+    for (const link of host.querySelectorAll('a')) {
+      expect(link.getAttribute('target')).toBe('_blank');
+      expect(link.getAttribute('rel')).toBe('noopener noreferrer');
+    }
+  });
 });
 
 describe('isMarkdownName', () => {

@@ -42,34 +42,67 @@ function isDataImage(src: string): boolean {
 }
 
 function hasScheme(url: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:/i.test(url) || url.startsWith('//');
+  return /^[a-z][a-z0-9+.-]*:/i.test(url);
 }
 
 /**
- * Images load only from this server: a remote image would tell its host who read the file and
- * when. A relative path is a file beside the Markdown file, fetched through the raw endpoint.
+ * `url` as the browser's URL parser reads it: without the spaces and control characters around
+ * it, and without tabs and newlines anywhere (`/<tab>/host` is `//host` to a browser).
  */
-function safeImageSource(src: string): string | null {
-  if (isDataImage(src)) return src;
-  if (!hasScheme(src)) {
-    if (src.startsWith('/')) return src;
-    const relative = src.split(/[?#]/)[0] ?? '';
-    if (!relative) return null;
-    try {
-      // URL resolution settles "./" and "../" (never above the root) and the percent-encoding.
-      const resolved = new URL(relative, `http://files${encodePath(currentFolder)}`);
-      return inlineURL(decodeURIComponent(resolved.pathname));
-    } catch {
-      return null;
-    }
-  }
+function asParsed(url: string): string {
+  let start = 0;
+  let end = url.length;
+  while (start < end && url.charCodeAt(start) <= 0x20) start++;
+  while (end > start && url.charCodeAt(end - 1) <= 0x20) end--;
+  return url.slice(start, end).replace(/[\t\n\r]/g, '');
+}
+
+/**
+ * The URL the browser would fetch for `url` on this page, when that is on this page's origin
+ * (null otherwise).
+ * Resolved by the URL parser itself, as the browser will: `/\\host/x` (a backslash is a slash to
+ * it) or `//host/x` leave the origin though they start with a slash.
+ */
+function onThisOrigin(url: string): string | null {
   try {
-    const url = new URL(src, window.location.href);
-    return url.origin === window.location.origin ? url.href : null;
+    const resolved = new URL(url, window.location.href);
+    return resolved.origin === window.location.origin ? resolved.href : null;
   } catch {
     return null;
   }
 }
+
+/** A path relative to the Markdown file (`pics/a.png`, `../logo.png`), as the raw endpoint's URL. */
+function besideFile(relative: string): string | null {
+  const path = relative.split(/[?#]/)[0] ?? '';
+  if (!path) return null;
+  try {
+    // URL resolution settles "./" and "../" (never above the root) and the percent-encoding.
+    const resolved = new URL(path, `http://files${encodePath(currentFolder)}`);
+    return inlineURL(decodeURIComponent(resolved.pathname));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What an element may load (an image, a video, its poster, a background): only from this server,
+ * since a remote one would tell its host who read the file and when. A path relative to the file
+ * is the file beside it, fetched through the raw endpoint; inline `data:` images stay. Whatever
+ * is kept has been resolved to this origin by the URL parser, the check made last on every way.
+ */
+function safeSource(src: string): string | null {
+  if (isDataImage(src)) return src;
+  const url = asParsed(src);
+  if (hasScheme(url) || url.startsWith('/') || url.startsWith('\\')) return onThisOrigin(url);
+  const raw = besideFile(url);
+  return raw !== null && onThisOrigin(raw) !== null ? raw : null;
+}
+
+/** Attributes with which an element loads something by itself: kept only from this origin. */
+const LOADING_ATTRIBUTES = ['src', 'poster', 'background'];
+/** Lists of sources (`srcset`) and pings to send on a click: dropped, `src` is enough. */
+const DROPPED_ATTRIBUTES = ['srcset', 'ping'];
 
 function getPurifier(): ReturnType<typeof DOMPurify> {
   if (purifier) return purifier;
@@ -83,13 +116,14 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
       node.setAttribute('target', '_blank');
       node.setAttribute('rel', 'noopener noreferrer');
     }
-    if (node.tagName === 'IMG') {
-      const src = node.getAttribute('src');
-      const safe = src === null ? null : safeImageSource(src);
-      if (safe === null) node.removeAttribute('src');
-      else node.setAttribute('src', safe);
-      node.removeAttribute('srcset');
+    for (const name of LOADING_ATTRIBUTES) {
+      const value = node.getAttribute(name);
+      if (value === null) continue;
+      const safe = safeSource(value);
+      if (safe === null) node.removeAttribute(name);
+      else node.setAttribute(name, safe);
     }
+    for (const name of DROPPED_ATTRIBUTES) node.removeAttribute(name);
   });
   purifier = instance;
   return instance;
@@ -98,7 +132,8 @@ function getPurifier(): ReturnType<typeof DOMPurify> {
 /**
  * Markdown as HTML that is safe to put in the page: no scripts, no event handlers, no
  * javascript: (or other script) links, no frames, forms or styles, links opening in a new tab
- * without an opener, and images only from this server or inline data.
+ * without an opener, and images, media, posters and backgrounds only from this server (or inline
+ * data images).
  */
 export function renderMarkdown(source: string, filePath: string): string {
   const html = markdown.render(source);

@@ -1,0 +1,78 @@
+import type { AppContext } from '../context.js';
+import { forbidden } from '../errors.js';
+import { accessTerms, type Confinement } from '../files/access.js';
+import type { StoredUser } from '../store/users.js';
+import { currentApiTokenGrant, type ApiTokenGrant } from './api-tokens.js';
+
+/**
+ * Who made a request, kept so that it can be asked again. Work that outlives its request (a copy
+ * or move job, an archive download, a search stream) does not keep the user the guard found:
+ * between two items it asks the caller again, through the checks the guard makes for every
+ * request, and stops as a new request would be refused. A session ended (logout, a password,
+ * permission or scope change), an API token revoked or expired, a deleted user, a permission
+ * withdrawn: the next check throws the refusal.
+ */
+export interface Caller {
+  readonly userId: number;
+  /** The folder an API token limited to one confines the caller to (it never changes). */
+  readonly confinedTo: string | undefined;
+  /**
+   * The user as the caller may act now (an API token's cut permissions and folder included).
+   * Throws 401 when the session or token behind it ended or the user is gone, 403 when what the
+   * work needs is no longer allowed, or when the user's scope or rules changed since it started:
+   * its paths were given in that scope and its checks made with those rules.
+   */
+  now(): StoredUser & Confinement;
+}
+
+/** How a request proved who it is: what the caller is derived from again. */
+export type Credential =
+  | { kind: 'session'; sessionId: string; userId: number }
+  | { kind: 'apiToken'; tokenId: string; userId: number; confinedTo: string | undefined };
+
+/**
+ * A caller for `credential`. `permit` is the guard's own permission check of the request
+ * (`permit` in http/guards.ts), run again on the user as they are now.
+ */
+export function callerFrom(
+  ctx: AppContext,
+  credential: Credential,
+  permit: (user: StoredUser, grant: ApiTokenGrant | undefined) => void,
+): Caller {
+  let sessionId = credential.kind === 'session' ? credential.sessionId : '';
+  let terms: string | undefined;
+  const derive = (): { user: StoredUser & Confinement; grant?: ApiTokenGrant } => {
+    if (credential.kind === 'apiToken') {
+      const grant = currentApiTokenGrant(ctx, credential.tokenId);
+      return { user: grant.user, grant };
+    }
+    const current = ctx.auth.currentSession(sessionId, credential.userId);
+    // A renewal carries the work over: it follows the session the client now holds.
+    sessionId = current.sessionId;
+    return { user: current.user };
+  };
+  return {
+    userId: credential.userId,
+    confinedTo: credential.kind === 'apiToken' ? credential.confinedTo : undefined,
+    now() {
+      const { user, grant } = derive();
+      permit(user, grant);
+      const now = accessTerms(ctx, user);
+      terms ??= now;
+      if (now !== terms) throw forbidden('the user’s scope or rules changed since it started');
+      return user;
+    },
+  };
+}
+
+/**
+ * `items` for as long as `caller` may still have them: asked again before each one, so that a
+ * stream outliving its request (an archive's members, a search's hits) stops as a new request
+ * would be refused, with that refusal as its error.
+ */
+export async function* whileAllowed<T>(items: AsyncIterable<T>, caller: Caller): AsyncGenerator<T> {
+  for await (const item of items) {
+    caller.now();
+    yield item;
+  }
+}
