@@ -55,9 +55,6 @@ export function bearerFrom(request: FastifyRequest): string | undefined {
 
 const RENEW_WITHIN_SECONDS = 3600;
 
-/** Methods that change nothing: all a read-only API token may use. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
 /**
  * The one place a request is authenticated: a personal API token when it brings one, else the
  * session token. With an API token, `request.user` is the user as the token lets them act (see
@@ -160,10 +157,9 @@ function guardFor(ctx: AppContext, route: RouteDeclaration & { reach: RouteReach
     }
     const ops = typeof needs === 'function' ? needs(request) : typeof needs === 'string' ? [needs] : needs;
     if (route.refuseWith202 && ops && !ops.every((op) => may(user.perm, op))) {
-      if (grant?.token.readOnly && !SAFE_METHODS.has(request.method)) throw forbidden(grant.cut.reason);
       return sendStatus(reply, 202);
     }
-    permit(user, grant, request.method, ops ?? []);
+    permit(user, grant, ops ?? []);
   };
   return guard;
 }
@@ -204,15 +200,9 @@ export function guardRoute(ctx: AppContext, route: RouteOptions): void {
  * with a token's cut. Made by the guard for every request, and again by callers of work that
  * outlives its request (`callerOf`).
  */
-function permit(
-  user: StoredUser,
-  grant: ApiTokenGrant | undefined,
-  method: string,
-  ops: readonly Operation[],
-): void {
-  // The cut permissions already refuse every operation that writes; this also covers the
-  // routes that declare none (a user's own account, deleting a link).
-  if (grant?.token.readOnly && !SAFE_METHODS.has(method)) throw forbidden(grant.cut.reason);
+function permit(user: StoredUser, grant: ApiTokenGrant | undefined, ops: readonly Operation[]): void {
+  // What a kind of token may reach at all is the route's declared reach (`tokenRefusal`, made
+  // before this by the guard; a token's kind never changes): here, what the operation needs.
   if (ops.length > 0) assertMay(user.perm, ops, grant?.cut);
 }
 
@@ -228,7 +218,7 @@ export function callerOf(ctx: AppContext, request: FastifyRequest, needs: readon
   const credential: Credential = grant
     ? { kind: 'apiToken', tokenId: grant.token.id, userId: user.id, confinedTo: user.confinedTo }
     : { kind: 'session', sessionId: currentAuth(request).sessionId, userId: user.id };
-  const caller = callerFrom(ctx, credential, (now, nowGrant) => permit(now, nowGrant, request.method, needs));
+  const caller = callerFrom(ctx, credential, (now, nowGrant) => permit(now, nowGrant, needs));
   caller.now();
   return caller;
 }
