@@ -1,3 +1,5 @@
+import { optionIn, toolEntry, type OptionSet } from './option-words.js';
+
 /**
  * Options that make a tool reach files its arguments do not name: by creating a symbolic link
  * (whose target is resolved from the link's own folder, not from the working folder where the
@@ -8,13 +10,8 @@
  * "runs other commands" rule: `unsafeCommands` does not lift them.
  */
 
-interface PathOptionRule {
-  /** Short option letters refused anywhere in a cluster (`-s`, `-sf`, `-fs`). */
-  letters?: string;
-  /** GNU long options refused, with getopt's abbreviations (`--sym` is `--symbolic`). */
-  long?: readonly string[];
-  /** Whole words refused (find's expression and leading options, which are not clusters). */
-  words?: RegExp;
+/** The options refused (find's expression and leading options are words, not clusters). */
+interface PathOptionRule extends OptionSet {
   /** Ends "… is refused because it …". */
   why: string;
 }
@@ -95,26 +92,7 @@ const RULES: Readonly<Record<string, readonly PathOptionRule[]>> = {
 };
 
 function rulesOf(name: string): readonly PathOptionRule[] {
-  // GNU tools installed beside BSD ones carry a `g` prefix (gcp, gfind, ggrep).
-  return RULES[name] ?? (name.startsWith('g') ? (RULES[name.slice(1)] ?? []) : []);
-}
-
-/** The refused option in `word` under `rule`, as the user wrote it, or undefined. */
-function refusedIn(word: string, rule: PathOptionRule): string | undefined {
-  if (rule.words?.test(word)) return word;
-  if (word.startsWith('--')) {
-    const given = word.slice(2).split('=')[0] as string;
-    if (given === '') return undefined;
-    const hit = rule.long?.find((option) => option.startsWith(given));
-    return hit === undefined ? undefined : `--${hit}`;
-  }
-  if (word.startsWith('-') && rule.letters) {
-    // Every letter of a cluster may be an option; a letter that is really the argument of an
-    // earlier option (`-eR`) is refused too, which errs on the safe side.
-    const letter = [...word.slice(1)].find((c) => rule.letters!.includes(c));
-    return letter === undefined ? undefined : `-${letter}`;
-  }
-  return undefined;
+  return toolEntry(name, (n) => RULES[n]) ?? [];
 }
 
 /**
@@ -126,7 +104,7 @@ export function deniedPathOption(names: readonly string[], args: readonly string
   for (const name of new Set(names)) {
     for (const rule of rulesOf(name)) {
       for (const arg of args) {
-        const option = refusedIn(arg, rule);
+        const option = optionIn(arg, rule);
         if (option !== undefined) return `${name} ${option} ${rule.why}`;
       }
     }

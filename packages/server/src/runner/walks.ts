@@ -1,3 +1,5 @@
+import { optionIn, toolEntry, type OptionSet } from './option-words.js';
+
 /**
  * Commands that walk folders, or name the files they write: what a walk enters and what such a
  * tool creates are not among the arguments the runner checks.
@@ -11,15 +13,10 @@
  * Like path-options.ts this is part of the scope confinement: `unsafeCommands` does not lift it.
  */
 
-interface WalkRule {
+/** The options that make a tool walk (grep's `-r`, `--recursive`, `-d recurse`). */
+interface WalkRule extends OptionSet {
   /** The tool walks whatever folder it is given, whatever its options. */
   always?: true;
-  /** Short option letters that make it walk, anywhere in a cluster (`-r`, `-rn`). */
-  letters?: string;
-  /** GNU long options that make it walk, with getopt's abbreviations. */
-  long?: readonly string[];
-  /** Whole words that make it walk (grep's `-d recurse`, `--directories=recurse`). */
-  words?: RegExp;
 }
 
 const ALWAYS: WalkRule = { always: true };
@@ -137,28 +134,6 @@ const NAME_MAKERS = new Set([
   'patch',
 ]);
 
-/** What `find` says of a tool; GNU tools installed beside BSD ones carry a `g` prefix (gcp, gfind). */
-function entryOf<T>(name: string, find: (n: string) => T | undefined): T | undefined {
-  return find(name) ?? (name.startsWith('g') ? find(name.slice(1)) : undefined);
-}
-
-/** The walking option in `word`, as the user wrote it, or undefined. */
-function walkingOption(word: string, rule: WalkRule): string | undefined {
-  if (rule.words?.test(word)) return word;
-  if (word.startsWith('--')) {
-    const given = word.slice(2).split('=')[0] as string;
-    if (given === '') return undefined;
-    const hit = rule.long?.find((option) => option.startsWith(given));
-    return hit === undefined ? undefined : `--${hit}`;
-  }
-  if (word.startsWith('-') && rule.letters) {
-    // As in path-options.ts, a letter that is really an option's argument (`-eR`) counts too.
-    const letter = [...word.slice(1)].find((c) => rule.letters!.includes(c));
-    return letter === undefined ? undefined : `-${letter}`;
-  }
-  return undefined;
-}
-
 /**
  * How the program `names` (the name typed and the real name of the program) would reach files its
  * arguments do not name with `args` ("du walks folders", "grep -r walks folders", "split names
@@ -166,13 +141,13 @@ function walkingOption(word: string, rule: WalkRule): string | undefined {
  */
 export function walkOf(names: readonly string[], args: readonly string[]): string | undefined {
   for (const name of new Set(names)) {
-    const rule = entryOf(name, (n) => RULES[n]);
+    const rule = toolEntry(name, (n) => RULES[n]);
     if (rule?.always) return `${name} walks folders`;
     for (const arg of rule ? args : []) {
-      const option = walkingOption(arg, rule!);
+      const option = optionIn(arg, rule!);
       if (option !== undefined) return `${name} ${option} walks folders`;
     }
-    if (entryOf(name, (n) => (NAME_MAKERS.has(n) ? n : undefined))) {
+    if (toolEntry(name, (n) => (NAME_MAKERS.has(n) ? n : undefined))) {
       return `${name} names the files it writes itself`;
     }
   }
