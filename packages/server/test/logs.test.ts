@@ -233,6 +233,15 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
   it('matches failed logins with the client address, and nothing else', async () => {
     const { t, lines, from } = await appWithLog(format);
     const regexes = failregexes(filterFromDoc()).map((r) => new RegExp(r.replace('<HOST>', F2B_HOST)));
+    fs.writeFileSync(path.join(t.root, 'shared.txt'), 'behind a password');
+    const shared = await t.request(t.adminToken, {
+      method: 'POST',
+      url: '/api/share/shared.txt',
+      payload: { password: 'the-right-one' },
+    });
+    expect(shared.statusCode, shared.body).toBe(200);
+    const shareHash = (shared.json() as { hash: string }).hash;
+    lines.length = 0;
     await failedLogin(from, 'bob');
     await failedLogin(from, 'evil" from 198.51.100.7');
     await failedLogin(from, '","address":"198.51.100.8');
@@ -257,8 +266,14 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
         url: '/api/resources/',
         headers: { authorization: `Bearer ${wrongToken}` },
       }),
+      // A share link's password is a credential too: guesses of it are banned like the others.
+      await from({
+        method: 'GET',
+        url: `/api/public/share/${shareHash}`,
+        headers: { 'x-share-password': 'a-guess' },
+      }),
     ];
-    expect(refused.map((r) => r.statusCode)).toEqual([401, 401, 401]);
+    expect(refused.map((r) => r.statusCode)).toEqual([401, 401, 401, 401]);
     await from({
       method: 'POST',
       url: '/api/login',
@@ -269,7 +284,7 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
     await from({ method: 'GET', url: '/login%20failed%20for%20user%20%22x%22%20from%20198.51.100.9' });
 
     const failed = lines.filter((l) => l.includes('login_failed') || / WARN .*login failed/.test(l));
-    expect(failed).toHaveLength(6);
+    expect(failed).toHaveLength(7);
     for (const line of failed) expect(bannedHost(regexes, line), line).toBe(CLIENT);
     for (const line of lines.filter((l) => !failed.includes(l))) {
       expect(bannedHost(regexes, line), line).toBeUndefined();
@@ -286,7 +301,7 @@ describe.each(['text', 'json'] as const)('the fail2ban filter on the %s log', (f
         ['-o', 'ip', path.join(dir, 'fb.log'), path.join(dir, 'filebrowser.conf')],
         { encoding: 'utf8' },
       );
-      expect(banned.trim().split('\n')).toEqual(Array(6).fill(CLIENT));
+      expect(banned.trim().split('\n')).toEqual(Array(7).fill(CLIENT));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -47,6 +47,8 @@ export type Outcome =
   | 'quota-limit'
   /** Stopped by the caller (the client went away). */
   | 'stopped'
+  /** Stopped because the one who started it may no longer run it (session ended, token revoked…). */
+  | 'revoked'
   | 'start-failed';
 
 export interface ProcessResult {
@@ -59,8 +61,8 @@ export interface ProcessResult {
 
 export interface RunningProcess {
   readonly pid: number | undefined;
-  /** Kills the whole process group; `done` then resolves with outcome "stopped". */
-  stop(): void;
+  /** Kills the whole process group; `done` then resolves with outcome `why` ("stopped"). */
+  stop(why?: 'stopped' | 'revoked'): void;
   readonly done: Promise<ProcessResult>;
 }
 
@@ -94,6 +96,8 @@ export function describeResult(
       return 'quota passed';
     case 'stopped':
       return 'stopped';
+    case 'revoked':
+      return 'stopped: access withdrawn';
     case 'start-failed':
       return 'could not start';
   }
@@ -280,7 +284,7 @@ export function startProcess(
 
   return {
     pid: child.pid,
-    stop: () => terminate('stopped'),
+    stop: (why = 'stopped') => terminate(why),
     done,
   };
 }

@@ -36,6 +36,8 @@ export interface PublicRequest {
   password?: string;
   /** The client address, for throttling password guesses. */
   ip: string;
+  /** Told of a wrong password (the same record and log line as a failed sign-in). */
+  onWrongPassword?: () => void;
 }
 
 /** Query-style unescaping (`+` is a space), as File Browser's url.QueryUnescape. */
@@ -110,7 +112,10 @@ export class PublicShares {
     if (!password) throw unauthorized('this link is protected by a password');
     // Counted before the check: parallel guesses cannot outrun the limit.
     const attempt = this.throttle.reserve(req.ip, share.hash);
-    if (!(await checkPassword(password, share.passwordHash))) throw unauthorized('wrong password');
+    if (!(await checkPassword(password, share.passwordHash))) {
+      req.onWrongPassword?.();
+      throw unauthorized('wrong password');
+    }
     attempt.succeeded();
     return shareAccessToken(grants, share);
   }

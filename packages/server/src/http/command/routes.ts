@@ -112,6 +112,38 @@ function firstCommandLine(socket: WebSocket): Promise<string | undefined> {
   });
 }
 
+/** How often a running command asks again whether its caller may still run it. */
+const CALLER_RECHECK_MS = 1000;
+
+/**
+ * Stops `proc` once `caller` may no longer run it (the session ended, the token was revoked, the
+ * user was deleted or lost *execute*, the scope or rules changed): a command keeps no right past
+ * the moment it is withdrawn, however long it runs and whether it prints or not. Answers why it
+ * was stopped, and the function that ends the watch.
+ */
+function watchCaller(
+  caller: Caller,
+  proc: RunningProcess,
+  request: FastifyRequest,
+): { reason: () => string; end: () => void } {
+  let reason = 'access withdrawn';
+  const timer = setInterval(() => {
+    try {
+      caller.now();
+    } catch (err) {
+      if (!(err instanceof AppError)) {
+        request.log.warn({ err }, 'could not check again who runs a command');
+        return;
+      }
+      reason = err.message;
+      clearInterval(timer);
+      proc.stop('revoked');
+    }
+  }, CALLER_RECHECK_MS);
+  timer.unref();
+  return { reason: () => reason, end: () => clearInterval(timer) };
+}
+
 /**
  * `GET /api/command{path}` upgraded to a websocket (contract 12, issue 6). The user is authenticated
  * and the origin checked before the upgrade (401, 403); permission is checked before any message is
@@ -217,17 +249,23 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
       const stop = () => proc.stop();
       socket.once('close', stop);
       if (socket.readyState !== socket.OPEN) stop();
+      const withdrawn = watchCaller(caller, proc, request);
       // The child is in its working folder once spawn returns: the pin has done its work.
       await prepared.release();
       // Resolves once the quota counts were walked again (what a command writes is not seen
       // byte by byte) and the room lent to it is free: see prepareCommand.
       const result = await proc.done;
       socket.off('close', stop);
+      withdrawn.end();
 
       const what = describeResult(result, prepared);
-      record(succeeded(result) ? 200 : 500, what);
+      record(succeeded(result) ? 200 : result.outcome === 'revoked' ? 403 : 500, what);
       if (succeeded(result)) return close(socket, CLOSE.normal, what);
       if (result.outcome === 'stopped') return;
+      if (result.outcome === 'revoked') {
+        send(socket, `Command stopped: ${withdrawn.reason()}.`);
+        return close(socket, CLOSE.policy, what);
+      }
       if (result.outcome === 'time-limit' || result.outcome === 'output-limit') {
         send(socket, `Command stopped: ${what}.`);
       } else if (result.outcome === 'quota-limit') {

@@ -1,7 +1,7 @@
 import { FileInfo, MEDIA, PathParams, PublicShareQuery, SHARE_PASSWORD_HEADER } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
-import type { AuditDeclaration } from '../../audit/http.js';
+import { credentialRefused, type AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
@@ -43,6 +43,8 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
       token: queryValue(request, 'token'),
       password: headerValue(request, SHARE_PASSWORD_HEADER.toLowerCase()),
       ip: request.ip,
+      onWrongPassword: () =>
+        credentialRefused(ctx, request, { username: `share:${hash}`, status: 401, via: 'share password' }),
     });
     return { opened, subpath };
   };
