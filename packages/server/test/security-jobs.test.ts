@@ -261,3 +261,72 @@ describe('an archive download followed as a job', () => {
     expect(job.bytesDone).toBeLessThan(job.bytesTotal);
   });
 });
+
+describe('a share link’s archive', () => {
+  let port: number;
+  beforeEach(async () => {
+    if (!t.app.server.listening) await t.app.listen({ host: '127.0.0.1', port: 0 });
+    port = (t.app.server.address() as AddressInfo).port;
+  });
+
+  /**
+   * Downloads the link's archive, reading until the first bytes came, then pausing (the server
+   * waits on the socket meanwhile, mid-way through the first member) while `act` changes things;
+   * answers whether the download was complete and how many bytes came.
+   */
+  const download = (hash: string, act: () => Promise<void>) =>
+    new Promise<{ complete: boolean; bytes: number }>((resolve, reject) => {
+      let bytes = 0;
+      let acted = false;
+      const req = http.get({ port, host: '127.0.0.1', path: `/api/public/dl/${hash}?algo=tar` }, (res) => {
+        expect(res.statusCode).toBe(200);
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (acted) return;
+          acted = true;
+          res.pause();
+          act().then(() => res.resume(), reject);
+        });
+        res.once('close', () => resolve({ complete: res.complete, bytes }));
+        res.once('error', () => resolve({ complete: false, bytes }));
+      });
+      req.on('error', () => resolve({ complete: false, bytes }));
+    });
+
+  const shareOfSrc = async (): Promise<string> => {
+    const who = await setUp('session');
+    for (const name of ['a.bin', 'b.bin', 'c.bin']) {
+      await fs.writeFile(home('src', name), Buffer.alloc(16 * 1024 * 1024, 2));
+    }
+    const made = await t.req(who.headers['x-auth']!, { method: 'POST', url: '/api/share/src/', payload: {} });
+    expect(made.statusCode, made.body).toBe(200);
+    return (made.json() as { hash: string }).hash;
+  };
+  const total = 3 * 16 * 1024 * 1024 + ITEMS * 4096;
+
+  it('is whole while nothing changes (control)', async () => {
+    const hash = await shareOfSrc();
+    const got = await download(hash, async () => undefined);
+    expect(got.complete).toBe(true);
+    expect(got.bytes).toBeGreaterThan(total);
+  });
+
+  it('is cut before its next member once the link is deleted', async () => {
+    const hash = await shareOfSrc();
+    const got = await download(hash, async () => {
+      t.ctx.store.shares.delete(hash);
+    });
+    expect(got.complete).toBe(false);
+    expect(got.bytes).toBeLessThan(total);
+  });
+
+  it('is cut before its next member once the owner may no longer share', async () => {
+    const hash = await shareOfSrc();
+    const got = await download(hash, async () => {
+      const ann = t.ctx.store.users.getByUsername('ann')!;
+      t.ctx.store.users.update({ ...ann, perm: { ...ann.perm, share: false } });
+    });
+    expect(got.complete).toBe(false);
+    expect(got.bytes).toBeLessThan(total);
+  });
+});

@@ -1,10 +1,11 @@
 import type { FileInfo, Sorting } from '@filebrowser/contract';
+import type { Caller } from '../auth/caller.js';
 import { checkPassword } from '../auth/passwords.js';
 import { may } from '../auth/policy.js';
 import { GuessThrottle } from '../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
-import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { accessTerms, fileAccessFor, type FileAccess } from '../files/access.js';
 import { fileInfo } from '../files/info.js';
 import { canonicalise, type Opened } from '../files/resolver.js';
 import type { StoredShare } from '../store/shares.js';
@@ -99,6 +100,39 @@ export class PublicShares {
       await target.close();
       throw err;
     }
+  }
+
+  /**
+   * The visitor of an opened link as a caller, for work that outlives the check of its request
+   * (an archive read member by member): it acts as the link's owner for as long as the link is
+   * there unchanged (same item, same password), the owner exists and may share, and the owner's
+   * scope and rules are as they were; the next member after any change is refused.
+   */
+  visitor(opened: OpenedShare): Caller {
+    const { share } = opened;
+    const terms = accessTerms(this.ctx, opened.owner);
+    return {
+      userId: share.userId,
+      confinedTo: undefined,
+      now: () => {
+        const current = this.ctx.store.shares.get(share.hash);
+        if (
+          !current ||
+          current.rootId !== share.rootId ||
+          current.rootPath !== share.rootPath ||
+          current.passwordHash !== share.passwordHash
+        ) {
+          throw notFound('the link was removed or changed');
+        }
+        const owner = this.ctx.store.users.get(share.userId);
+        if (!owner) throw notFound();
+        if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
+        if (accessTerms(this.ctx, owner) !== terms) {
+          throw forbidden('the owner’s scope or rules changed since it started');
+        }
+        return owner;
+      },
+    };
   }
 
   /** Checks the token or the password; answers the token the client should use from now on. */

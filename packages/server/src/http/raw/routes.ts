@@ -68,7 +68,10 @@ export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
           }
         }
 
-        return sendArchive(ctx, request, reply, access, base, callerOf(ctx, request, ['download']));
+        return sendArchive(ctx, request, reply, access, base, {
+          caller: callerOf(ctx, request, ['download']),
+          signedIn: true,
+        });
       },
     );
   };

@@ -60,8 +60,11 @@ export async function sendArchive(
   reply: FastifyReply,
   access: FileAccess,
   base: string,
-  /** Who asks (signed-in downloads): asked again before every member. A public share has none. */
-  caller?: Caller,
+  /**
+   * Who asks, asked again before every member: a signed-in caller, or a share link's visitor
+   * (`PublicShares.visitor`), who cannot follow the download as a job of the link's owner.
+   */
+  who: { caller: Caller; signedIn: boolean },
 ): Promise<FastifyReply> {
   const format = archiveFormatOf(queryValue(request, 'algo'));
   const paths = parseFilesParam(base, queryValue(request, 'files'));
@@ -80,11 +83,11 @@ export async function sendArchive(
   await heavyTurn(ctx, request, reply);
   const plan = await planArchive(access, paths, ctx.log);
   // Each member is read only while the caller may still download it (auth/caller.ts).
-  const members = caller ? whileAllowed(plan.entries, caller) : plan.entries;
+  const members = whileAllowed(plan.entries, who.caller);
   let record: JobRecord | undefined;
   if (progressId !== undefined) {
-    if (!caller) throw unauthorized('only a signed-in download can be followed as a job');
-    record = ctx.jobs.start(caller, {
+    if (!who.signedIn) throw unauthorized('only a signed-in download can be followed as a job');
+    record = ctx.jobs.start(who.caller, {
       id: progressId,
       action: 'archive',
       items: paths,

@@ -121,7 +121,10 @@ export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
               });
             }
             // The archive opens what it reads itself, as the client takes it.
-            return await sendArchive(ctx, request, reply, access, item.virtual);
+            return await sendArchive(ctx, request, reply, access, item.virtual, {
+              caller: shares.visitor(opened),
+              signedIn: false,
+            });
           } finally {
             if (own) await item.close();
           }
