@@ -242,7 +242,8 @@ describe('runner and symbolic links', () => {
         `Command not allowed: cp would act on more than ${MAX_WALKED_ENTRIES} files, too many to check for symbolic links.`,
       );
       expect(exists(path.join(home, 'big2'))).toBe(false);
-    });
+      // Ten thousand files made and walked: minutes on a busy machine, a bound on a hang only.
+    }, 180_000);
   });
 
   describe('writing through links', () => {
