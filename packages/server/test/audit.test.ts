@@ -13,7 +13,7 @@ import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
- * The audit log (issue 18): every state change makes one record, with who, from where, what,
+ * The audit log: every state change makes one record, with who, from where, what,
  * which paths and how it ended; administrators list, filter, page and export them.
  */
 

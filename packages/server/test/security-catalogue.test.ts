@@ -8,7 +8,7 @@ import type { Permissions } from '@filebrowser/contract';
 import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * The attack catalogue of issue 12, one named test per class that the other security files do not
+ * The attack catalogue, one named test per class that the other security files do not
  * already own (docs/security.md maps every class to its tests): path escapes through every
  * endpoint that takes a path, the share cases, folders the server makes for users, and the
  * permission matrix of the public endpoints.
@@ -199,7 +199,7 @@ describe('path escapes through every endpoint that takes a path', () => {
       routes: [],
       request: (p) => ({ method: 'DELETE', url: `/api/tus/${p}`, headers: { 'tus-resumable': '1.0.0' } }),
     },
-    // WebDAV (issue 17) over the same escapes, as the URL and as the Destination of COPY and MOVE.
+    // WebDAV over the same escapes, as the URL and as the Destination of COPY and MOVE.
     'webdav PROPFIND': {
       routes: [],
       request: (p) => ({ method: 'PROPFIND', url: `/dav/${p}`, headers: { ...dav, depth: '1' } }),

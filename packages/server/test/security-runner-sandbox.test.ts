@@ -21,7 +21,7 @@ import { TEST_BCRYPT_COST } from './helpers.js';
 import { haveTool } from './tools.js';
 
 /**
- * Security catalogue, runner class (issue 24, items 1 and 15), tried through the real server as
+ * Security catalogue, runner class (the server's own files and other users' ones), tried through the real server as
  * the attacker did: File Browser's default layout (the database inside the served folder), a
  * non-admin user with execute and grep, the recursive tools a walk takes into the server's own
  * files. With the sandbox (bubblewrap) the private paths are empty where the command looks; where

@@ -11,7 +11,7 @@ import { runCli, type CliIO } from '../src/cli/index.js';
 import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * WebDAV cannot destroy, hoard or block (issue 24, items 3, 4, 9, 10 and 13): what an overwrite
+ * WebDAV cannot destroy, hoard or block: what an overwrite
  * replaces goes through the one delete, a destination never holds its source, dead properties
  * and locks are bounded, XML bodies are bounded before they are parsed, and a lock covers only
  * what its holder may write, for the web API too. Every refusal checks that nothing changed.
@@ -78,7 +78,7 @@ async function tree(files: Record<string, string>, base = t.root): Promise<void>
   }
 }
 
-describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
+describe('what an overwriting COPY or MOVE replaces', () => {
   const without = (p: keyof Permissions): Permissions => ({ ...ALL, [p]: false });
   let owner: string;
 
@@ -194,7 +194,7 @@ describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
   });
 });
 
-describe('issue 24, item 4: a destination that holds its source, or lies inside it', () => {
+describe('a destination that holds its source, or lies inside it', () => {
   let owner: string;
 
   beforeEach(async () => {
@@ -254,7 +254,7 @@ describe('issue 24, item 4: a destination that holds its source, or lies inside 
   });
 });
 
-describe('issue 24, item 10: XML bodies are bounded before they are parsed', () => {
+describe('XML bodies are bounded before they are parsed', () => {
   beforeEach(async () => {
     await t.user('ann', { scope: '/ann' });
     await tree({ 'f.txt': 'f' }, file('ann'));
@@ -375,7 +375,7 @@ const setProps = (props: Record<string, string>) =>
 const removeProp = (name: string) =>
   `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:remove><D:prop><Z:${name}/></D:prop></D:remove></D:propertyupdate>`;
 
-describe('issue 24, item 9: dead properties and locks are bounded', () => {
+describe('dead properties and locks are bounded', () => {
   beforeEach(async () => {
     await t.user('ann', { scope: '/ann' });
     await t.user('bob', { scope: '/bob' });
@@ -511,7 +511,7 @@ describe('issue 24, item 9: dead properties and locks are bounded', () => {
   });
 });
 
-describe('issue 24, item 13: a lock covers only what its holder may write, for every way in', () => {
+describe('a lock covers only what its holder may write, for every way in', () => {
   let ann: string;
   let bob: string;
   let boss: string;

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * WebDAV at /dav/ (issue 17): the protocol as clients use it, and the security catalogue through
+ * WebDAV at /dav/: the protocol as clients use it, and the security catalogue through
  * it: permissions one by one, rules, private paths, escapes in the URL and in Destination,
  * symbolic links, locks of another user, XML bombs and oversized bodies. Every refusal also
  * checks that nothing changed on disk.
