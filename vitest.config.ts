@@ -42,6 +42,7 @@ export default defineConfig({
             'src/files/search.test.ts',
             'test/security-swap.test.ts',
             'test/security-catalogue.test.ts',
+            'test/security-catalogue-shares.test.ts',
             'test/files-resources.test.ts',
             'test/files-long-names.test.ts',
           ],
@@ -57,7 +58,11 @@ export default defineConfig({
         test: {
           name: 'server-nosandbox',
           root: 'packages/server',
-          include: ['test/command-websocket.test.ts', 'test/security-runner.test.ts'],
+          include: [
+            'test/command-websocket.test.ts',
+            'test/command-websocket-process.test.ts',
+            'test/security-runner.test.ts',
+          ],
           env: { FB_TEST_EXEC_SANDBOX: 'off' },
           setupFiles: ['test/setup-pins.ts'],
           ...limits,

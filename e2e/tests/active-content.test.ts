@@ -8,7 +8,7 @@ import { launchBrowser, login, newPage } from '../support/browser.js';
 import { ADMIN, startServer, type RunningServer } from '../support/server.js';
 
 /**
- * Issue 12, finding 5, replayed in a real browser: an SVG in the branding folder loads a script
+ * A stored script attack replayed in a real browser: an SVG in the branding folder loads a script
  * from a public share download, which reads the administrator's token. The script marks every
  * place it could reach, so "never ran" is a fact about the browser, not about headers.
  */

@@ -11,7 +11,7 @@ import { builtServer } from '../support/built.js';
 import { slowRequest as startSlowRequest, type SlowRequest } from '../support/slow-request.js';
 
 /**
- * Issue 13, item 1: a real server process killed (SIGKILL) in the middle of a PUT, a POST upload,
+ * A real server process killed (SIGKILL) in the middle of a PUT, a POST upload,
  * a tus upload, a copy and a move across file systems, then started again over the same folders
  * and database: every file has its old or its new content, never part of it; nothing is left
  * behind (no staging name anywhere under the root or the data folder, no record of a write or a

@@ -10,8 +10,8 @@ import { freePort } from '../../packages/server/test/tools.js';
  * The resident memory of the built server at rest, right after it starts, as users start it:
  * through the `filebrowser` command, with the process settings of `src/process-settings.ts`.
  * A bound on memory, not on time: the same start gives the same figure within a megabyte or two
- * however busy the machine is (measured: 71–74 MB, from 107–114 MB before the start-up memory
- * work of issue 16). The bound leaves room for that spread, not for a regression.
+ * however busy the machine is (measured: 71–74 MB, from 107–114 MB before the start held V8's
+ * young generation and optimiser back and loaded libraries on first use). The bound leaves room for that spread, not for a regression.
  */
 const IDLE_BOUND = 80 * 1024 * 1024;
 const STARTS = 3;

@@ -11,7 +11,7 @@ import { slowRequest, type CollectedAnswer } from '../support/slow-request.js';
 import { freePort } from '../../packages/server/test/tools.js';
 
 /**
- * Issue 13, item 3: SIGTERM stops accepting, lets the downloads and uploads in flight finish
+ * SIGTERM stops accepting, lets the downloads and uploads in flight finish
  * within the grace period, then cuts the rest and closes the database; a second signal exits at
  * once. A real server process of the built command; every wait is for an event (a console line,
  * a socket event, the exit), never for a time.

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * The audit log (issue 18): one record per state change, kept for `audit.retentionDays`.
+ * The audit log: one record per state change, kept for `audit.retentionDays`.
  * Times are Unix milliseconds.
  */
 export const AUDIT_ACTIONS = [

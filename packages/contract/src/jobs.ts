@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * Long work the web app follows (issue 14 item 9): a copy or move run as a job, and a folder
+ * Long work the web app follows: a copy or move run as a job, and a folder
  * archive download that reports how far it got. Jobs live in the memory of one server instance.
  */
 

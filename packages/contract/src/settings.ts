@@ -96,13 +96,13 @@ export const Settings = Type.Object({
    */
   unsafeCommands: Type.Array(Type.String()),
   trash: TrashSettings,
-  /** How long the audit log keeps its records (issue 18); optional so older clients' bodies validate. */
+  /** How long the audit log keeps its records; optional so older clients' bodies validate. */
   audit: Type.Optional(AuditSettings),
-  /** WebDAV at `/dav/` (issue 17): `on` by default. Optional so older clients' bodies still validate. */
+  /** WebDAV at `/dav/`: `on` by default. Optional so older clients' bodies still validate. */
   webdav: Type.Optional(WebDavModeSchema),
   /**
-   * Whether WebDAV's Basic auth takes the account password as well as personal API tokens
-   * (issue 17): `true` by default, so clients set up before tokens existed keep working.
+   * Whether WebDAV's Basic auth takes the account password as well as personal API tokens:
+   * `true` by default, so clients set up before tokens existed keep working.
    * Optional for the same reason as `webdav`.
    */
   webdavPasswords: Type.Optional(Type.Boolean()),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
 /**
- * The trash (issue 18): a delete moves the item into its owner's trash, from where it can be
+ * The trash: a delete moves the item into its owner's trash, from where it can be
  * restored to where it was or deleted forever. Times are Unix milliseconds.
  */
 export const TrashItem = Type.Object({

@@ -9,7 +9,7 @@ import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
- * Personal API tokens (issue 17): made and revoked by a signed-in user, shown once, kept hashed,
+ * Personal API tokens: made and revoked by a signed-in user, shown once, kept hashed,
  * accepted as `Authorization: Bearer` on the whole API, and always cut to what their user may do
  * now, less what the token withholds (read-only, one folder).
  */

@@ -6,7 +6,7 @@ import { FileAccess, fileAccessFor } from '../src/files/access.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 /**
- * The layout that makes a second way to a file impossible (issue 12): one constructor of file
+ * The layout that makes a second way to a file impossible: one constructor of file
  * access, one module that touches served files by path, one permission policy, SQL only in the
  * store. Each rule names the files allowed to break it and why; a new exception is a design change
  * and belongs here, reviewed, not in a route.

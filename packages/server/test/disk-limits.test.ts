@@ -14,7 +14,7 @@ import {
 import { remountTmpfs } from './tools.js';
 
 /**
- * Issue 13, item 2: a full disk, a read-only disk and a name over the file system's limit answer
+ * A full disk, a read-only disk and a name over the file system's limit answer
  * a status and words a person understands; the old file stays; nothing is left behind.
  * The disk is a real tmpfs of 2 MiB mounted inside the test's folder.
  */

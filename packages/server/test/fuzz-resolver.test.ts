@@ -10,7 +10,7 @@ import { testAccess, type TestAccess } from './files-helpers.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 
 /*
- * Fuzzing the one path resolver (issue 12, item 10) through the file access every request gets.
+ * Fuzzing the one path resolver through the file access every request gets.
  * A real tree with every kind of link is built once; random request paths are resolved by the real
  * code and by a model of the same tree held in memory, and the two must agree: the same refusal,
  * or the same real path with the same content. Independently of the model, nothing outside the

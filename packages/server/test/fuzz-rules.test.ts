@@ -6,7 +6,7 @@ import { compileRulePattern } from '../src/rules/validate.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 
 /*
- * Fuzzing the rule matcher (issue 12, item 10) against a reference written from the contract:
+ * Fuzzing the rule matcher against a reference written from the contract:
  * global rules then the user's, the last matching rule decides, default allow; a path rule covers
  * its folder and everything below it, segment by segment; a regex rule searches the path; a
  * broken regex fails closed; dotfiles are hidden by their last segment; and everything is

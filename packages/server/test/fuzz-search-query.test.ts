@@ -6,7 +6,7 @@ import { parseQuery } from '../src/files/search.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 
 /*
- * Fuzzing the search query (contract 7; issue 12, item 10): any text parses without throwing into
+ * Fuzzing the search query (contract 7): any text parses without throwing into
  * a filter that behaves the same on the main thread and on the reader threads; the words, phrases,
  * `type:` and `case:` conditions come out as written; names are matched case-folded unless asked.
  */

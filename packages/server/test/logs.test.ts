@@ -8,7 +8,7 @@ import { createLogger, type LogFormat, type LogLevel } from '../src/logging.js';
 import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
 
 /**
- * The log as an operator reads it (issue 15): one line per request, failed logins with username
+ * The log as an operator reads it: one line per request, failed logins with username
  * and address, no secret ever, and the fail2ban filter of docs/operations.md matching real lines.
  */
 

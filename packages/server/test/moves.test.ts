@@ -10,7 +10,7 @@ import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
- * Issue 13, item 1: a move across file systems copies, then switches, with a record in the
+ * A move across file systems copies, then switches, with a record in the
  * database of how far it came. The start after a crash finishes a move whose copy was whole and
  * undoes one whose copy was not. The kill of a real process in the middle of such a move is in
  * e2e/tests/crash.test.ts (it lands in the copy); here the database and folders are left as a process killed

@@ -8,7 +8,7 @@ import { serverPaths } from '../src/files/private.js';
 import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * Quotas (issue 18): every write path refuses what does not fit with 507 and leaves nothing, the
+ * Quotas: every write path refuses what does not fit with 507 and leaves nothing, the
  * count follows every write without a walk, and parallel writes cannot pass the check together.
  */
 let t: FilesApp;

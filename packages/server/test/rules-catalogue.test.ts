@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deny, denyRe, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * Rules, end to end (issue 12, item 9): what a rule hides stays hidden in every way a user or a
+ * Rules, end to end: what a rule hides stays hidden in every way a user or a
  * share holder can look, whether the name is written composed (NFC) or decomposed (NFD) in the
  * rule or on disk, on segment boundaries, recursively, and with allow rules reopening a part.
  */

@@ -13,7 +13,7 @@ import { openStore } from '../src/store/index.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
- * Accounts and sessions, tried as an attacker would (issue 12, items 8–10): parallel guesses,
+ * Accounts and sessions, tried as an attacker would: parallel guesses,
  * locking someone out from elsewhere, look-alike names, cross-site requests, login timing and
  * revocation. Client addresses come from X-Forwarded-For, which the server believes from its
  * trusted proxies (loopback by default, where app.inject connects from).

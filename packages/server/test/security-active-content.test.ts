@@ -6,7 +6,7 @@ import { FILE_CSP } from '../src/http/file-safety.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * Issue 12, class "active content": no byte a user (or the branding folder) put in a file can run
+ * Active content: no byte a user (or the branding folder) put in a file can run
  * as script or style in the app's origin. Every endpoint that sends file bytes is asked for every
  * hostile type, inline and as an attachment; the page's own CSP must refuse /api/ as a script
  * source whatever the API answers.

@@ -12,7 +12,7 @@ import type { ServerConfig } from '../src/config/types.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 /**
- * Resource exhaustion (issue 12, finding 11): pending tus uploads are bounded per user in count,
+ * Resource exhaustion: pending tus uploads are bounded per user in count,
  * declared bytes and free disk space, abandoned ones are swept, and a resource's text content is
  * capped so that opening a big text file costs bounded memory.
  */

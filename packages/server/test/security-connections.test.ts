@@ -15,8 +15,8 @@ import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { freePort } from './tools.js';
 
 /**
- * Issue 24, item 12: 20,000 idle connections from one address exhausted the server's file
- * descriptors and every other request failed. Connections are capped per client address and in
+ * 20,000 idle connections from one address must not exhaust the server's file descriptors and
+ * fail every other request. Connections are capped per client address and in
  * all, headers must come within a bounded time, and a connection on which nothing moves while
  * it is the client's turn is closed; a slow client whose bytes keep coming, and a request the
  * server itself is slow to answer, are never cut. The limits are made small through the

@@ -17,7 +17,7 @@ import {
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
- * Issue 24, item 2: one upload meeting a full disk ended the server. Every path that writes is
+ * One upload meeting a full disk must not end the server. Every path that writes is
  * made to meet ENOSPC in the middle of its bytes (never at the open: the disk keeps some room),
  * through the real server on real sockets. Each time the server answers 507 with the words of
  * the disk-full error while the client may still be sending, writes the access-log line of the

@@ -6,10 +6,10 @@ import { DRAIN_BYTES } from '../src/http/connections.js';
 import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * Issue 24, item 17: an answer given before a large request body was read (401, 403, 409, 413,
- * 507) often reached Node's fetch as "other side closed": the server closed its socket with the
- * client's bytes unread, the kernel reset the connection, and the reset dropped the answer on
- * the client's side before it was read. Every refusal below comes before the body (or in its
+ * An answer given before a large request body was read (401, 403, 409, 413, 507) must reach the
+ * client, not "other side closed": a server that closes its socket with the client's bytes unread
+ * makes the kernel reset the connection, and the reset drops the answer on the client's side
+ * before it is read. Every refusal below comes before the body (or in its
  * middle), with a body of several MiB, to real clients: Node's fetch (undici), which reads while
  * it sends, and a raw socket that sends its whole body before it reads a byte.
  */

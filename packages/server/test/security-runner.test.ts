@@ -13,7 +13,7 @@ import type { StoredUser } from '../src/store/users.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
 /**
- * Security catalogue, runner class (issue 12, finding 3): no command a user may run creates a
+ * Security catalogue, runner class, links: no command a user may run creates a
  * symbolic link, carries one to another depth, writes through one or reads through one. The
  * runner refuses creating links at all, because `ln -s TARGET LINK` resolves TARGET from LINK's
  * folder while the runner checks arguments from the working folder.

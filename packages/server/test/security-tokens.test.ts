@@ -64,8 +64,8 @@ describe('session tokens', () => {
 });
 
 /*
- * Class: a leaked database (issue 24, item 1: a command runner walk printed the signing key and
- * the live session ids from the database's -wal, and a token forged from them was accepted).
+ * Class: a leaked database (as when a command runner walk printed the signing key and the live
+ * session ids from the database's -wal, and a token forged from them was accepted).
  * The database holds the key that signs tokens, but nothing a token must carry to be accepted.
  */
 describe('a copy of the database', () => {

@@ -1,84 +1,32 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import type { DavLockInfo, Job, Permissions, TrashItem } from '@filebrowser/contract';
-import type { LightMyRequestResponse } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Permissions } from '@filebrowser/contract';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { XML_BOUNDS, xmlStats, type XmlMethod } from '../src/http/dav/xml.js';
-import type { StoredUser } from '../src/store/users.js';
-import { runCli, type CliIO } from '../src/cli/index.js';
-import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL } from './files-helpers.js';
+import {
+  useDavApp,
+  t,
+  HOST,
+  basic,
+  dav,
+  file,
+  setUser,
+  trashOf,
+  snapshot,
+  tree,
+} from './security-webdav-helpers.js';
 
 /**
- * WebDAV cannot destroy, hoard or block (issue 24, items 3, 4, 9, 10 and 13): what an overwrite
- * replaces goes through the one delete, a destination never holds its source, dead properties
- * and locks are bounded, XML bodies are bounded before they are parsed, and a lock covers only
- * what its holder may write, for the web API too. Every refusal checks that nothing changed.
+ * WebDAV cannot destroy or hoard: what an overwrite replaces goes through the one delete, a
+ * destination never holds its source, and XML bodies are bounded before they are parsed. Bounds
+ * on dead properties and locks, and what a lock covers, are in security-webdav-locks.test.ts.
+ * Every refusal checks that nothing changed.
  */
-let t: FilesApp;
-const HOST = 'dav.test';
+useDavApp();
 
-beforeEach(async () => {
-  t = await startFilesApp();
-});
-afterEach(async () => {
-  await t.close();
-});
-
-const basic = (user: string) => 'Basic ' + Buffer.from(`${user}:${PASSWORD}`).toString('base64');
-
-function dav(
-  method: string,
-  url: string,
-  user: string,
-  headers: Record<string, string> = {},
-  body?: string | Buffer,
-): Promise<LightMyRequestResponse> {
-  return t.app.inject({
-    method: method as 'GET',
-    url,
-    headers: { host: HOST, authorization: basic(user), ...headers },
-    ...(body !== undefined && { payload: body }),
-  });
-}
-
-const file = (...p: string[]) => path.join(t.root, ...p);
-const setUser = (name: string, patch: Partial<StoredUser>) =>
-  t.ctx.store.users.update({ ...t.ctx.store.users.getByUsername(name)!, ...patch });
-const trashOf = async (token: string): Promise<TrashItem[]> => {
-  const res = await t.get(token, '/api/trash');
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json() as TrashItem[];
-};
-
-/** Every entry below `dir` with its kind and, for files, contents: what "nothing changed" compares. */
-async function snapshot(dir = t.root): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  const walk = async (d: string, rel: string) => {
-    for (const e of await fs.readdir(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      const r = `${rel}/${e.name}`;
-      if (e.isDirectory()) {
-        out[r] = 'folder';
-        await walk(p, r);
-      } else if (e.isSymbolicLink()) out[r] = `link -> ${await fs.readlink(p)}`;
-      else out[r] = `file ${await fs.readFile(p, 'utf8')}`;
-    }
-  };
-  await walk(dir, '');
-  return out;
-}
-
-async function tree(files: Record<string, string>, base = t.root): Promise<void> {
-  for (const [p, content] of Object.entries(files)) {
-    const full = path.join(base, p);
-    await fs.mkdir(p.endsWith('/') ? full : path.dirname(full), { recursive: true });
-    if (!p.endsWith('/')) await fs.writeFile(full, content);
-  }
-}
-
-describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
+describe('what an overwriting COPY or MOVE replaces', () => {
   const without = (p: keyof Permissions): Permissions => ({ ...ALL, [p]: false });
   let owner: string;
 
@@ -194,7 +142,7 @@ describe('issue 24, item 3: what an overwriting COPY or MOVE replaces', () => {
   });
 });
 
-describe('issue 24, item 4: a destination that holds its source, or lies inside it', () => {
+describe('a destination that holds its source, or lies inside it', () => {
   let owner: string;
 
   beforeEach(async () => {
@@ -254,7 +202,7 @@ describe('issue 24, item 4: a destination that holds its source, or lies inside 
   });
 });
 
-describe('issue 24, item 10: XML bodies are bounded before they are parsed', () => {
+describe('XML bodies are bounded before they are parsed', () => {
   beforeEach(async () => {
     await t.user('ann', { scope: '/ann' });
     await tree({ 'f.txt': 'f' }, file('ann'));
@@ -266,7 +214,9 @@ describe('issue 24, item 10: XML bodies are bounded before they are parsed', () 
     PROPFIND: '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop>',
   };
 
-  /** Sends the start of a body and never its end: answers the response, and the request to end it. */
+  /**
+   * Sends the start of a body and never its end: answers the response, and the request to end it.
+   */
   function halfSent(port: number, method: string, start: string) {
     const req = http.request({
       host: '127.0.0.1',
@@ -359,330 +309,5 @@ describe('issue 24, item 10: XML bodies are bounded before they are parsed', () 
     );
     expect(find.statusCode, find.body).toBe(207);
     expect(xmlStats.parsed).toBe(parsed + 2);
-  });
-});
-
-const LOCKINFO = (scope = 'exclusive', owner = 'me') =>
-  `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:${scope}/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${owner}</D:owner></D:lockinfo>`;
-
-/** A PROPPATCH setting each `name` to its value. */
-const setProps = (props: Record<string, string>) =>
-  `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop>${Object.entries(
-    props,
-  )
-    .map(([k, v]) => `<Z:${k}>${v}</Z:${k}>`)
-    .join('')}</D:prop></D:set></D:propertyupdate>`;
-const removeProp = (name: string) =>
-  `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:remove><D:prop><Z:${name}/></D:prop></D:remove></D:propertyupdate>`;
-
-describe('issue 24, item 9: dead properties and locks are bounded', () => {
-  beforeEach(async () => {
-    await t.user('ann', { scope: '/ann' });
-    await t.user('bob', { scope: '/bob' });
-    const files: Record<string, string> = { 'f.txt': 'f', 'g.txt': 'g' };
-    for (let i = 0; i < 18; i++) files[`n${i}.txt`] = String(i);
-    await tree(files, file('ann'));
-    await tree({ 'b.txt': 'b' }, file('bob'));
-  });
-
-  const stored = (place: string) => t.ctx.store.davProps.listWithin('default', place, false).get(place) ?? [];
-
-  it('refuses what passes a resource’s bounds: 507 for what it sets, 424 for the rest, nothing stored', async () => {
-    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, 'v']));
-    const tooMany = await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, setProps(many));
-    expect(tooMany.statusCode).toBe(207);
-    expect(tooMany.body).toContain('HTTP/1.1 507 Insufficient Storage');
-    expect(tooMany.body).toContain('at most 100 properties');
-    expect(stored('/ann/f.txt')).toEqual([]);
-
-    const mixed = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:remove><D:prop><Z:old/></D:prop></D:remove><D:set><D:prop><Z:big>${'x'.repeat(70 * 1024)}</Z:big></D:prop></D:set></D:propertyupdate>`;
-    const tooBig = await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, mixed);
-    expect(tooBig.statusCode).toBe(207);
-    expect(tooBig.body).toMatch(
-      /<X:big xmlns:X="urn:z"\/><\/D:prop><D:status>HTTP\/1.1 507 Insufficient Storage/,
-    );
-    expect(tooBig.body).toMatch(
-      /<X:old xmlns:X="urn:z"\/><\/D:prop><D:status>HTTP\/1.1 424 Failed Dependency/,
-    );
-    expect(tooBig.body).toContain('at most 64 KiB');
-    expect(stored('/ann/f.txt')).toEqual([]);
-
-    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, 'v']));
-    expect((await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, setProps(hundred))).body).toContain('200 OK');
-    const more = await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, setProps({ extra: 'v' }));
-    expect(more.body).toContain('507 Insufficient Storage');
-    expect(stored('/ann/f.txt')).toHaveLength(100);
-  });
-
-  it('bounds what one user stores in all, copies included, and leaves others their own room', async () => {
-    const big = 'x'.repeat(60 * 1024);
-    for (let i = 0; i < 17; i++) {
-      const res = await dav('PROPPATCH', `/dav/n${i}.txt`, 'ann', {}, setProps({ big }));
-      expect(res.body, `n${i}`).toContain('200 OK');
-    }
-    const over = await dav('PROPPATCH', '/dav/n17.txt', 'ann', {}, setProps({ big }));
-    expect(over.body).toContain('507 Insufficient Storage');
-    expect(over.body).toContain('at most 1024 KiB in all');
-    expect(stored('/ann/n17.txt')).toEqual([]);
-
-    const copy = await dav('COPY', '/dav/n0.txt', 'ann', { destination: '/dav/copy.txt' });
-    expect(copy.statusCode).toBe(507);
-    expect(await fs.readdir(file('ann'))).not.toContain('copy.txt');
-    expect(stored('/ann/copy.txt')).toEqual([]);
-
-    expect((await dav('PROPPATCH', '/dav/b.txt', 'bob', {}, setProps({ big }))).body).toContain('200 OK');
-    expect((await dav('PROPPATCH', '/dav/n0.txt', 'ann', {}, removeProp('big'))).body).toContain('200 OK');
-    expect((await dav('PROPPATCH', '/dav/n17.txt', 'ann', {}, setProps({ big }))).body).toContain('200 OK');
-  });
-
-  it('counts properties against the quota of the scope they are kept in', async () => {
-    const carol = await t.user('carol', { quota: 100_000 });
-    await tree({ 'data.bin': 'd'.repeat(50_000) }, file('carol'));
-    const refused = await dav(
-      'PROPPATCH',
-      '/dav/data.bin',
-      'carol',
-      {},
-      setProps({ p: 'x'.repeat(60 * 1024) }),
-    );
-    expect(refused.body).toContain('507 Insufficient Storage');
-    expect(refused.body).toContain('Quota exceeded');
-    expect(stored('/carol/data.bin')).toEqual([]);
-
-    const kept = await dav('PROPPATCH', '/dav/data.bin', 'carol', {}, setProps({ p: 'x'.repeat(30 * 1024) }));
-    expect(kept.body).toContain('200 OK');
-    const usage = await t.get(carol, '/api/usage/');
-    expect(usage.json().used).toBeGreaterThan(50_000 + 30 * 1024);
-    // It would fit beside the file alone; not beside the file and its properties.
-    const upload = await t.req(carol, {
-      method: 'POST',
-      url: '/api/resources/more.bin',
-      payload: 'm'.repeat(30_000),
-    });
-    expect(upload.statusCode).toBe(507);
-    expect(await fs.readdir(file('carol'))).toEqual(['data.bin']);
-  });
-
-  it('bounds the locks of a resource and of a user with 507, and a lock’s life however it is refreshed', async () => {
-    for (let i = 0; i < 16; i++) {
-      const res = await dav('LOCK', '/dav/f.txt', 'ann', { depth: '0' }, LOCKINFO('shared', `o${i}`));
-      expect(res.statusCode, res.body).toBe(200);
-    }
-    const seventeenth = await dav('LOCK', '/dav/f.txt', 'ann', { depth: '0' }, LOCKINFO('shared'));
-    expect(seventeenth.statusCode).toBe(507);
-    expect(t.ctx.store.davLocks.countAt('default', '/ann/f.txt')).toBe(16);
-
-    const ann = t.ctx.store.users.getByUsername('ann')!;
-    const now = Date.now();
-    for (let i = 0; t.ctx.store.davLocks.countOfUser(ann.id) < 500; i++) {
-      t.ctx.store.davLocks.create({
-        token: `opaquelocktoken:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-        rootId: 'default',
-        path: `/ann/many/${i}`,
-        userId: ann.id,
-        scope: 'exclusive',
-        depth: '0',
-        owner: '',
-        timeout: 3600,
-        expiresAt: now + 3600_000,
-        createdAt: now,
-      });
-    }
-    const over = await dav('LOCK', '/dav/g.txt', 'ann', {}, LOCKINFO());
-    expect(over.statusCode).toBe(507);
-    expect(over.body).toContain('500 WebDAV locks already');
-    expect(t.ctx.store.davLocks.related('default', '/ann/g.txt')).toEqual([]);
-    // Another user is not held back by ann's count.
-    expect((await dav('LOCK', '/dav/b.txt', 'bob', {}, LOCKINFO())).statusCode).toBe(200);
-
-    // A week after it was taken a lock ends, refreshed or not: this one has an hour left.
-    const WEEK = 7 * 24 * 3600_000;
-    const bobs = t.ctx.store.davLocks.related('default', '/bob/b.txt')[0]!;
-    const createdAt = Date.now() - WEEK + 3600_000;
-    t.ctx.store.davLocks.delete(bobs.token);
-    t.ctx.store.davLocks.create({ ...bobs, createdAt });
-    const refreshed = await dav('LOCK', '/dav/b.txt', 'bob', {
-      if: `(<${bobs.token}>)`,
-      timeout: 'Second-86400',
-    });
-    expect(refreshed.statusCode, refreshed.body).toBe(200);
-    expect(Number(/<D:timeout>Second-(\d+)<\/D:timeout>/.exec(refreshed.body)![1])).toBeLessThanOrEqual(3600);
-    expect(t.ctx.store.davLocks.get(bobs.token)!.expiresAt).toBeLessThanOrEqual(createdAt + WEEK);
-  });
-});
-
-describe('issue 24, item 13: a lock covers only what its holder may write, for every way in', () => {
-  let ann: string;
-  let bob: string;
-  let boss: string;
-
-  beforeEach(async () => {
-    ann = await t.user('ann', { scope: '/team', rules: [deny('/dir/private')] });
-    bob = await t.user('bob', { scope: '/team' });
-    boss = await t.user('boss', { scope: '/', perm: { ...ALL, admin: true } });
-    await tree(
-      {
-        'plan.txt': 'ann writes this',
-        'other.txt': 'other',
-        'old.txt': 'old',
-        'dir/open.txt': 'open',
-        'dir/private/secret.txt': 'secret',
-      },
-      file('team'),
-    );
-  });
-
-  /** ann locks `url`; answers the token. */
-  async function annLocks(url: string, depth = 'infinity'): Promise<string> {
-    const res = await dav('LOCK', url, 'ann', { depth, timeout: 'Second-600' }, LOCKINFO());
-    expect([200, 201], res.body).toContain(res.statusCode);
-    return String(res.headers['lock-token']).slice(1, -1);
-  }
-  const LOCKED = /^423 Locked \(locked by ann through WebDAV until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n$/;
-
-  it('a depth-infinity lock does not reach what its holder’s rules hide, through WebDAV or the web API', async () => {
-    await annLocks('/dav/dir/');
-    const hidden = await dav('PUT', '/dav/dir/private/x.txt', 'bob', {}, 'bob');
-    expect(hidden.statusCode, hidden.body).toBe(201);
-    const put = await t.req(bob, { method: 'POST', url: '/api/resources/dir/private/y.txt', payload: 'y' });
-    expect(put.statusCode, put.body).toBe(200);
-
-    const seen = await dav('PUT', '/dav/dir/open.txt', 'bob', {}, 'bob');
-    expect(seen.statusCode).toBe(423);
-    expect(seen.body).toContain('<D:lock-token-submitted><D:href>/dav/dir</D:href>');
-    const api = await t.req(bob, { method: 'PUT', url: '/api/resources/dir/open.txt', payload: 'bob' });
-    expect(api.statusCode).toBe(423);
-    expect(api.body).toMatch(LOCKED);
-    expect(await fs.readFile(file('team', 'dir', 'open.txt'), 'utf8')).toBe('open');
-  });
-
-  it('ends a lock whose holder can no longer write its place: permissions, rules or scope changed', async () => {
-    const ok = async () => {
-      const res = await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob');
-      expect(res.statusCode, res.body).toBe(204);
-    };
-    const annUser = t.ctx.store.users.getByUsername('ann')!;
-    let token = await annLocks('/dav/plan.txt', '0');
-    setUser('ann', { perm: { ...ALL, modify: false, create: false } });
-    await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
-
-    setUser('ann', { perm: ALL });
-    token = await annLocks('/dav/plan.txt', '0');
-    setUser('ann', { rules: [deny('/plan.txt')] });
-    await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
-
-    setUser('ann', { rules: annUser.rules });
-    token = await annLocks('/dav/plan.txt', '0');
-    await fs.mkdir(file('elsewhere'));
-    setUser('ann', { scope: '/elsewhere' });
-    await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
-  });
-
-  it('the web API honours locks on every write, answering 423 with who holds them, and changes nothing', async () => {
-    const deleted = await t.req(bob, { method: 'DELETE', url: '/api/resources/old.txt' });
-    expect(deleted.statusCode).toBe(204);
-    const [item] = await trashOf(bob);
-    await tree({ 'old.txt': 'old again' }, file('team'));
-    await annLocks('/dav/plan.txt', '0');
-    await annLocks('/dav/old.txt', '0');
-    await annLocks('/dav/dir/');
-    const before = await snapshot();
-
-    const writes: Array<[string, string, string?, Record<string, string>?]> = [
-      ['PUT', '/api/resources/plan.txt', 'x'],
-      ['POST', '/api/resources/plan.txt?override=true', 'x'],
-      ['DELETE', '/api/resources/plan.txt'],
-      ['PATCH', '/api/resources/plan.txt?action=rename&destination=%2Fmoved.txt'],
-      ['PATCH', '/api/resources/other.txt?action=copy&destination=%2Fplan.txt&override=true'],
-      ['PATCH', '/api/resources/other.txt?action=rename&destination=%2Fdir%2Fother.txt'],
-      ['POST', '/api/resources/dir/new.txt', 'x'],
-      ['POST', '/api/resources/dir/sub/'],
-      ['DELETE', '/api/resources/dir'],
-      ['POST', '/api/tus/plan.txt?override=true', undefined, { 'upload-length': '1' }],
-      ['POST', '/api/tus/dir/new.txt', undefined, { 'upload-length': '1' }],
-      ['POST', `/api/trash/${item!.id}/restore?override=true`],
-    ];
-    for (const [method, url, payload, headers] of writes) {
-      const res = await t.req(bob, {
-        method: method as 'GET',
-        url,
-        ...(payload !== undefined && { payload }),
-        ...(headers && { headers }),
-      });
-      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(423);
-      expect(res.body).toMatch(LOCKED);
-    }
-    const ended = new Promise<Job>((resolve) => t.ctx.jobs.once('finished', resolve));
-    const job = await t.req(bob, {
-      method: 'POST',
-      url: '/api/jobs',
-      payload: { action: 'copy', items: ['/other.txt'], destination: '/dir' },
-    });
-    expect(job.statusCode, job.body).toBe(202);
-    expect((await ended).error).toMatch(/locked by ann through WebDAV until /);
-
-    expect(await snapshot()).toEqual(before);
-    expect((await trashOf(bob)).map((i) => i.id)).toEqual([item!.id]);
-    // The holder's own locks do not stand in their way in the web app, which cannot name them.
-    const own = await t.req(ann, { method: 'PUT', url: '/api/resources/plan.txt', payload: 'ann' });
-    expect(own.statusCode, own.body).toBe(200);
-  });
-
-  it('shows administrators every lock and lets them break one, through the API and the command line', async () => {
-    const plan = await annLocks('/dav/plan.txt', '0');
-    const dir = await annLocks('/dav/dir/');
-    expect((await t.get(bob, '/api/dav/locks')).statusCode).toBe(403);
-    const listed = await t.get(boss, '/api/dav/locks');
-    expect(listed.statusCode, listed.body).toBe(200);
-    const locks = listed.json() as DavLockInfo[];
-    expect(locks.map((l) => [l.token, l.path, l.username, l.scope, l.depth, l.owner])).toEqual([
-      [plan, '/team/plan.txt', 'ann', 'exclusive', '0', 'me'],
-      [dir, '/team/dir', 'ann', 'exclusive', 'infinity', 'me'],
-    ]);
-    expect(locks[0]!.expiresAt).toBeGreaterThan(locks[0]!.createdAt);
-
-    const breakIt = (token: string, who: string) =>
-      t.req(who, { method: 'DELETE', url: `/api/dav/locks/${encodeURIComponent(token)}` });
-    expect((await breakIt(plan, bob)).statusCode).toBe(403);
-    expect(
-      (await t.req(bob, { method: 'PUT', url: '/api/resources/plan.txt', payload: 'b' })).statusCode,
-    ).toBe(423);
-    expect((await breakIt(plan, boss)).statusCode).toBe(204);
-    expect((await breakIt(plan, boss)).statusCode).toBe(404);
-    expect(
-      (await t.req(bob, { method: 'PUT', url: '/api/resources/plan.txt', payload: 'b' })).statusCode,
-    ).toBe(200);
-    t.ctx.audit.flush();
-    const broken = t.ctx.store.audit.list({ action: 'lock.break' }, 10).filter((r) => r.status === 204);
-    expect(broken).toMatchObject([{ username: 'boss', path: '/team/plan.txt' }]);
-
-    let out = '';
-    let err = '';
-    const io: CliIO = {
-      out: (text) => void (out += text),
-      err: (text) => void (err += text),
-      env: {},
-      places: { cwd: t.base, home: t.base, systemDir: path.join(t.base, 'etc') },
-      ownsProcess: false,
-    };
-    const database = t.ctx.config.database;
-    expect(await runCli(['locks', 'ls', '-d', database], io)).toBe(0);
-    expect(out).toMatch(
-      new RegExp(
-        `^Token +User +Path +Scope +Depth +Until +Owner\n${dir} +ann +/team/dir +exclusive +infinity +\\S+ +me\n$`,
-      ),
-    );
-    out = '';
-    expect(await runCli(['locks', 'break', 'opaquelocktoken:nope', '-d', database], io)).toBe(1);
-    expect(err).toContain('no such lock');
-    expect(await runCli(['locks', 'break', dir, '-d', database], io)).toBe(0);
-    expect(out).toBe('Broke the lock of ann on /team/dir.\n');
-    expect((await dav('PUT', '/dav/dir/open.txt', 'bob', {}, 'bob')).statusCode).toBe(204);
-    out = '';
-    expect(await runCli(['locks', 'ls', '-d', database], io)).toBe(0);
-    expect(out).toBe('No WebDAV locks.\n');
   });
 });

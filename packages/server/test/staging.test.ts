@@ -7,7 +7,7 @@ import { openStore } from '../src/store/index.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * Issue 13, item 1 (part): the staging files of writes in progress are in nobody's view, and
+ * The staging files of writes in progress are in nobody's view, and
  * those a process left when it died mid-write are removed when the next one starts. The
  * SIGKILL of a real server process in the middle of each kind of write is in e2e/tests/crash.test.ts.
  */

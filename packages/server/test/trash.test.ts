@@ -9,7 +9,7 @@ import type { StoredUser } from '../src/store/users.js';
 import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
- * The trash (issue 18). The database sits in the served folder here (File Browser's defaults), so
+ * The trash. The database sits in the served folder here (File Browser's defaults), so
  * the trash folder is inside the whole-root user's view: every way in must refuse it.
  */
 let t: FilesApp;

@@ -77,10 +77,10 @@ export class PreviewService {
 
   /**
    * Hands the memory the images freed back to the system once a burst of them is over: sharp's
-   * and libvips' threads leave it in glibc's arenas (31 MB after 200 thumbnails,
-   * docs/performance.md). Waiting `TRIM_AFTER_MS` after the limiter went idle lets a browser's
-   * next few thumbnails, asked for a moment later, count as the same burst, so the trim (a walk
-   * over every arena) is paid once per burst, never per image.
+   * and libvips' threads leave it in glibc's arenas (31 MB after 200 thumbnails, see
+   * bench/results/2026-11-26-thumbnails-memory-thumbmem.md). Waiting `TRIM_AFTER_MS` after the
+   * limiter went idle lets a browser's next few thumbnails, asked for a moment later, count as
+   * the same burst, so the trim (a walk over every arena) is paid once per burst, never per image.
    */
   private trimSoon(): void {
     clearTimeout(this.trimTimer);

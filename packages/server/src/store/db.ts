@@ -97,7 +97,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
       update.run(k, r.id);
     }
   },
-  // Personal API tokens (issue 17). IF NOT EXISTS: the step must not depend on its place in this
+  // Personal API tokens. IF NOT EXISTS: the step must not depend on its place in this
   // list, which may change when parallel branches are merged.
   `
   CREATE TABLE IF NOT EXISTS api_tokens (
@@ -122,7 +122,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     created_at INTEGER NOT NULL
   );
   `,
-  // WebDAV (issue 17): dead properties and locks, per place below a root. Locks belong to a user
+  // WebDAV: dead properties and locks, per place below a root. Locks belong to a user
   // (their tokens are only honoured for them) and go with the account.
   `
   CREATE TABLE IF NOT EXISTS dav_props (
@@ -146,7 +146,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS dav_locks_place ON dav_locks(root_id, path);
   `,
-  // The trash (issue 18): one row per deleted item held in the trash folder. No foreign key to
+  // The trash: one row per deleted item held in the trash folder. No foreign key to
   // users: a deleted account's items are removed by its deletion or by the next purge.
   `
   CREATE TABLE IF NOT EXISTS trash (
@@ -164,7 +164,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   CREATE INDEX IF NOT EXISTS trash_user ON trash(user_id, deleted_at);
   CREATE INDEX IF NOT EXISTS trash_deleted_at ON trash(deleted_at);
   `,
-  // The audit log (issue 18). No foreign key to users: a record outlives the account it names.
+  // The audit log. No foreign key to users: a record outlives the account it names.
   // Paths are indexed for prefix ranges (source and destination); the id orders the pages.
   `
   CREATE TABLE IF NOT EXISTS audit_log (
@@ -201,7 +201,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     created_at     INTEGER NOT NULL
   );
   `,
-  // Quotas (issue 18): the bytes each counted scope holds, so that a write adjusts a number
+  // Quotas: the bytes each counted scope holds, so that a write adjusts a number
   // instead of walking the tree. A cache of the disk: losing it costs one walk per scope.
   `
   CREATE TABLE IF NOT EXISTS scope_usage (
@@ -212,7 +212,7 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     PRIMARY KEY (root_id, scope)
   );
   `,
-  // WebDAV's bounds (issue 24): who set each dead property (their limit counts it), and when
+  // WebDAV's bounds: who set each dead property (their limit counts it), and when
   // each lock was taken (none lasts longer than a fixed lifetime, however often refreshed).
   // Each column is added only when missing: the step must not depend on its place in this list.
   (db) => {

@@ -145,7 +145,7 @@ function watchCaller(
 }
 
 /**
- * `GET /api/command{path}` upgraded to a websocket (contract 12, issue 6). The user is authenticated
+ * `GET /api/command{path}` upgraded to a websocket (contract 12). The user is authenticated
  * and the origin checked before the upgrade (401, 403); permission is checked before any message is
  * read. One text message is the command line; each output line comes back as a text frame, stdout
  * and stderr interleaved; the socket then closes with 1000 (exit status 0) or 1011 (anything else,

@@ -12,7 +12,7 @@ import { runTransferJob } from './run-transfer.js';
 import { inBackground } from '../../background.js';
 
 /**
- * `/api/jobs` (issue 14): copies and moves that run while the client follows them, and the
+ * `/api/jobs`: copies and moves that run while the client follows them, and the
  * progress of archive downloads. The synchronous `PATCH /api/resources` stays as it was; a job
  * does the same work through the same code, reporting progress and stoppable. Another user's
  * job is "not found".

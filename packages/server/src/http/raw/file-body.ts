@@ -5,8 +5,8 @@ import { onResponseClosed } from '../client-gone.js';
 /**
  * Bytes per read and per socket write. Every read is a hand-off to libuv's thread pool and back
  * (a futex wake, a context switch, an eventfd); at 256 KiB those hand-offs cost the server as much
- * CPU as the copies themselves. 4 MiB cuts a GiB's server CPU by about 40 % (see "WebDAV rows"
- * in docs/performance.md).
+ * CPU as the copies themselves. 4 MiB cuts a GiB's server CPU by about 40 % (see
+ * bench/results/2026-11-26-webdav-rows.md).
  */
 export const CHUNK = 4 * 1024 * 1024;
 /** Read size of the streams that serve multipart ranges (a fresh buffer per read, so small). */

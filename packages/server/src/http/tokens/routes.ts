@@ -19,7 +19,7 @@ import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
 /**
- * Personal API tokens (issue 17). Every route here is for signed-in sessions only: no token can
+ * Personal API tokens. Every route here is for signed-in sessions only: no token can
  * make, list or revoke tokens, so a leaked token cannot entrench itself.
  */
 export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {

@@ -36,7 +36,7 @@ const PURGE_EVERY_MS = 3600_000;
 const isTrue = (v: string | undefined) => v === 'true';
 
 /**
- * `/api/trash` (issue 18): a user's own trash. Another user's item is "not found", whoever asks;
+ * `/api/trash`: a user's own trash. Another user's item is "not found", whoever asks;
  * an administrator may list anyone's trash (`?user=id`) but acts only on their own.
  */
 export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {

@@ -1,0 +1,194 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccount } from '../src/auth/accounts.js';
+import type { StoredUser } from '../src/store/users.js';
+import {
+  PASSWORD,
+  PERM,
+  type Server,
+  startServer,
+  stopServer,
+  run,
+  login,
+  filesBelow,
+} from './security-runner-helpers.js';
+
+/**
+ * Commands and quotas, with and without the sandbox: a command gets the room the scope's quota
+ * leaves, one command at a time, and what it wrote is counted before the next one runs.
+ */
+
+describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (sandbox) => {
+  const QUOTA = 1_000_000;
+  let s: Server;
+  let carol: StoredUser;
+  let token: string;
+  let home: string;
+
+  const upload = (name: string, bytes: number) =>
+    s.app.inject({
+      method: 'POST',
+      url: `/api/resources/${name}?override=true`,
+      headers: { 'x-auth': token },
+      payload: Buffer.alloc(bytes, 'q'),
+    });
+  /** What the server counts in carol's scope, walked again first. */
+  const usage = async () => {
+    const res = await s.app.inject({
+      method: 'GET',
+      url: '/api/usage/?recount=true',
+      headers: { 'x-auth': token },
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json<{ used: number; quota: number }>();
+  };
+  const onDisk = async () => {
+    let total = 0;
+    for (const f of await filesBelow(home)) total += f.bytes.length;
+    return total;
+  };
+
+  beforeAll(async () => {
+    s = await startServer(sandbox);
+    carol = await createAccount(
+      s.ctx,
+      {
+        username: 'carol',
+        scope: '/users/carol',
+        perm: PERM,
+        commands: ['cp', 'dd', 'ls', 'split', 'cat', 'rm'],
+        quota: QUOTA,
+      },
+      PASSWORD,
+      'cli',
+    );
+    token = await login(s, 'carol');
+    home = path.join(s.root, 'users/carol');
+  });
+
+  beforeEach(async () => {
+    s.ctx.store.users.update({ ...s.ctx.store.users.get(carol.id)!, quota: QUOTA });
+    for (const name of await fs.readdir(home)) await fs.rm(path.join(home, name), { recursive: true });
+    expect(await usage()).toMatchObject({ used: 0 });
+    expect((await upload('big.bin', 600_000)).statusCode).toBe(200);
+    expect(await usage()).toMatchObject({ used: 600_000, quota: QUOTA });
+  });
+
+  afterAll(() => stopServer(s));
+
+  it('cuts a file written past the room the quota leaves, and says so', async () => {
+    const dd = await run(s, token, 'dd if=big.bin of=copy.bin bs=65536');
+    expect(dd.code).toBe(1011);
+    expect(dd.reason).toBe('file size limit of 400000 bytes reached');
+    expect(dd.lines.at(-1)).toBe(
+      'Command stopped: a file it wrote reached 400 kB, the room left by your quota or on the disk.',
+    );
+    expect((await fs.stat(path.join(home, 'copy.bin'))).size).toBe(400_000);
+    expect(await usage()).toMatchObject({ used: QUOTA });
+    expect(await onDisk()).toBe(QUOTA);
+  });
+
+  it('refuses a cp that would pass the quota before it starts, a file or a tree', async () => {
+    await fs.mkdir(path.join(home, 'tree'));
+    for (let i = 0; i < 50; i++)
+      await fs.writeFile(path.join(home, 'tree', `f${i}`), Buffer.alloc(8_000, 'x'));
+    await usage();
+    for (const [line, bytes] of [
+      ['cp big.bin copy.bin', '600 kB'],
+      ['cp -r tree tree2', '400 kB'],
+      ['cp -a tree big.bin elsewhere', '1 MB'],
+    ] as const) {
+      const r = await run(s, token, line);
+      expect(r, line).toMatchObject({
+        lines: [`Command not allowed: cp would copy ${bytes}, and your quota leaves 0 B.`],
+        code: 1008,
+      });
+    }
+    const before = await fs.readdir(home);
+    expect(before.sort()).toEqual(['big.bin', 'tree']);
+    // What fits is copied.
+    await fs.rm(path.join(home, 'tree'), { recursive: true });
+    await usage();
+    expect(await run(s, token, 'cp -r big.bin small.bin')).toMatchObject({
+      lines: ['Command not allowed: cp would copy 600 kB, and your quota leaves 400 kB.'],
+    });
+    await fs.writeFile(path.join(home, 'small.txt'), 'small\n');
+    expect(await run(s, token, 'cp small.txt small2.txt')).toMatchObject({ code: 1000 });
+  });
+
+  it('refuses every command while the scope is over its quota, with a message', async () => {
+    s.ctx.store.users.update({ ...s.ctx.store.users.get(carol.id)!, quota: 500_000 });
+    for (const line of ['ls', 'cat big.bin', 'rm big.bin']) {
+      expect(await run(s, token, line), line).toMatchObject({
+        lines: [
+          'Command not allowed: your scope is over its quota (600 kB of 500 kB); free some space first.',
+        ],
+        code: 1008,
+      });
+    }
+    await expect(fs.stat(path.join(home, 'big.bin'))).resolves.toBeTruthy();
+  });
+
+  it('lends the room to one command at a time: a second one and an upload get none meanwhile', async () => {
+    execFileSync('mkfifo', [path.join(home, 'pipe')]);
+    const first = run(s, token, 'dd if=pipe of=first.bin bs=65536');
+    // dd has the pipe open for reading once this open returns: it runs, holding the room.
+    const writer = await fs.open(path.join(home, 'pipe'), 'w');
+    try {
+      const second = await run(s, token, 'dd if=big.bin of=second.bin bs=65536');
+      expect(second).toMatchObject({ code: 1011, reason: 'file size limit of 0 bytes reached' });
+      const up = await upload('up.bin', 10);
+      expect(up.statusCode).toBe(507);
+      await writer.write(Buffer.alloc(500_000, 'p'));
+    } finally {
+      await writer.close();
+    }
+    expect(await first).toMatchObject({ code: 1011, reason: 'file size limit of 400000 bytes reached' });
+    expect(await usage()).toMatchObject({ used: QUOTA });
+    expect(await onDisk()).toBe(QUOTA);
+    // Once the command ended and was counted, the room (none left) is the scope's again.
+    expect((await upload('up.bin', 10)).statusCode).toBe(507);
+    // A full scope (not over) still runs commands, and what one frees is counted as it ends.
+    expect(await run(s, token, 'rm first.bin pipe')).toMatchObject({ code: 1000 });
+    expect((await upload('up.bin', 10)).statusCode).toBe(200);
+  });
+
+  it('stops a command that passes the quota with many files, each below the room', async () => {
+    // split writes a piece of 100 kB per 100 kB it reads from the pipe, and waits for more.
+    execFileSync('mkfifo', [path.join(home, 'pipe')]);
+    const split = run(s, token, 'split -b 100000 pipe piece-');
+    const writer = await fs.open(path.join(home, 'pipe'), 'w');
+    try {
+      await writer.write(Buffer.alloc(500_000, 'p'));
+      // The pipe stays open: only the quota's watch ends the command.
+      expect(await split).toMatchObject({
+        lines: ['Command stopped: your scope passed its quota.'],
+        code: 1011,
+        reason: 'quota passed',
+      });
+    } finally {
+      await writer.close().catch(() => undefined);
+    }
+    // What it wrote until the walk that found it over is counted: every command is refused now.
+    expect((await usage()).used).toBeGreaterThan(QUOTA);
+    expect((await run(s, token, 'ls')).lines[0]).toMatch(
+      /^Command not allowed: your scope is over its quota/,
+    );
+  });
+
+  it('counts what a command wrote before the next one runs: a split past the quota leaves it over, and refused', async () => {
+    // Each piece is below the room, so no file limit cuts it: the count after the command does
+    // (unless the quota's watch over it stopped it first, on a slow machine).
+    const split = await run(s, token, 'split -b 100000 big.bin piece-');
+    if (split.code !== 1000) expect(split).toMatchObject({ code: 1011, reason: 'quota passed' });
+    expect(await onDisk()).toBeGreaterThan(QUOTA);
+    expect((await run(s, token, 'ls')).lines).toEqual([
+      expect.stringMatching(
+        /^Command not allowed: your scope is over its quota \(1\.[1-2] MB of 1 MB\); free some space first\.$/,
+      ),
+    ]);
+    expect((await upload('up.bin', 10)).statusCode).toBe(507);
+  });
+});
