@@ -11,7 +11,7 @@ import { createAccount } from '../src/auth/accounts.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
-import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { MAX_SOCKETS_PER_USER } from '../src/http/command/routes.js';
 import { quickSetup } from '../src/setup.js';
 import type { StoredSettings } from '../src/store/settings.js';
@@ -34,7 +34,7 @@ const HELPERS: Record<string, string> = {
 
 interface Server {
   app: FastifyInstance;
-  ctx: AppContext & { config: ServerConfig };
+  ctx: ServerContext & { config: ServerConfig };
   store: Store;
   base: string;
   root: string;

@@ -12,7 +12,7 @@ import { createAccount } from '../src/auth/accounts.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
-import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { serverPaths } from '../src/files/private.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore, type Store } from '../src/store/index.js';
@@ -43,7 +43,7 @@ const PERM = {
 
 interface Server {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   store: Store;
   base: string;
   root: string;

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { AuthService } from '../auth/service.js';
 import {
   addOptions,
   databasePath,
@@ -85,7 +84,5 @@ export async function withStore<T>(
 /** The services' context without an HTTP server: for account rules shared with the API. */
 export function commandContext(opened: OpenedStore, io: CliIO): AppContext {
   const config = resolveServerConfig(opened.explicit, opened.store.settings.getServer(), io.places);
-  const ctx = { config, store: opened.store, log: consoleLogger(io) } as AppContext;
-  ctx.auth = new AuthService(ctx);
-  return ctx;
+  return { config, store: opened.store, log: consoleLogger(io) } as AppContext;
 }
