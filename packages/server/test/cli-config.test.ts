@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
 import { defaultImageProcessors, threadPoolSize } from '../src/config/defaults.js';
-import { ConfigError, loadConfig, type ConfigPlaces } from '../src/config/load.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load.js';
+import type { ConfigPlaces } from '../src/config/sources.js';
 import { openStore } from '../src/store/index.js';
 
 /** A temporary working folder, with its own $HOME and /etc, and a CLI writing into buffers. */

@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
-import {
-  addOptions,
-  databasePath,
-  explicitOptions,
-  resolveServerConfig,
-  SERVE_OPTIONS,
-  type ExplicitOptions,
-  type OptionSpec,
-  type OptionValues,
-} from '../config/load.js';
+import { databasePath, explicitOptions, resolveServerConfig, type ExplicitOptions } from '../config/load.js';
+import { SERVE_OPTIONS, type OptionSpec, type OptionValues } from '../config/options.js';
+import { addOptions } from '../config/sources.js';
 import type { AppContext } from '../context.js';
 import { isNewDatabase } from '../store/db.js';
 import { openStore, type Store } from '../store/index.js';
