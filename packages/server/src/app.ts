@@ -51,6 +51,7 @@ import { usageRoutes } from './http/usage/routes.js';
 import { usersRoutes } from './http/users/routes.js';
 import { nativeStatus } from './native.js';
 import { PreviewService } from './preview/service.js';
+import type { ServerContext } from './services.js';
 import type { Store } from './store/index.js';
 
 export interface BuildOptions {
@@ -70,7 +71,7 @@ export interface BuildOptions {
 
 export interface BuiltApp {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   routes: RouteIndex;
   /** The separate metrics listener of --metricsAddress, when there is one. */
   metricsListener?: MetricsListener;
@@ -105,11 +106,13 @@ export async function buildApp(
     // Timeouts and caps of every connection, and early answers' drain (http/connections.ts).
     http: serverOptions(config),
   });
-  const ctx = { config, store, log: app.log as Logger } as AppContext;
-  ctx.auth = new AuthService(ctx);
-  ctx.audit = new AuditLog(store.audit, ctx.log);
-  ctx.jobs = new JobRegistry();
-  ctx.heavy = heavyRequests(config);
+  // One object: the services are given the context they are then added to.
+  const core: AppContext = { config, store, log: app.log as Logger, heavy: heavyRequests(config) };
+  const ctx: ServerContext = Object.assign(core, {
+    auth: new AuthService(core),
+    audit: new AuditLog(store.audit, core.log),
+    jobs: new JobRegistry(),
+  });
   if (opts.beforeReplace) quotaLedgerOf(ctx).beforeReplace = opts.beforeReplace;
 
   guardConnections(app.server, config, ctx.log);

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
 import { serve, type RunningServer } from '../src/cli/serve.js';
-import type { ConfigPlaces } from '../src/config/load.js';
+import type { ConfigPlaces } from '../src/config/sources.js';
 import { SCHEMA_VERSION } from '../src/store/db.js';
 import { openStore } from '../src/store/index.js';
 import { startTestApp, type TestApp } from './helpers.js';

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
-import { ConfigError, loadConfig, type ConfigPlaces } from '../src/config/load.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load.js';
+import type { ConfigPlaces } from '../src/config/sources.js';
 
 /**
  * What the configuration tests share: a temporary working folder with its own $HOME and /etc, and

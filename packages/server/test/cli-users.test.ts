@@ -5,7 +5,8 @@ import { hash } from '@node-rs/bcrypt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { runCli, type CliIO } from '../src/cli/index.js';
-import { loadConfig, type ConfigPlaces } from '../src/config/load.js';
+import { loadConfig } from '../src/config/load.js';
+import type { ConfigPlaces } from '../src/config/sources.js';
 import { openStore } from '../src/store/index.js';
 
 let dir: string;

@@ -11,7 +11,7 @@ import { createAccount } from '../src/auth/accounts.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
-import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { quickSetup } from '../src/setup.js';
 import type { StoredSettings } from '../src/store/settings.js';
 import { openStore, type Store } from '../src/store/index.js';
@@ -38,7 +38,7 @@ export const HELPERS: Record<string, string> = {
 
 export interface Server {
   app: FastifyInstance;
-  ctx: AppContext & { config: ServerConfig };
+  ctx: ServerContext & { config: ServerConfig };
   store: Store;
   base: string;
   root: string;

@@ -12,6 +12,7 @@ import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
 import { answerCheck } from './openapi-check.js';
@@ -34,7 +35,7 @@ export const denyRe = (raw: string): Rule => ({ regex: true, allow: false, path:
 
 export interface FilesApp {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   /** Every route the app registered. */
   routes: RouteIndex;
   root: string;

@@ -7,7 +7,7 @@ import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
-import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore } from '../src/store/index.js';
 import type { StoredUser } from '../src/store/users.js';
@@ -21,7 +21,7 @@ export const TEST_BCRYPT_COST = 4;
 
 export interface TestApp {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   /** The served root: a fresh temporary folder. */
   root: string;
   /** A temporary folder outside the root, for escape tests. */

@@ -10,7 +10,8 @@ import { threadPoolSize } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import { createLogger } from '../src/logging.js';
 import { serve, type RunningServer } from '../src/cli/serve.js';
-import { loadConfig, serverRecordFromConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/load.js';
+import { serverRecordFromConfig } from '../src/config/server-record.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { freePort } from './tools.js';
 

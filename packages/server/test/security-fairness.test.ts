@@ -4,7 +4,9 @@ import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, serverRecordFromConfig } from '../src/config/load.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { loadConfig } from '../src/config/load.js';
+import { serverRecordFromConfig } from '../src/config/server-record.js';
 import { BIG_FOLDER_BYTES } from '../src/http/heavy.js';
 import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 

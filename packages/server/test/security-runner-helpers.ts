@@ -9,7 +9,7 @@ import { buildApp } from '../src/app.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
-import type { AppContext } from '../src/context.js';
+import type { ServerContext } from '../src/services.js';
 import { quickSetup } from '../src/setup.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { TEST_BCRYPT_COST } from './helpers.js';
@@ -38,7 +38,7 @@ export const PERM = {
 
 export interface Server {
   app: FastifyInstance;
-  ctx: AppContext;
+  ctx: ServerContext;
   store: Store;
   base: string;
   root: string;

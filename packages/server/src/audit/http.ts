@@ -1,6 +1,6 @@
 import type { AuditAction } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ServerContext } from '../services.js';
 import { logFailedLogin } from '../http/access-log.js';
 import { pathOnly } from '../logging.js';
 import { purgeExpiredAudit } from './retention.js';
@@ -46,7 +46,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** For routes that hijack their reply (see recordBeforeHijack). */
-    auditContext: AppContext;
+    auditContext: ServerContext;
   }
 }
 
@@ -63,7 +63,7 @@ export function audit(request: FastifyRequest, note: AuditNote): void {
  * its record is queued with the answer's status (errors included). Routes that take the socket
  * over (the command WebSocket) call `recordRequest` themselves, as onSend does not run for them.
  */
-export function installAudit(app: FastifyInstance, ctx: AppContext): void {
+export function installAudit(app: FastifyInstance, ctx: ServerContext): void {
   const tokenUses = new TokenUseThrottle();
   app.decorate('auditContext', ctx);
   app.addHook('onSend', async (request, reply, payload) => {
@@ -102,7 +102,7 @@ export function installAudit(app: FastifyInstance, ctx: AppContext): void {
  * was recorded where the credential was refused (`credentialRefused`). So a flood of requests
  * nobody signed in for writes nothing but sign-in attempts, and those throttled (audit/log.ts).
  */
-export function recordRequest(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): void {
+export function recordRequest(ctx: ServerContext, request: FastifyRequest, reply: FastifyReply): void {
   const { audit: declared, reach } = request.routeOptions.config;
   const noted = request.auditNote ?? {};
   if (!declared || noted.skip) return;
@@ -125,7 +125,7 @@ export function recordRequest(ctx: AppContext, request: FastifyRequest, reply: F
  * docs/operations.md matches. The request's own declared record is not made as well.
  */
 export function credentialRefused(
-  ctx: AppContext,
+  ctx: ServerContext,
   request: FastifyRequest,
   refusal: { username: string; status: number; via?: string },
 ): void {
@@ -148,7 +148,7 @@ export function recordBeforeHijack(request: FastifyRequest, reply: FastifyReply)
  * see: its declared action, with the outcome it reports as an HTTP-like status.
  */
 export function recordTakenOver(
-  ctx: AppContext,
+  ctx: ServerContext,
   request: FastifyRequest,
   status: number,
   note: AuditNote,
@@ -163,7 +163,7 @@ export function recordTakenOver(
  * items): written when the outcome is known, as the request's user and address.
  */
 export function recordOutcome(
-  ctx: AppContext,
+  ctx: ServerContext,
   request: FastifyRequest,
   status: number,
   draft: AuditDraft,
@@ -171,7 +171,7 @@ export function recordOutcome(
   write(ctx, request, status, draft);
 }
 
-function write(ctx: AppContext, request: FastifyRequest, status: number, d: AuditDraft): void {
+function write(ctx: ServerContext, request: FastifyRequest, status: number, d: AuditDraft): void {
   const signedIn = who(request);
   ctx.audit.record({
     time: Date.now(),

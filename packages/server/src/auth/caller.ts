@@ -25,6 +25,15 @@ export interface Caller {
   now(): StoredUser & Confinement;
 }
 
+/**
+ * What a session is asked again through: the auth service's `currentSession` (auth/service.ts),
+ * named by its shape so that this module, which the job registry names, does not lead back to
+ * the service and everything it imports.
+ */
+export interface SessionCheck {
+  currentSession(sessionId: string, userId: number): { user: StoredUser; sessionId: string };
+}
+
 /** How a request proved who it is: what the caller is derived from again. */
 export type Credential =
   | { kind: 'session'; sessionId: string; userId: number }
@@ -35,7 +44,7 @@ export type Credential =
  * (`permit` in http/guards.ts), run again on the user as they are now.
  */
 export function callerFrom(
-  ctx: AppContext,
+  ctx: AppContext & { auth: SessionCheck },
   credential: Credential,
   permit: (user: StoredUser, grant: ApiTokenGrant | undefined) => void,
 ): Caller {

@@ -1,11 +1,7 @@
 import { Command } from 'commander';
-import {
-  addOptions,
-  flagValues,
-  formatDuration,
-  serverRecordFromConfig,
-  serverRecordFromOptions,
-} from '../config/load.js';
+import { serverRecordFromConfig, serverRecordFromOptions } from '../config/server-record.js';
+import { addOptions, flagValues } from '../config/sources.js';
+import { formatDuration } from '../config/values.js';
 import { defaultSettings, type StoredSettings } from '../store/settings.js';
 import { addStoreOptions, openCommandStore, withStore, type OpenedStore } from './database.js';
 import { readExportFile, writeExportFile, formatOf } from './export-files.js';

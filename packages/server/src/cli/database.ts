@@ -1,15 +1,7 @@
 import type { Command } from 'commander';
-import { AuthService } from '../auth/service.js';
-import {
-  addOptions,
-  databasePath,
-  explicitOptions,
-  resolveServerConfig,
-  SERVE_OPTIONS,
-  type ExplicitOptions,
-  type OptionSpec,
-  type OptionValues,
-} from '../config/load.js';
+import { databasePath, explicitOptions, resolveServerConfig, type ExplicitOptions } from '../config/load.js';
+import { SERVE_OPTIONS, type OptionSpec, type OptionValues } from '../config/options.js';
+import { addOptions } from '../config/sources.js';
 import type { AppContext } from '../context.js';
 import { isNewDatabase } from '../store/db.js';
 import { openStore, type Store } from '../store/index.js';
@@ -85,7 +77,5 @@ export async function withStore<T>(
 /** The services' context without an HTTP server: for account rules shared with the API. */
 export function commandContext(opened: OpenedStore, io: CliIO): AppContext {
   const config = resolveServerConfig(opened.explicit, opened.store.settings.getServer(), io.places);
-  const ctx = { config, store: opened.store, log: consoleLogger(io) } as AppContext;
-  ctx.auth = new AuthService(ctx);
-  return ctx;
+  return { config, store: opened.store, log: consoleLogger(io) } as AppContext;
 }

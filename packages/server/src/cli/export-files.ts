@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readDataFile, yaml } from '../config/load.js';
+import { readDataFile, yaml } from '../config/sources.js';
 import { CliError } from './io.js';
 
 /**

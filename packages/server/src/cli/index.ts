@@ -1,14 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { hashPassword } from '../auth/passwords.js';
-import {
-  addOptions,
-  booleanNames,
-  ConfigError,
-  envName,
-  flagValues,
-  rewriteBooleanFlags,
-  SERVE_OPTIONS,
-} from '../config/load.js';
+import { ConfigError } from '../config/config-error.js';
+import { booleanNames, SERVE_OPTIONS } from '../config/options.js';
+import { addOptions, envName, flagValues, rewriteBooleanFlags } from '../config/sources.js';
 import { COMMIT, VERSION } from '../config/defaults.js';
 import { AppError } from '../errors.js';
 import { backupCommand, restoreCommand } from './backup-command.js';

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import type { ConfigPlaces, Env } from '../config/load.js';
+import type { ConfigPlaces, Env } from '../config/sources.js';
 import type { Logger } from '../context.js';
 
 /**

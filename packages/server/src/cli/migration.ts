@@ -7,7 +7,11 @@ import {
 } from '@filebrowser/contract';
 import { normaliseScope } from '../auth/homes.js';
 import { looksLikeBcryptHash } from '../auth/passwords.js';
-import { optionsFromServerRecord, serverRecordFromOptions, SERVER_RECORD_KEYS } from '../config/load.js';
+import {
+  optionsFromServerRecord,
+  serverRecordFromOptions,
+  SERVER_RECORD_KEYS,
+} from '../config/server-record.js';
 import { validateRules } from '../rules/validate.js';
 import { cleanUnsafeCommands } from '../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../store/settings.js';

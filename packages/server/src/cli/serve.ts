@@ -8,14 +8,10 @@ import { pino } from 'pino';
 import { buildApp } from '../app.js';
 import { createAccount } from '../auth/accounts.js';
 import { hashPassword, randomPassword } from '../auth/passwords.js';
-import {
-  ConfigError,
-  databasePath,
-  explicitOptions,
-  resolveServerConfig,
-  serverRecordFromConfig,
-  type OptionValues,
-} from '../config/load.js';
+import { ConfigError } from '../config/config-error.js';
+import { databasePath, explicitOptions, resolveServerConfig } from '../config/load.js';
+import type { OptionValues } from '../config/options.js';
+import { serverRecordFromConfig } from '../config/server-record.js';
 import type { ServerConfig } from '../config/types.js';
 import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';

@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { resolveServerConfig, SERVE_OPTIONS, type ConfigPlaces, type OptionValues } from '../config/load.js';
+import { resolveServerConfig } from '../config/load.js';
+import { SERVE_OPTIONS, type OptionValues } from '../config/options.js';
+import type { ConfigPlaces } from '../config/sources.js';
 import type { ServerConfig } from '../config/types.js';
 
 /** Server options `config init|set` save in the database (serving-only and first-start flags left out). */

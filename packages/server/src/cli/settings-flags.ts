@@ -1,5 +1,5 @@
 import { THEMES, WEBDAV_MODES, type WebDavMode } from '@filebrowser/contract';
-import type { OptionSpec, OptionValues } from '../config/load.js';
+import type { OptionSpec, OptionValues } from '../config/options.js';
 import type { StoredSettings } from '../store/settings.js';
 import { cleanUnsafeCommands } from '../runner/options.js';
 import { CliError } from './io.js';

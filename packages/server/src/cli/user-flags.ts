@@ -6,7 +6,7 @@ import {
   type UserDefaults,
   type UserInput,
 } from '@filebrowser/contract';
-import type { OptionSpec, OptionValues } from '../config/load.js';
+import type { OptionSpec, OptionValues } from '../config/options.js';
 
 /**
  * Flags describing a user (`users add|update`) or the defaults new users get (`config init|set`).

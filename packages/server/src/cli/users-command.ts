@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import { createAccount, deleteAccount, updateAccount } from '../auth/accounts.js';
-import { addOptions, flagValues } from '../config/load.js';
+import { addOptions, flagValues } from '../config/sources.js';
 import type { Store } from '../store/index.js';
 import { usernameKey } from '../auth/usernames.js';
 import { ALL_PERMISSIONS, type StoredUser } from '../store/users.js';

@@ -19,17 +19,9 @@ import {
 import { RuleChecker, type RuleOptions } from './rules.js';
 import { moveJournalOf, type MoveJournal } from './moves.js';
 import { stagingLedgerOf, type StagingLedger } from './staging.js';
+import type { FileRoot, OpenOptions } from './access-view.js';
 
-/**
- * A folder a server serves files from. Today every user's scope lies in the one `--root`; team
- * folders will be more roots, so an access is always made for a root it is given.
- */
-export interface FileRoot {
-  /** Stable name of the root (stored with shares). */
-  id: string;
-  /** Absolute path of the folder. */
-  path: string;
-}
+export type { FileRoot, OpenOptions };
 
 /** The root of `--root`. */
 export function defaultRoot(ctx: Pick<AppContext, 'config'>): FileRoot {
@@ -38,16 +30,6 @@ export function defaultRoot(ctx: Pick<AppContext, 'config'>): FileRoot {
 
 /** Only this module can make a FileAccess: the constructor refuses anything without this token. */
 const MADE_HERE: unique symbol = Symbol('FileAccess is made in files/access.ts');
-
-export interface OpenOptions {
-  /** Follow a final symbolic link (default); off, the link itself is the result. */
-  followFinal?: boolean;
-  /**
-   * Check the user's rules on the result (default). The roots of a recursive listing and of a
-   * search are only confined (contract 5.7 and 7); what they find is checked entry by entry.
-   */
-  rules?: boolean;
-}
 
 /**
  * What one request may do on the disk: the confined scope of a root, the rules that filter it,

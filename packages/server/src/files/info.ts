@@ -10,7 +10,7 @@ import {
   type Sorting,
 } from '@filebrowser/contract';
 import { notFound } from '../errors.js';
-import type { FileAccess } from './access.js';
+import type { AccessView as FileAccess } from './access-view.js';
 import {
   openEntryFile,
   openEntryFileSync,

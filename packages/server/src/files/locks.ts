@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { DavLock } from '../store/dav.js';
 import type { StoredUser } from '../store/users.js';
-import type { FileAccess } from './access.js';
+import type { AccessView as FileAccess } from './access-view.js';
 import { isInside } from './resolver.js';
 
 /**

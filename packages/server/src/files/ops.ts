@@ -25,10 +25,9 @@ import {
 } from './anchor.js';
 import { extensionOf } from './mime.js';
 import { bytesOf } from './quota.js';
-import { replaceCounted } from './replace.js';
+import { replaceCounted, type Replacement, type ReplaceMode, type ReplaceStep } from './replace.js';
 import { isInside, joinVirtual, type Opened } from './resolver.js';
 import { stagingName } from './staging-names.js';
-import type { Replacement, ReplaceMode, ReplaceStep } from './trash.js';
 import type { StagingLedger } from './staging.js';
 import { removeTree, walkTree } from './tree.js';
 import { writeBody } from './write-body.js';

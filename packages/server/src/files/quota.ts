@@ -2,7 +2,7 @@ import path from 'node:path';
 import { inBackground } from '../background.js';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import type { FileAccess } from './access.js';
+import type { AccessView as FileAccess } from './access-view.js';
 import { Pinned } from './anchor.js';
 import { isInside } from './resolver.js';
 import { walkTree } from './tree.js';

@@ -12,6 +12,7 @@ import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from
 import { serverPaths } from './private.js';
 import { bytesOf } from './quota.js';
 import { joinVirtual, type Opened } from './resolver.js';
+import type { Replacement, ReplaceStep } from './replace.js';
 import { removeTree, walkTree } from './tree.js';
 
 /**
@@ -225,46 +226,6 @@ export interface Replaced {
   real: string;
   /** Its trash item; undefined when the trash is off and it was deleted for good. */
   trashed?: Trashed;
-}
-
-/**
- * What an operation does to an existing entry at its destination:
- * - `merge`: File Browser's `override` (the web API's copies and moves). A folder onto a folder
- *   is merged into it, a file replaces a file, and a change of kind (a file onto a folder, or
- *   the reverse) is a conflict: nothing is deleted.
- * - `replace`: WebDAV's `Overwrite: T` and a restore's `override`. The entry gives way whole.
- */
-export type ReplaceMode = 'merge' | 'replace';
-
-/**
- * How an existing entry gives way, decided and checked before anything changes:
- * - `modify`: a regular file replaced by a file. Its bytes change, as with PUT: the write itself
- *   replaces it in one rename (`modify` permission).
- * - `merge`: a folder merged into (`modify`, for the files the merge replaces).
- * - `delete`: anything else (a folder, a link, a file replaced by a folder). The entry goes
- *   through the one delete, `deleteOrTrash`, into the trash while it is on, with the `delete`
- *   permission (policy operation `replace`) and the rules checked on everything inside it.
- */
-export interface Replacement {
-  readonly kind: 'modify' | 'merge' | 'delete';
-  /** Bytes its removal gives back to the quotas (a delete for good), known before it happens. */
-  readonly freed: number;
-  /**
-   * Removes the entry when its kind says so (else nothing). The caller calls it once every
-   * check of its operation passed (quota included), just before writing, and opens the
-   * destination again afterwards: what it had open there is gone.
-   */
-  apply(): Promise<void>;
-}
-
-/** The one way an existing entry gives way to another, for every route that replaces. */
-export interface ReplaceStep {
-  /**
-   * Checks what replacing `dst` (an existing entry) with an entry of the given kind takes: 403
-   * without the permissions or when a rule refuses something inside it, 409 for a change of
-   * kind in `merge` mode, 423 when a lock covers it. Changes nothing.
-   */
-  plan(access: FileAccess, dst: Opened, incomingIsDir: boolean, mode: ReplaceMode): Promise<Replacement>;
 }
 
 /**

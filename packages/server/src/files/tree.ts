@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import type { RecursiveEntry } from '@filebrowser/contract';
-import type { FileAccess } from './access.js';
+import type { AccessView as FileAccess } from './access-view.js';
 import { readFolderTypes, removeEntryFolder, statEntry, unlinkEntry, type Pinned } from './anchor.js';
 import { goTime } from './info.js';
 import { isStagingName } from './staging-names.js';

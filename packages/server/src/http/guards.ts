@@ -1,6 +1,6 @@
 import { AUTH_COOKIE, RENEW_HEADER } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { ServerContext } from '../services.js';
 import { apiTokenLabel, type ApiTokenGrant } from '../auth/api-tokens.js';
 import { callerFrom, type Caller, type Credential } from '../auth/caller.js';
 import { credentialRefused } from '../audit/http.js';
@@ -62,7 +62,7 @@ const RENEW_WITHIN_SECONDS = 3600;
  * and the token's folder without knowing about tokens.
  */
 async function authenticate(
-  ctx: AppContext,
+  ctx: ServerContext,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<StoredUser> {
@@ -138,7 +138,7 @@ function tokenRefusalMessage(grant: ApiTokenGrant, why: 'no tokens' | 'read-only
  * for the kind of caller (a token the route refuses is 403, naming it), then the permissions the
  * route's operation needs, before anything else (a body, a path) is looked at.
  */
-function guardFor(ctx: AppContext, route: RouteDeclaration & { reach: RouteReach }) {
+function guardFor(ctx: ServerContext, route: RouteDeclaration & { reach: RouteReach }) {
   if (routeKind(route.reach) !== 'signed in') return undefined;
   const { reach, needs } = route;
   const guard: onRequestAsyncHookHandler = async function guard(request, reply) {
@@ -165,7 +165,7 @@ function guardFor(ctx: AppContext, route: RouteDeclaration & { reach: RouteReach
 }
 
 /** The user of a WebDAV request (Basic credentials, or the server's other sign-in methods). */
-async function davAuthenticate(ctx: AppContext, request: FastifyRequest): Promise<StoredUser> {
+async function davAuthenticate(ctx: ServerContext, request: FastifyRequest): Promise<StoredUser> {
   const user = await davUser(ctx, request);
   request.user = user;
   return user;
@@ -180,7 +180,7 @@ const GUARDS = new WeakSet<object>();
  * the guard made from the declaration first among the route's `onRequest` hooks. Routes never
  * install a guard themselves: the declaration is the only way to have one.
  */
-export function guardRoute(ctx: AppContext, route: RouteOptions): void {
+export function guardRoute(ctx: ServerContext, route: RouteOptions): void {
   const config = (route.config ?? {}) as RouteDeclaration;
   const methods = [route.method].flat();
   const needs =
@@ -212,7 +212,11 @@ function permit(user: StoredUser, grant: ApiTokenGrant | undefined, ops: readonl
  * the request's session or API token and makes the guard's checks for `needs` (auth/caller.ts).
  * Checked once here, so that the scope and rules it holds to are the request's.
  */
-export function callerOf(ctx: AppContext, request: FastifyRequest, needs: readonly Operation[] = []): Caller {
+export function callerOf(
+  ctx: ServerContext,
+  request: FastifyRequest,
+  needs: readonly Operation[] = [],
+): Caller {
   const user = currentUser(request);
   const grant = request.apiToken;
   const credential: Credential = grant

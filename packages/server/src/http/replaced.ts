@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { recordOutcome } from '../audit/http.js';
-import type { AppContext } from '../context.js';
+import type { ServerContext } from '../services.js';
 import type { FileAccess } from '../files/access.js';
 import type { FileEvents } from '../files/events.js';
-import { replaceStep, type Replaced, type ReplaceStep } from '../files/trash.js';
+import type { ReplaceStep } from '../files/replace.js';
+import { replaceStep, type Replaced } from '../files/trash.js';
 import { sharesFollowDelete } from '../shares/service.js';
 import type { StoredUser } from '../store/users.js';
 import { davFollowDelete } from './dav/follow.js';
@@ -15,7 +16,7 @@ import { notify } from './notify.js';
  * `file.delete` with `why` in its detail.
  */
 export function followReplaced(
-  ctx: AppContext,
+  ctx: ServerContext,
   access: FileAccess,
   events: FileEvents,
   request: FastifyRequest | undefined,
@@ -37,7 +38,7 @@ export function followReplaced(
 
 /** The replace step of a user's request (files/trash.ts), with the follow-ups of what it takes away. */
 export function requestReplaceStep(
-  ctx: AppContext,
+  ctx: ServerContext,
   user: StoredUser,
   access: FileAccess,
   events: FileEvents,

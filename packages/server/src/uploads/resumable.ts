@@ -2,22 +2,20 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import { assertMay } from '../auth/policy.js';
-import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access.js';
-import { createEntryFile, joinReal, Pinned, statFileSystem, unlinkEntry } from '../files/anchor.js';
+import { joinReal, type Pinned } from '../files/anchor.js';
 import { placeOf } from '../files/ops.js';
-import { writeBody } from '../files/write-body.js';
 import type { QuotaHold } from '../files/quota.js';
-import { replaceCounted } from '../files/replace.js';
 import type { Resolved } from '../files/resolver.js';
 import { serverPaths } from '../files/private.js';
-import { stagingName } from '../files/staging-names.js';
-import { stagingLedgerOf, type StagingLedger } from '../files/staging.js';
+import { stagingLedgerOf } from '../files/staging.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
+import { assertRoomFor, PendingLimits } from './limits.js';
+import { appendBody, removeQuietly, replaceAtomically } from './staging-file.js';
 
 export interface UploadStatus {
   offset: number;
@@ -35,16 +33,13 @@ export interface UploadStatus {
 export class ResumableUploads {
   /** One promise chain per upload: PATCHes to the same upload run one after the other. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  /**
-   * Creations past the limits check but not yet recorded, per user. The check and the record are
-   * separated by hooks and disk work, so parallel POSTs must see each other here or they would
-   * all pass the check at once (the login limit's old mistake).
-   */
-  private readonly creating = new Map<number, { count: number; bytes: number }>();
   /** What each upload in progress holds against the quotas, from creation to completion. */
   private readonly holds = new Map<string, QuotaHold>();
+  private readonly limits: PendingLimits;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.limits = new PendingLimits(ctx);
+  }
 
   /** `uploads` beside the database (see `serverPaths` for a database inside the served folder). */
   get stagingDir(): string {
@@ -85,11 +80,11 @@ export class ResumableUploads {
         throw badRequest('Upload-Length must be a whole number of bytes');
       }
       const length = Number(lengthHeader);
-      const release = this.reserve(user.id, access.scopePathOf(target.virtual), length);
+      const release = this.limits.reserve(user.id, access.scopePathOf(target.virtual), length);
       let upload: PendingUpload;
       let quota: QuotaHold | undefined;
       try {
-        await this.assertRoomFor(length, target.linkFolder ?? target.folder);
+        await assertRoomFor(length, this.stagingDir, target.linkFolder ?? target.folder);
         quota = await access.quota.reserve(access, landing(target), length - replacedBytes(target, override));
         await beforeCreate(target.real);
         // The folders of the target exist from now on, as they did for File Browser's uploads.
@@ -123,58 +118,6 @@ export class ResumableUploads {
       return { offset: 0, length };
     } finally {
       await target.close();
-    }
-  }
-
-  /**
-   * Holds a place for a new upload within the user's limits (its own earlier upload to the same
-   * path is replaced, so it does not count); the returned function gives the place back once the
-   * upload is recorded or refused.
-   */
-  private reserve(userId: number, virtual: string, length: number): () => void {
-    const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
-    const stored = this.ctx.store.uploads.pendingOf(userId, virtual);
-    const creating = this.creating.get(userId) ?? { count: 0, bytes: 0 };
-    if (stored.count + creating.count >= limit) {
-      throw new AppError(
-        'too_many_requests',
-        `${limit} uploads are already in progress: finish or cancel one before starting another`,
-      );
-    }
-    const left = budget - stored.bytes - creating.bytes;
-    if (length > left) {
-      throw new AppError(
-        'payload_too_large',
-        `Upload-Length ${length} is more than the ${Math.max(left, 0)} bytes left to the uploads in progress (${budget} in all)`,
-      );
-    }
-    const mine = { count: creating.count + 1, bytes: creating.bytes + length };
-    this.creating.set(userId, mine);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const now = this.creating.get(userId)!;
-      now.count -= 1;
-      now.bytes -= length;
-      if (now.count === 0) this.creating.delete(userId);
-    };
-  }
-
-  /** A declared length that cannot fit where the bytes go, staging or target, is refused up front. */
-  private async assertRoomFor(length: number, targetFolder: Pinned | undefined): Promise<void> {
-    if (length === 0) return;
-    // The staging folder may not exist yet; its parent (the database's folder) does.
-    const places = [fs.statfs(path.dirname(this.stagingDir))];
-    if (targetFolder) places.push(statFileSystem(targetFolder));
-    for (const st of await Promise.all(places)) {
-      const free = st.bavail * st.bsize;
-      if (length > free) {
-        throw new AppError(
-          'payload_too_large',
-          `Upload-Length ${length} is more than the free space on the disk (${free} bytes)`,
-        );
-      }
     }
   }
 
@@ -373,103 +316,6 @@ export class ResumableUploads {
   }
 }
 
-/** Written bytes after which a flush to the disk is started in the background. */
-const FLUSH_STEP = 4 * 1024 * 1024;
-
-/**
- * Appends a request body to an open staging file at `offset`, at most `room` bytes (more is a
- * 413, and the file is cut back to `offset`); returns the new end. Everything is on the disk
- * (fsync) before it returns, so the offset a client is told survives a crash. The body is
- * written in batches while the next one arrives, with flushes in the background (`writeBody`).
- */
-export async function appendBody(
-  fh: fs.FileHandle,
-  offset: number,
-  room: number,
-  body: Readable | AsyncIterable<unknown>,
-): Promise<number> {
-  let tooLong = false;
-  const check = (received: number) => {
-    if (received <= room) return;
-    tooLong = true;
-    throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
-  };
-  try {
-    const written = await writeBody(fh, body, { position: offset, flushEvery: FLUSH_STEP, check });
-    await fh.sync();
-    return offset + written;
-  } catch (err) {
-    if (tooLong) await fh.truncate(offset);
-    throw err;
-  }
-}
-
-/**
- * Renames an upload's finished staging file (in the server's own folder) onto `name` of a pinned
- * folder, counting against `quota` what the rename really replaced (files/replace.ts). Across
- * file systems (EXDEV) the bytes are first copied to a staging file beside the target, so the
- * replacement is still a single rename.
- */
-async function replaceAtomically(
-  ledger: StagingLedger,
-  stagingDir: string,
-  upload: PendingUpload,
-  folder: Pinned,
-  name: string,
-  quota: QuotaHold,
-  beforeRename: () => Promise<void> | void,
-): Promise<void> {
-  const staged = await Pinned.folder(stagingDir);
-  try {
-    await replaceCounted(
-      quota,
-      staged,
-      path.basename(upload.staging),
-      folder,
-      name,
-      upload.length,
-      beforeRename,
-    );
-    return;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-  } finally {
-    await staged.close();
-  }
-  const temp = stagingName(name);
-  const mode = (await fs.stat(upload.staging)).mode & 0o7777;
-  const forget = ledger.note(folder, temp);
-  let out: fs.FileHandle;
-  try {
-    out = await createEntryFile(folder, temp, mode);
-  } catch (err) {
-    forget();
-    throw err;
-  }
-  let placed = false;
-  try {
-    const input = await fs.open(upload.staging, 'r');
-    try {
-      await pipeline(
-        input.createReadStream({ autoClose: false }),
-        out.createWriteStream({ autoClose: false }),
-      );
-    } finally {
-      await input.close();
-    }
-    await out.sync();
-    await out.close();
-    await replaceCounted(quota, folder, temp, folder, name, upload.length, beforeRename);
-    placed = true;
-  } finally {
-    if (!placed) {
-      await out.close().catch(() => undefined);
-      await unlinkEntry(folder, temp).catch(() => undefined);
-    }
-    forget();
-  }
-}
-
 /** Where an upload's bytes land: a link at the target is replaced itself, never written through. */
 function landing(target: Resolved): string {
   return target.isSymlink ? target.entry : target.real;
@@ -478,8 +324,4 @@ function landing(target: Resolved): string {
 /** Bytes the file an upload replaces holds now (a link is replaced itself: nothing). */
 function replacedBytes(target: Resolved, override: boolean): number {
   return override && !target.isSymlink && target.stat?.isFile() ? target.stat.size : 0;
-}
-
-async function removeQuietly(file: string): Promise<void> {
-  await fs.rm(file, { force: true }).catch(() => undefined);
 }

@@ -9,7 +9,7 @@ import {
 } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CSV_COLUMNS, csvLine, presentRecord } from '../../audit/present.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { badRequest } from '../../errors.js';
 import type { AuditFilter } from '../../store/audit.js';
 import { ACCOUNT_CHANGES } from '../reach.js';
@@ -37,7 +37,7 @@ function filterOf(query: AuditQuery): AuditFilter {
  * matching record, streamed page by page): administrators only, API tokens included only when
  * they keep the admin permission (a read-only token does not).
  */
-export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function auditRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/audit',
@@ -109,7 +109,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
 }
 
 /** The matching records, newest first, a page per query, until none is left. */
-async function* exportPages(ctx: AppContext, filter: AuditFilter) {
+async function* exportPages(ctx: ServerContext, filter: AuditFilter) {
   let beforeId = filter.beforeId;
   for (;;) {
     const rows = ctx.store.audit.list(

@@ -2,7 +2,7 @@ import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { audit, credentialRefused } from '../../audit/http.js';
 import { createAccount } from '../../auth/accounts.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../../errors.js';
 import { currentAuth } from '../guards.js';
 import { OPEN, SESSION_ONLY } from '../reach.js';
@@ -40,7 +40,7 @@ const tokenInHeader: onRequestAsyncHookHandler = async (request) => {
   if (!request.headers['x-auth']) throw unauthorized();
 };
 
-export function authRoutes(ctx: AppContext): FastifyPluginAsync {
+export function authRoutes(ctx: ServerContext): FastifyPluginAsync {
   return async (app) => {
     // These endpoints take any body type and parse it themselves (see jsonBody).
     app.removeAllContentTypeParsers();

@@ -3,7 +3,7 @@ import { PathParams } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { recordTakenOver } from '../../audit/http.js';
 import type { Caller } from '../../auth/caller.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError, forbidden } from '../../errors.js';
 import { formatBytes } from '../../files/quota.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
@@ -151,7 +151,7 @@ function watchCaller(
  * and stderr interleaved; the socket then closes with 1000 (exit status 0) or 1011 (anything else,
  * the exit status in the close reason). Closing the socket kills the command's process group.
  */
-export function commandRoutes(ctx: AppContext): FastifyPluginAsync {
+export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
   return async (app) => {
     await registerWebsocket(app);
     const open = new Map<number, number>();

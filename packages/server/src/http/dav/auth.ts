@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { isTrustedAddress } from '../../auth/ip.js';
 import type { StoredUser } from '../../store/users.js';
@@ -35,7 +35,7 @@ interface Remembered {
  * milliseconds. The key is per process, so the hashes are of no use outside it; each app (each
  * database) has its own entries.
  */
-const rememberedBy = new WeakMap<AppContext, Map<string, Remembered>>();
+const rememberedBy = new WeakMap<ServerContext, Map<string, Remembered>>();
 const HASH_KEY = crypto.randomBytes(32);
 
 function credentialKey(username: string, secret: string): string {
@@ -51,7 +51,7 @@ function credentialKey(username: string, secret: string): string {
  * throttle.
  */
 export async function davCredentials(
-  ctx: AppContext,
+  ctx: ServerContext,
   username: string,
   secret: string,
   ip: string,
@@ -116,7 +116,10 @@ function basicCredentials(request: FastifyRequest): { username: string; secret: 
 }
 
 /** The user of a WebDAV request, by the server's authentication method. */
-export async function davUser(ctx: AppContext, request: FastifyRequest): Promise<StoredUser & Confinement> {
+export async function davUser(
+  ctx: ServerContext,
+  request: FastifyRequest,
+): Promise<StoredUser & Confinement> {
   const settings = ctx.store.settings.get();
   switch (settings.authMethod) {
     case 'noauth':

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import type { FileAccess } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import type { StoredUser } from '../../store/users.js';
 
 /** One WebDAV request, after authentication: who asks, through which file access, about what. */
 export interface DavRequest {
-  ctx: AppContext;
+  ctx: ServerContext;
   events: FileEvents;
   request: FastifyRequest;
   reply: FastifyReply;

@@ -8,7 +8,7 @@ import type {
 } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
 import type { AuditDeclaration } from '../../audit/http.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
@@ -100,7 +100,7 @@ const DAV_SCHEMA: FastifySchema = {
  * WebDAV's writes as audit records. Reads, PROPFIND and locks are not recorded: clients lock and
  * list constantly, and a lock changes nothing on disk.
  */
-function davAudit(ctx: AppContext): AuditDeclaration {
+function davAudit(ctx: ServerContext): AuditDeclaration {
   return (request, reply) => {
     const writes: Record<string, AuditAction> = {
       PUT: reply.statusCode === 204 ? 'file.modify' : 'file.upload',
@@ -135,7 +135,7 @@ function davAudit(ctx: AppContext): AuditDeclaration {
  * WebDAV (RFC 4918 class 1 and 2) at `{baseURL}/dav/`: the signed-in user's scope, through the
  * same file access, permission policy, rules, hooks and share bookkeeping as the web API.
  */
-export function davRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsync {
+export function davRoutes(ctx: ServerContext, events: FileEvents = {}): FastifyPluginAsync {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     if (ctx.store.settings.get().webdav === 'off') throw new AppError('not_found', 'WebDAV is turned off');
     if (request.method === 'OPTIONS') {

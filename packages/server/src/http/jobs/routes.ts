@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Job, JobParams, JobStart, JobStarted } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { patchOperations } from '../../auth/policy.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { notFound } from '../../errors.js';
 import type { FileEvents } from '../../files/events.js';
 import { recordOutcome } from '../../audit/http.js';
@@ -17,7 +17,7 @@ import { inBackground } from '../../background.js';
  * does the same work through the same code, reporting progress and stoppable. Another user's
  * job is "not found".
  */
-export function jobsRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {
+export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addHook('onClose', () => ctx.jobs.cancelAll());
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { JobStart } from '@filebrowser/contract';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
 import { joinVirtual } from '../../files/resolver.js';
@@ -42,7 +42,7 @@ async function measureItems(access: FileAccess, req: JobStart, signal: AbortSign
  * changed) stops it as a cancel would, the job failing with that refusal.
  */
 export async function runTransferJob(
-  ctx: AppContext,
+  ctx: ServerContext,
   req: JobStart,
   record: JobRecord,
   events: FileEvents,

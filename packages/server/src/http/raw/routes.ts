@@ -1,6 +1,6 @@
 import { DownloadQuery, MEDIA, PathParams } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
@@ -18,7 +18,7 @@ export const NO_HEAD = empty('HEAD is not served: use GET');
  * `GET /api/raw{path}` (contract 6.1): a file with Range and conditional serving, or a folder or
  * `files=` list as a streamed archive.
  */
-export function rawRoutes(ctx: AppContext): FastifyPluginAsync {
+export function rawRoutes(ctx: ServerContext): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/api/raw',

@@ -1,7 +1,7 @@
 import { ARCHIVE_FORMATS, ARCHIVE_PROGRESS_QUERY, JOB_ID_PATTERN } from '@filebrowser/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { whileAllowed, type Caller } from '../../auth/caller.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { badRequest, unauthorized } from '../../errors.js';
 import type { FileAccess } from '../../files/access.js';
 import {
@@ -55,7 +55,7 @@ async function* counted(
  * job ends the response as a client going away would.
  */
 export async function sendArchive(
-  ctx: AppContext,
+  ctx: ServerContext,
   request: FastifyRequest,
   reply: FastifyReply,
   access: FileAccess,

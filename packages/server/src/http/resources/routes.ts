@@ -17,7 +17,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
 import { audit, type AuditDeclaration } from '../../audit/http.js';
 import { assertMay, may, patchOperations } from '../../auth/policy.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
 import { fileAccessFor, type FileAccess } from '../../files/access.js';
 import { openPinnedFile } from '../../files/anchor.js';
@@ -77,7 +77,7 @@ const patchAudit: AuditDeclaration = (request) => {
  * `/api/resources{path}` and `/api/resources/recursive{path}` (contract 5.1–5.7). Handlers are
  * thin: the file services do the work, the resolver and rules guard every path.
  */
-export function resourcesRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsync {
+export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): FastifyPluginAsync {
   const accessOf = (request: FastifyRequest): Promise<FileAccess> => fileAccessFor(ctx, currentUser(request));
 
   async function getResource(request: FastifyRequest, reply: FastifyReply) {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { badRequest } from '../../errors.js';
 import type { FileAccess } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
@@ -26,7 +26,7 @@ export interface TransferRequest {
  * permissions of `patchOperations`.
  */
 export async function transfer(
-  ctx: AppContext,
+  ctx: ServerContext,
   user: StoredUser,
   access: FileAccess,
   req: TransferRequest,

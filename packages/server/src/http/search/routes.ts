@@ -1,7 +1,7 @@
 import { MEDIA, PathParams, SearchHit, SearchQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import { whileAllowed } from '../../auth/caller.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import { searchTree } from '../../files/search.js';
@@ -19,7 +19,7 @@ const KEEP_ALIVE_MS = 5000;
  * `GET /api/search{dir}?query=` (contract 7): JSON lines streamed as they are found, with the
  * keep-alive line; the walk stops when the client goes away.
  */
-export function searchRoutes(ctx: AppContext): FastifyPluginAsync {
+export function searchRoutes(ctx: ServerContext): FastifyPluginAsync {
   return async (app) => {
     app.get(
       '/api/search',

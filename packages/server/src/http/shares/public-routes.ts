@@ -2,7 +2,7 @@ import { FileInfo, MEDIA, PathParams, PublicShareQuery, SHARE_PASSWORD_HEADER } 
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
 import { credentialRefused, type AuditDeclaration } from '../../audit/http.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { isSpecial, openPinnedFile } from '../../files/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
 import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
@@ -33,7 +33,7 @@ const visit =
     return { action, path: subpath, detail: hash };
   };
 
-export function publicShareRoutes(ctx: AppContext): FastifyPluginAsync {
+export function publicShareRoutes(ctx: ServerContext): FastifyPluginAsync {
   const shares = new PublicShares(ctx);
 
   const openShare = async (request: FastifyRequest): Promise<{ opened: OpenedShare; subpath: string }> => {

@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { may, type Operation } from '../../auth/policy.js';
 import { audit } from '../../audit/http.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { forbidden, notFound } from '../../errors.js';
 import { fileAccessFor } from '../../files/access.js';
 import type { FileEvents } from '../../files/events.js';
@@ -39,7 +39,7 @@ const isTrue = (v: string | undefined) => v === 'true';
  * `/api/trash`: a user's own trash. Another user's item is "not found", whoever asks;
  * an administrator may list anyone's trash (`?user=id`) but acts only on their own.
  */
-export function trashRoutes(ctx: AppContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {
+export function trashRoutes(ctx: ServerContext, events: FileEvents = {}): FastifyPluginAsyncTypebox {
   const restoreNeeds = (request: FastifyRequest): readonly Operation[] =>
     isTrue((request.query as Record<string, string | undefined>).override)
       ? ['restore', 'modify']

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendBody } from './resumable.js';
+import { appendBody } from './staging-file.js';
 
 let dir: string;
 let file: string;

@@ -1,0 +1,119 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../errors.js';
+import { createEntryFile, Pinned, unlinkEntry } from '../files/anchor.js';
+import type { QuotaHold } from '../files/quota.js';
+import { replaceCounted } from '../files/replace.js';
+import { writeBody } from '../files/write-body.js';
+import { stagingName } from '../files/staging-names.js';
+import type { StagingLedger } from '../files/staging.js';
+import type { PendingUpload } from '../store/uploads.js';
+
+/*
+ * A pending upload's staging file, in the server's own folder: its bytes appended and synced as
+ * they arrive, and the finished file put in place of its target in one rename.
+ */
+
+/** Written bytes after which a flush to the disk is started in the background. */
+const FLUSH_STEP = 4 * 1024 * 1024;
+
+/**
+ * Appends a request body to an open staging file at `offset`, at most `room` bytes (more is a
+ * 413, and the file is cut back to `offset`); returns the new end. Everything is on the disk
+ * (fsync) before it returns, so the offset a client is told survives a crash. The body is
+ * written in batches while the next one arrives, with flushes in the background (`writeBody`).
+ */
+export async function appendBody(
+  fh: fs.FileHandle,
+  offset: number,
+  room: number,
+  body: Readable | AsyncIterable<unknown>,
+): Promise<number> {
+  let tooLong = false;
+  const check = (received: number) => {
+    if (received <= room) return;
+    tooLong = true;
+    throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
+  };
+  try {
+    const written = await writeBody(fh, body, { position: offset, flushEvery: FLUSH_STEP, check });
+    await fh.sync();
+    return offset + written;
+  } catch (err) {
+    if (tooLong) await fh.truncate(offset);
+    throw err;
+  }
+}
+
+/**
+ * Renames an upload's finished staging file (in the server's own folder) onto `name` of a pinned
+ * folder, counting against `quota` what the rename really replaced (files/replace.ts). Across
+ * file systems (EXDEV) the bytes are first copied to a staging file beside the target, so the
+ * replacement is still a single rename.
+ */
+export async function replaceAtomically(
+  ledger: StagingLedger,
+  stagingDir: string,
+  upload: PendingUpload,
+  folder: Pinned,
+  name: string,
+  quota: QuotaHold,
+  beforeRename: () => Promise<void> | void,
+): Promise<void> {
+  const staged = await Pinned.folder(stagingDir);
+  try {
+    await replaceCounted(
+      quota,
+      staged,
+      path.basename(upload.staging),
+      folder,
+      name,
+      upload.length,
+      beforeRename,
+    );
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  } finally {
+    await staged.close();
+  }
+  const temp = stagingName(name);
+  const mode = (await fs.stat(upload.staging)).mode & 0o7777;
+  const forget = ledger.note(folder, temp);
+  let out: fs.FileHandle;
+  try {
+    out = await createEntryFile(folder, temp, mode);
+  } catch (err) {
+    forget();
+    throw err;
+  }
+  let placed = false;
+  try {
+    const input = await fs.open(upload.staging, 'r');
+    try {
+      await pipeline(
+        input.createReadStream({ autoClose: false }),
+        out.createWriteStream({ autoClose: false }),
+      );
+    } finally {
+      await input.close();
+    }
+    await out.sync();
+    await out.close();
+    await replaceCounted(quota, folder, temp, folder, name, upload.length, beforeRename);
+    placed = true;
+  } finally {
+    if (!placed) {
+      await out.close().catch(() => undefined);
+      await unlinkEntry(folder, temp).catch(() => undefined);
+    }
+    forget();
+  }
+}
+
+/** Removes a staging file, whether or not it is still there. */
+export async function removeQuietly(file: string): Promise<void> {
+  await fs.rm(file, { force: true }).catch(() => undefined);
+}
