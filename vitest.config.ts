@@ -23,7 +23,7 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           setupFiles: ['test/setup-pins.ts'],
           ...limits,
-          // Reader threads run src/files/dir-reader-worker.ts in a worker, loaded by Node rather
+          // Reader threads run src/files/listing/dir-reader-worker.ts in a worker, loaded by Node rather
           // than by vitest: these hooks compile it (workers inherit the option).
           execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
         },
@@ -36,10 +36,10 @@ export default defineConfig({
           name: 'server-js',
           root: 'packages/server',
           include: [
-            'src/native.test.ts',
-            'src/files/listing.test.ts',
-            'src/files/anchor.test.ts',
-            'src/files/search.test.ts',
+            'src/files/listing/native.test.ts',
+            'src/files/listing/listing.test.ts',
+            'src/files/access/anchor.test.ts',
+            'src/files/search/search.test.ts',
             'test/security-swap.test.ts',
             'test/security-catalogue.test.ts',
             'test/security-catalogue-shares.test.ts',

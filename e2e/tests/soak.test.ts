@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isStagingName } from '../../packages/server/src/files/staging-names.js';
+import { isStagingName } from '../../packages/server/src/files/access/staging-names.js';
 import { ADMIN, startServer, type RunningServer } from '../support/server.js';
 
 // The concurrency soak: 20 clients for 30 s (FB_SOAK_SECONDS to change it) upload, rename, copy

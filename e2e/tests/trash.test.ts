@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverPaths } from '../../packages/server/src/files/private.js';
+import { serverPaths } from '../../packages/server/src/files/access/private.js';
 import { launchBrowser, login, newPage, screenshot } from '../support/browser.js';
 import { ADMIN, startServer, type RunningServer } from '../support/server.js';
 

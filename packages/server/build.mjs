@@ -47,7 +47,7 @@ await esbuild.build({
   // The reader threads' program is a worker of its own (see files/dir-snapshot.ts).
   entryPoints: {
     main: path.join(here, 'src/main.ts'),
-    'dir-reader-worker': path.join(here, 'src/files/dir-reader-worker.ts'),
+    'dir-reader-worker': path.join(here, 'src/files/listing/dir-reader-worker.ts'),
     // What every launcher starts the server's process with (bin/filebrowser, npm start, the bench).
     'process-settings': path.join(here, 'src/process-settings.ts'),
   },

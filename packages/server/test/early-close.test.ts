@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { MAX_RUNNING_JOBS_PER_USER } from '@filebrowser/contract';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchLookupsForTests } from '../src/files/anchor.js';
+import { watchLookupsForTests } from '../src/files/access/anchor.js';
 import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 

@@ -6,8 +6,8 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { RouteIndex } from '../src/http/route-index.js';
 import { buildApp, type BuildOptions } from '../src/app.js';
 import { createAccount } from '../src/auth/accounts.js';
-import { fileAccessFor, type FileAccess } from '../src/files/access.js';
-import type { Pinned } from '../src/files/anchor.js';
+import { fileAccessFor, type FileAccess } from '../src/files/access/access.js';
+import type { Pinned } from '../src/files/access/anchor.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';

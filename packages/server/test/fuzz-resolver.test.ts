@@ -4,8 +4,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, fromSystemError } from '../src/errors.js';
-import { openPinCount, openPinnedFile, useAnchoringForTests } from '../src/files/anchor.js';
-import { isInside } from '../src/files/resolver.js';
+import { openPinCount, openPinnedFile, useAnchoringForTests } from '../src/files/access/anchor.js';
+import { isInside } from '../src/files/access/resolver.js';
 import { testAccess, type TestAccess } from './files-helpers.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 

@@ -1,7 +1,7 @@
 import type { Rule } from '@filebrowser/contract';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { RuleChecker, ruleForm } from '../src/files/rules.js';
+import { RuleChecker, ruleForm } from '../src/files/access/rules.js';
 import { compileRulePattern } from '../src/rules/validate.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 

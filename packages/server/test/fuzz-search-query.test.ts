@@ -1,8 +1,12 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { knownExtensions, mimeByExtension } from '../src/files/mime.js';
-import { compileNameFilter, prepareNameFilter, type NameFilterSpec } from '../src/files/name-filter.js';
-import { parseQuery } from '../src/files/search.js';
+import { knownExtensions, mimeByExtension } from '../src/files/listing/mime.js';
+import {
+  compileNameFilter,
+  prepareNameFilter,
+  type NameFilterSpec,
+} from '../src/files/listing/name-filter.js';
+import { parseQuery } from '../src/files/search/search.js';
 import { runs, timeLimit } from './fuzz-runs.js';
 
 /*

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
-import { stagingName } from '../src/files/staging-names.js';
+import { stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';

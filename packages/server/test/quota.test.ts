@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TrashItem, Usage, User } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serverPaths } from '../src/files/private.js';
+import { serverPaths } from '../src/files/access/private.js';
 import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../src/config/types.js';
-import { fileAccessFor, type FileAccess } from '../src/files/access.js';
+import { fileAccessFor, type FileAccess } from '../src/files/access/access.js';
 import { checkArgumentPaths } from '../src/runner/arguments.js';
 import { CommandRefused } from '../src/runner/refusal.js';
 import type { StoredUser } from '../src/store/users.js';

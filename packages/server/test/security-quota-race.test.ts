@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Usage } from '@filebrowser/contract';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serverPaths } from '../src/files/private.js';
+import { serverPaths } from '../src/files/access/private.js';
 import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**

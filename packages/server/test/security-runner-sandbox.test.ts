@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createAccount } from '../src/auth/accounts.js';
-import { serverPaths } from '../src/files/private.js';
+import { serverPaths } from '../src/files/access/private.js';
 import { openStore } from '../src/store/index.js';
 import { haveTool } from './tools.js';
 import {

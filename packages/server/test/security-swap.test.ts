@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPinCount } from '../src/files/anchor.js';
+import { openPinCount } from '../src/files/access/anchor.js';
 import { startFilesApp, type FilesApp } from './files-helpers.js';
 import { haveTool } from './tools.js';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileAccessFor } from '../src/files/access.js';
+import { fileAccessFor } from '../src/files/access/access.js';
 import { sharesFollowDelete, sharesFollowMove } from '../src/shares/service.js';
 import { startTestApp, type TestApp } from './helpers.js';
 

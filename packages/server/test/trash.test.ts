@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { FileInfo, TrashItem } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serverPaths } from '../src/files/private.js';
-import { purgeExpired } from '../src/files/trash.js';
+import { serverPaths } from '../src/files/access/private.js';
+import { purgeExpired } from '../src/files/change/trash.js';
 import type { StoredUser } from '../src/store/users.js';
 import { ALL, deny, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 

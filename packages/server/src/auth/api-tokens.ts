@@ -7,8 +7,8 @@ import {
 } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { badRequest, conflict, notFound, unauthorized } from '../errors.js';
-import { fileAccessFor, type Confinement } from '../files/access.js';
-import { canonicalise } from '../files/resolver.js';
+import { fileAccessFor, type Confinement } from '../files/access/access.js';
+import { canonicalise } from '../files/access/resolver.js';
 import type { StoredApiToken } from '../store/tokens.js';
 import type { StoredUser } from '../store/users.js';
 import { tokenPermissions, type PermissionCut } from './policy.js';

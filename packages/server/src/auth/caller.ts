@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
-import { accessTerms, type Confinement } from '../files/access.js';
+import { accessTerms, type Confinement } from '../files/access/access.js';
 import type { StoredUser } from '../store/users.js';
 import { currentApiTokenGrant, type ApiTokenGrant } from './api-tokens.js';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { serverAccess } from '../files/access.js';
-import { makeDirectory } from '../files/ops.js';
+import { serverAccess } from '../files/access/access.js';
+import { makeDirectory } from '../files/change/ops.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {

@@ -1,6 +1,6 @@
 import type { DavLockInfo } from '@filebrowser/contract';
 import { Command } from 'commander';
-import { breakLock, locksInForce } from '../files/lock-list.js';
+import { breakLock, locksInForce } from '../files/change/lock-list.js';
 import { addStoreOptions, commandContext, withStore } from './database.js';
 import { CliError, type CliIO } from './io.js';
 import { formatTable } from './table.js';

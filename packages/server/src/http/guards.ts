@@ -17,7 +17,7 @@ import type { Authenticated } from '../auth/service.js';
 import { AppError, forbidden, unauthorized } from '../errors.js';
 import { davUser } from './dav/auth.js';
 import { sendStatus } from './replies.js';
-import type { Confinement } from '../files/access.js';
+import type { Confinement } from '../files/access/access.js';
 import type { StoredUser } from '../store/users.js';
 
 declare module 'fastify' {

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { recordOutcome } from '../audit/http.js';
 import type { ServerContext } from '../services.js';
-import type { FileAccess } from '../files/access.js';
-import type { FileEvents } from '../files/events.js';
-import type { ReplaceStep } from '../files/replace.js';
-import { replaceStep, type Replaced } from '../files/trash.js';
+import type { FileAccess } from '../files/access/access.js';
+import type { FileEvents } from '../files/change/events.js';
+import type { ReplaceStep } from '../files/change/replace.js';
+import { replaceStep, type Replaced } from '../files/change/trash.js';
 import { sharesFollowDelete } from '../shares/service.js';
 import type { StoredUser } from '../store/users.js';
 import { davFollowDelete } from './dav/follow.js';

@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import { MAX_RUNNING_JOBS_PER_USER, type Job, type JobAction, type JobState } from '@filebrowser/contract';
 import { AppError, conflict, fromSystemError } from '../errors.js';
 import type { Caller } from '../auth/caller.js';
-import type { Measure } from '../files/tree.js';
+import type { Measure } from '../files/access/tree.js';
 
 /** Finished jobs kept per user so that a client can still read how one ended. */
 const KEEP_FINISHED = 20;

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type sharpModule from 'sharp';
 import type { Metadata } from 'sharp';
 import { AppError } from '../errors.js';
-import { descriptorPath } from '../files/anchor.js';
+import { descriptorPath } from '../files/access/anchor.js';
 
 type Sharp = typeof sharpModule;
 let loading: Promise<Sharp> | undefined;

@@ -1,11 +1,11 @@
 import fsp from 'node:fs/promises';
 import type { AppContext } from '../context.js';
-import type { FileEvents } from '../files/events.js';
-import { descriptorPath, isAnchored, openPinnedFile, type Pinned } from '../files/anchor.js';
-import { etagOf, detectType, readPinnedSample } from '../files/info.js';
-import { extensionOf } from '../files/mime.js';
-import { serverPaths } from '../files/private.js';
-import type { Opened } from '../files/resolver.js';
+import type { FileEvents } from '../files/change/events.js';
+import { descriptorPath, isAnchored, openPinnedFile, type Pinned } from '../files/access/anchor.js';
+import { etagOf, detectType, readPinnedSample } from '../files/listing/info.js';
+import { extensionOf } from '../files/listing/mime.js';
+import { serverPaths } from '../files/access/private.js';
+import type { Opened } from '../files/access/resolver.js';
 import { PreviewCache } from './cache.js';
 import {
   findFfmpeg,
@@ -15,7 +15,7 @@ import {
   type PreviewImage,
   type PreviewSize,
 } from './images.js';
-import { trimMemory } from '../native.js';
+import { trimMemory } from '../files/listing/native.js';
 import { FairScheduler, poolShare } from '../heavy-work.js';
 
 export type PreviewAnswer =

@@ -1,7 +1,7 @@
 import { AppError, badRequest, notFound } from '../errors.js';
-import { etagOf } from '../files/info.js';
-import { openPinnedFile } from '../files/anchor.js';
-import type { Opened } from '../files/resolver.js';
+import { etagOf } from '../files/listing/info.js';
+import { openPinnedFile } from '../files/access/anchor.js';
+import type { Opened } from '../files/access/resolver.js';
 
 /** Subtitle files are read whole to convert them, so they are capped. */
 export const MAX_SUBTITLE_BYTES = 4 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { FileAccess } from '../files/access.js';
-import { joinVirtual, type Scope } from '../files/resolver.js';
+import type { FileAccess } from '../files/access/access.js';
+import { joinVirtual, type Scope } from '../files/access/resolver.js';
 import { CommandRefused } from './refusal.js';
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { AppError, forbidden } from '../errors.js';
-import { fileAccessFor, type FileAccess } from '../files/access.js';
+import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import type { StoredUser } from '../store/users.js';
 import { findExecutable } from './executable.js';
 import { runnerOptions, type RunnerOptions } from './options.js';

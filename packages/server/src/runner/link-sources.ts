@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { FileAccess } from '../files/access.js';
-import { joinReal, readFolderTypes, type Pinned } from '../files/anchor.js';
-import { joinVirtual } from '../files/resolver.js';
+import type { FileAccess } from '../files/access/access.js';
+import { joinReal, readFolderTypes, type Pinned } from '../files/access/anchor.js';
+import { joinVirtual } from '../files/access/resolver.js';
 import { operandEntry } from './arguments.js';
 import { CommandRefused } from './refusal.js';
 

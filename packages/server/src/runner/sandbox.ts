@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { AppContext } from '../context.js';
-import type { PrivateMask } from '../files/private.js';
-import { isInside } from '../files/resolver.js';
+import type { PrivateMask } from '../files/access/private.js';
+import { isInside } from '../files/access/resolver.js';
 import { findExecutable, hostSystemLayout } from './executable.js';
 import type { ProcessSpec } from './process.js';
 

@@ -3,8 +3,8 @@ import { checkPassword, hashPassword, MAX_PASSWORD_BYTES } from '../auth/passwor
 import { assertMay, may } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
-import { fileAccessFor, type FileAccess } from '../files/access.js';
-import { canonicalise, isInside } from '../files/resolver.js';
+import { fileAccessFor, type FileAccess } from '../files/access/access.js';
+import { canonicalise, isInside } from '../files/access/resolver.js';
 import type { StoredShare } from '../store/shares.js';
 import type { StoredUser } from '../store/users.js';
 import { MAX_SHARE_DURATION, newShareHash, presentShare, UNIT_SECONDS } from './links.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { statFileSystem, type Pinned } from '../files/anchor.js';
+import { statFileSystem, type Pinned } from '../files/access/anchor.js';
 
 /**
  * What a new resumable upload must fit in before anything is written: the user's uploads in

@@ -3,12 +3,12 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
-import { createEntryFile, Pinned, unlinkEntry } from '../files/anchor.js';
-import type { QuotaHold } from '../files/quota.js';
-import { replaceCounted } from '../files/replace.js';
-import { writeBody } from '../files/write-body.js';
-import { stagingName } from '../files/staging-names.js';
-import type { StagingLedger } from '../files/staging.js';
+import { createEntryFile, Pinned, unlinkEntry } from '../files/access/anchor.js';
+import type { QuotaHold } from '../files/change/quota.js';
+import { replaceCounted } from '../files/change/replace.js';
+import { writeBody } from '../files/change/write-body.js';
+import { stagingName } from '../files/access/staging-names.js';
+import type { StagingLedger } from '../files/change/staging.js';
 import type { PendingUpload } from '../store/uploads.js';
 
 /*

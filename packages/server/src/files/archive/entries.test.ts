@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openEntryFile, openPinCount, Pinned, readEntryFileSync } from '../anchor.js';
+import { openEntryFile, openPinCount, Pinned, readEntryFileSync } from '../access/anchor.js';
 import { readExactly, SMALL_FILE, type ArchiveEntry } from './entries.js';
 
 let dir: string;

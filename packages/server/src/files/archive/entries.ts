@@ -3,11 +3,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../context.js';
 import { AppError, notFound } from '../../errors.js';
-import type { FileAccess } from '../access.js';
-import { adaptiveIo } from '../adaptive-io.js';
-import { openEntryFile, openPinnedFile, readEntryFileSync, type Pinned } from '../anchor.js';
-import { canonicalise, isSpecial, type Resolved } from '../resolver.js';
-import { walkTree } from '../tree.js';
+import type { FileAccess } from '../access/access.js';
+import { adaptiveIo } from '../listing/adaptive-io.js';
+import { openEntryFile, openPinnedFile, readEntryFileSync, type Pinned } from '../access/anchor.js';
+import { canonicalise, isSpecial, type Resolved } from '../access/resolver.js';
+import { walkTree } from '../access/tree.js';
 
 /** One member of an archive: a name relative to the archive root and where its bytes come from. */
 export interface ArchiveEntry {

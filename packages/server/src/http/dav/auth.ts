@@ -7,7 +7,7 @@ import type { StoredUser } from '../../store/users.js';
 import { apiTokenLabel, isApiTokenSecret, type ApiTokenGrant } from '../../auth/api-tokens.js';
 import { credentialRefused } from '../../audit/http.js';
 import { usernameKey } from '../../auth/usernames.js';
-import type { Confinement } from '../../files/access.js';
+import type { Confinement } from '../../files/access/access.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="File Browser WebDAV", charset="UTF-8"' };
 

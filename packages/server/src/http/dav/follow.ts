@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import type { FileAccess } from '../../files/access.js';
+import type { FileAccess } from '../../files/access/access.js';
 
 /**
  * WebDAV's records of a place (dead properties, locks) after a move, through WebDAV or the web

@@ -1,4 +1,4 @@
-import type { Sortable } from '../../files/sort.js';
+import type { Sortable } from '../../files/listing/sort.js';
 
 const SIZE = 0;
 const MTIME_SEC = 1;

@@ -1,6 +1,6 @@
 import { assertMay } from '../../auth/policy.js';
 import { notFound } from '../../errors.js';
-import { openPinnedFile } from '../../files/anchor.js';
+import { openPinnedFile } from '../../files/access/anchor.js';
 import { sendFile } from '../raw/send-file.js';
 import type { DavRequest } from './request.js';
 

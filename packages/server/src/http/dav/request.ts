@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../../services.js';
-import type { FileAccess } from '../../files/access.js';
-import type { FileEvents } from '../../files/events.js';
+import type { FileAccess } from '../../files/access/access.js';
+import type { FileEvents } from '../../files/change/events.js';
 import type { StoredUser } from '../../store/users.js';
 
 /** One WebDAV request, after authentication: who asks, through which file access, about what. */

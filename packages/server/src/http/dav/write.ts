@@ -1,10 +1,10 @@
 import { assertMay } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import { etagOf } from '../../files/info.js';
-import { copyOrMove, makeDirectory, writeFileAtomic } from '../../files/ops.js';
-import { isInside } from '../../files/resolver.js';
-import { deleteOrTrash } from '../../files/trash.js';
-import type { Opened } from '../../files/resolver.js';
+import { etagOf } from '../../files/listing/info.js';
+import { copyOrMove, makeDirectory, writeFileAtomic } from '../../files/change/ops.js';
+import { isInside } from '../../files/access/resolver.js';
+import { deleteOrTrash } from '../../files/change/trash.js';
+import type { Opened } from '../../files/access/resolver.js';
 import { sharesFollowDelete, sharesFollowMove } from '../../shares/service.js';
 import { declaredLength } from '../content-length.js';
 import { withHooks } from '../file-hooks.js';

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { patchOperations } from '../../auth/policy.js';
 import type { ServerContext } from '../../services.js';
 import { notFound } from '../../errors.js';
-import type { FileEvents } from '../../files/events.js';
+import type { FileEvents } from '../../files/change/events.js';
 import { recordOutcome } from '../../audit/http.js';
 import { callerOf, currentUser } from '../guards.js';
 import { FILE_CHANGES, FILES } from '../reach.js';

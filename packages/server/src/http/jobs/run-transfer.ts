@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { JobStart } from '@filebrowser/contract';
 import type { ServerContext } from '../../services.js';
-import { fileAccessFor, type FileAccess } from '../../files/access.js';
-import type { FileEvents } from '../../files/events.js';
-import { joinVirtual } from '../../files/resolver.js';
-import { measure, type Measure } from '../../files/tree.js';
+import { fileAccessFor, type FileAccess } from '../../files/access/access.js';
+import type { FileEvents } from '../../files/change/events.js';
+import { joinVirtual } from '../../files/access/resolver.js';
+import { measure, type Measure } from '../../files/access/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
 import type { AuditDraft } from '../../audit/http.js';
 import { AppError, fromSystemError } from '../../errors.js';

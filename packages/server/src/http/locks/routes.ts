@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { audit } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { breakLock, locksInForce } from '../../files/lock-list.js';
+import { breakLock, locksInForce } from '../../files/change/lock-list.js';
 import { empty } from '../openapi/declare.js';
 import { ACCOUNT_CHANGES } from '../reach.js';
 import { sendStatus } from '../replies.js';

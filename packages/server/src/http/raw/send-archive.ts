@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { whileAllowed, type Caller } from '../../auth/caller.js';
 import type { ServerContext } from '../../services.js';
 import { badRequest, unauthorized } from '../../errors.js';
-import type { FileAccess } from '../../files/access.js';
+import type { FileAccess } from '../../files/access/access.js';
 import {
   archiveFormatOf,
   archiveStream,
@@ -11,7 +11,7 @@ import {
   planArchive,
   type ArchiveEntry,
 } from '../../files/archive/index.js';
-import { measure, type Measure } from '../../files/tree.js';
+import { measure, type Measure } from '../../files/access/tree.js';
 import type { JobRecord } from '../../jobs/registry.js';
 import { clientGone, onResponseClosed } from '../client-gone.js';
 import { heavyTurn } from '../heavy.js';

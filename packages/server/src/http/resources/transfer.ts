@@ -1,8 +1,8 @@
 import type { ServerContext } from '../../services.js';
 import { badRequest } from '../../errors.js';
-import type { FileAccess } from '../../files/access.js';
-import type { FileEvents } from '../../files/events.js';
-import { copyOrMove, type Progress } from '../../files/ops.js';
+import type { FileAccess } from '../../files/access/access.js';
+import type { FileEvents } from '../../files/change/events.js';
+import { copyOrMove, type Progress } from '../../files/change/ops.js';
 import { sharesFollowMove } from '../../shares/service.js';
 import type { StoredUser } from '../../store/users.js';
 import { davFollowMove } from '../dav/follow.js';

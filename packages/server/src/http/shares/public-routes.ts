@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
 import { credentialRefused, type AuditDeclaration } from '../../audit/http.js';
 import type { ServerContext } from '../../services.js';
-import { isSpecial, openPinnedFile } from '../../files/anchor.js';
+import { isSpecial, openPinnedFile } from '../../files/access/anchor.js';
 import { PublicShares, type OpenedShare } from '../../shares/public.js';
 import { downloadAnswers, TO_FOLDER } from '../openapi/declare.js';
 import { NO_HEAD } from '../raw/routes.js';

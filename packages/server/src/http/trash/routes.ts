@@ -12,8 +12,8 @@ import { may, type Operation } from '../../auth/policy.js';
 import { audit } from '../../audit/http.js';
 import type { ServerContext } from '../../services.js';
 import { forbidden, notFound } from '../../errors.js';
-import { fileAccessFor } from '../../files/access.js';
-import type { FileEvents } from '../../files/events.js';
+import { fileAccessFor } from '../../files/access/access.js';
+import type { FileEvents } from '../../files/change/events.js';
 import {
   deleteItemForever,
   emptyTrash,
@@ -22,7 +22,7 @@ import {
   purgeExpired,
   reachableItems,
   restoreItem,
-} from '../../files/trash.js';
+} from '../../files/change/trash.js';
 import { currentUser } from '../guards.js';
 import { FILE_CHANGES, FILES } from '../reach.js';
 import { followReplaced } from '../replaced.js';

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } 
 import { audit, type AuditDeclaration } from '../../audit/http.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import type { FileEvents } from '../../files/events.js';
+import type { FileEvents } from '../../files/change/events.js';
 import { runHooks } from '../../runner/hooks.js';
 import { ResumableUploads, type UploadStatus } from '../../uploads/resumable.js';
 import { runAfterHooks } from '../file-hooks.js';

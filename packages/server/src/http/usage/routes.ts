@@ -1,9 +1,9 @@
 import { PathParams, Usage, UsageQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { fileAccessFor, serverAccess } from '../../files/access.js';
-import { usage } from '../../files/ops.js';
-import { RECOUNT_EVERY_MS } from '../../files/quota.js';
+import { fileAccessFor, serverAccess } from '../../files/access/access.js';
+import { usage } from '../../files/change/ops.js';
+import { RECOUNT_EVERY_MS } from '../../files/change/quota.js';
 import { currentUser } from '../guards.js';
 import { FILES, OPEN } from '../reach.js';
 import { TO_FOLDER } from '../openapi/declare.js';

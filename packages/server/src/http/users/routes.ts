@@ -5,7 +5,7 @@ import { NumericIdParams, User, UserDeleteRequest, UserRequest } from '@filebrow
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
 import { checkPassword } from '../../auth/passwords.js';
-import { emptyTrash } from '../../files/trash.js';
+import { emptyTrash } from '../../files/change/trash.js';
 import type { AppContext } from '../../context.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';

@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { shortLivedBuffer } from '../buffer-garbage.js';
+import { shortLivedBuffer } from '../../buffer-garbage.js';
 import type { DirSnapshot } from './dir-snapshot.js';
 
 /**

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Rule } from '@filebrowser/contract';
-import type { ServerConfig } from '../config/types.js';
-import { allDatabaseSideFiles } from '../store/side-files.js';
+import type { ServerConfig } from '../../config/types.js';
+import { allDatabaseSideFiles } from '../../store/side-files.js';
 import { isInside, type Scope } from './resolver.js';
 
 /** The real path a file or folder has, or would have once created (nearest existing ancestor resolved). */

@@ -1,6 +1,6 @@
 import type fsp from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { shortLivedBuffer } from '../buffer-garbage.js';
+import { shortLivedBuffer } from '../../buffer-garbage.js';
 
 /**
  * Writes all of `chunks`, in order, with as few system calls as it takes: at `position`, or at

@@ -1,19 +1,19 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { TrashItem, TrashRestoreResult } from '@filebrowser/contract';
-import { assertMay } from '../auth/policy.js';
-import type { AppContext } from '../context.js';
-import { AppError, conflict, forbidden, notFound } from '../errors.js';
-import type { StoredTrashItem } from '../store/trash.js';
-import type { StoredUser } from '../store/users.js';
-import { fileAccessFor, type Confinement, type FileAccess } from './access.js';
-import { makeEntryFolder, Pinned } from './anchor.js';
+import { assertMay } from '../../auth/policy.js';
+import type { AppContext } from '../../context.js';
+import { AppError, conflict, forbidden, notFound } from '../../errors.js';
+import type { StoredTrashItem } from '../../store/trash.js';
+import type { StoredUser } from '../../store/users.js';
+import { fileAccessFor, type Confinement, type FileAccess } from '../access/access.js';
+import { makeEntryFolder, Pinned } from '../access/anchor.js';
 import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
-import { serverPaths } from './private.js';
+import { serverPaths } from '../access/private.js';
 import { bytesOf } from './quota.js';
-import { joinVirtual, type Opened } from './resolver.js';
+import { joinVirtual, type Opened } from '../access/resolver.js';
 import type { Replacement, ReplaceStep } from './replace.js';
-import { removeTree, walkTree } from './tree.js';
+import { removeTree, walkTree } from '../access/tree.js';
 
 /**
  * The trash (issue 18). A deleted entry is renamed, as it is, into

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Permissions, Rule, Sorting } from '@filebrowser/contract';
-import type { AppContext } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
-import type { StoredUser } from '../store/users.js';
+import type { AppContext } from '../../context.js';
+import { forbidden, notFound } from '../../errors.js';
+import type { StoredUser } from '../../store/users.js';
 import { rootIsCaseInsensitive } from './case.js';
 import { privateRules, serverPaths } from './private.js';
-import { WriteLocks, type LockWriter } from './locks.js';
-import { quotaLedgerOf, type QuotaLedger } from './quota.js';
+import { WriteLocks, type LockWriter } from '../change/locks.js';
+import { quotaLedgerOf, type QuotaLedger } from '../change/quota.js';
 import {
   isInside,
   joinVirtual,
@@ -17,8 +17,8 @@ import {
   type Resolved,
 } from './resolver.js';
 import { RuleChecker, type RuleOptions } from './rules.js';
-import { moveJournalOf, type MoveJournal } from './moves.js';
-import { stagingLedgerOf, type StagingLedger } from './staging.js';
+import { moveJournalOf, type MoveJournal } from '../change/moves.js';
+import { stagingLedgerOf, type StagingLedger } from '../change/staging.js';
 import type { FileRoot, OpenOptions } from './access-view.js';
 
 export type { FileRoot, OpenOptions };

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classify, goMode, goTime, goTimeParts } from './info.js';
 import { extensionOf, isBinary, knownExtensions, mimeByExtension, sniff } from './mime.js';
-import { numberedName } from './ops.js';
+import { numberedName } from '../change/ops.js';
 import { compileNameFilter } from './name-filter.js';
-import { parseQuery } from './search.js';
+import { parseQuery } from '../search/search.js';
 import { naturalCompare, sortListing } from './sort.js';
 
 describe('Go encodings', () => {

@@ -1,5 +1,5 @@
 import type fs from 'node:fs';
-import { conflict } from '../errors.js';
+import { conflict } from '../../errors.js';
 import {
   exchangeEntries,
   renameEntry,
@@ -7,10 +7,10 @@ import {
   statEntry,
   unlinkEntry,
   type Pinned,
-} from './anchor.js';
-import type { FileAccess } from './access.js';
+} from '../access/anchor.js';
+import type { FileAccess } from '../access/access.js';
 import type { QuotaHold } from './quota.js';
-import type { Opened } from './resolver.js';
+import type { Opened } from '../access/resolver.js';
 
 /**
  * How a finished file takes its place (a save, an upload, a WebDAV PUT, a tus completion): one

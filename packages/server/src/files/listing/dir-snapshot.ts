@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { FolderStats } from '../native.js';
-import { isBigFolder, poolShare } from '../heavy-work.js';
+import type { FolderStats } from './native.js';
+import { isBigFolder, poolShare } from '../../heavy-work.js';
 import { adaptiveIo, type AdaptiveIo } from './adaptive-io.js';
-import type { Pinned } from './anchor.js';
+import type { Pinned } from '../access/anchor.js';
 import {
   FIELDS,
   pickEntries,

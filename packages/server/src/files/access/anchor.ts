@@ -1,8 +1,8 @@
 import fs, { constants as C } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { forbidden } from '../errors.js';
-import { nativeAddon, type FolderStats } from '../native.js';
+import { forbidden } from '../../errors.js';
+import { nativeAddon, type FolderStats } from '../listing/native.js';
 
 /**
  * Descriptor-anchored access to the served folders (architecture, security model 1).

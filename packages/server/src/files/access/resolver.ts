@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import path from 'node:path';
-import { badRequest, forbidden, notFound } from '../errors.js';
+import { badRequest, forbidden, notFound } from '../../errors.js';
 import { closeAll, isAnchored, joinReal, Pinned, readEntryLink } from './anchor.js';
 
 export { isSpecial } from './anchor.js';

@@ -4,8 +4,8 @@ import type fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ChecksumAlgorithm, Usage } from '@filebrowser/contract';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../errors.js';
-import type { FileAccess } from './access.js';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
+import type { FileAccess } from '../access/access.js';
 import {
   closeAll,
   createEntryFile,
@@ -22,17 +22,17 @@ import {
   statFileSystem,
   unlinkEntry,
   type Pinned,
-} from './anchor.js';
-import { extensionOf } from './mime.js';
+} from '../access/anchor.js';
+import { extensionOf } from '../listing/mime.js';
 import { bytesOf } from './quota.js';
 import { replaceCounted, type Replacement, type ReplaceMode, type ReplaceStep } from './replace.js';
-import { isInside, joinVirtual, type Opened } from './resolver.js';
-import { stagingName } from './staging-names.js';
+import { isInside, joinVirtual, type Opened } from '../access/resolver.js';
+import { stagingName } from '../access/staging-names.js';
 import type { StagingLedger } from './staging.js';
-import { removeTree, walkTree } from './tree.js';
+import { removeTree, walkTree } from '../access/tree.js';
 import { writeBody } from './write-body.js';
 
-export { recursiveEntries } from './tree.js';
+export { recursiveEntries } from '../access/tree.js';
 
 async function writeAll(fh: fsp.FileHandle, chunk: Buffer): Promise<void> {
   let off = 0;

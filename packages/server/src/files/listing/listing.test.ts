@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FileItem, Rule } from '@filebrowser/contract';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { FileAccess } from './access.js';
+import type { FileAccess } from '../access/access.js';
 import { AdaptiveIo } from './adaptive-io.js';
 import {
   FIELDS,
@@ -18,14 +18,14 @@ import {
   type FolderScan,
 } from './dir-layout.js';
 import { DirReader, DirSnapshot } from './dir-snapshot.js';
-import { Pinned } from './anchor.js';
+import { Pinned } from '../access/anchor.js';
 import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
-import { parseQuery, searchTree } from './search.js';
+import { parseQuery, searchTree } from '../search/search.js';
 import { naturalCompare } from './sort.js';
 import { TypeCache } from './type-cache.js';
-import { testAccess, type TestAccess } from '../../test/files-helpers.js';
+import { testAccess, type TestAccess } from '../../../test/files-helpers.js';
 
 const SORTING = { by: 'name', asc: false };
 

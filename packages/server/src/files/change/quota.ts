@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { inBackground } from '../background.js';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import type { AccessView as FileAccess } from './access-view.js';
-import { Pinned } from './anchor.js';
-import { isInside } from './resolver.js';
-import { walkTree } from './tree.js';
+import { inBackground } from '../../background.js';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import type { AccessView as FileAccess } from '../access/access-view.js';
+import { Pinned } from '../access/anchor.js';
+import { isInside } from '../access/resolver.js';
+import { walkTree } from '../access/tree.js';
 
 /**
  * Quotas (issue 18). A user's quota is a limit on the bytes their scope holds, trash included.

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNodeScript } from '../../test/node-script.js';
+import { runNodeScript } from '../../../test/node-script.js';
 
-const SRC = new URL('..', import.meta.url).href;
-const TEST = new URL('../../test/', import.meta.url).href;
+const SRC = new URL('../../', import.meta.url).href;
+const TEST = new URL('../../../test/', import.meta.url).href;
 const ENTRIES = 20_000;
 
 /**
@@ -22,11 +22,11 @@ function heldWhileSent(root: string): { perEntry: number; length: number } {
     const { holdStartupGrowth, releaseStartupGrowth } = await import(src + 'startup-memory.ts');
     holdStartupGrowth();
     const { testAccess } = await import(${JSON.stringify(TEST)} + 'files-helpers.ts');
-    const { listDirectoryJson } = await import(src + 'files/info.ts');
-    const { ListingCache } = await import(src + 'files/listing-cache.ts');
-    const { DirReader } = await import(src + 'files/dir-snapshot.ts');
-    const { AdaptiveIo } = await import(src + 'files/adaptive-io.ts');
-    const { TypeCache } = await import(src + 'files/type-cache.ts');
+    const { listDirectoryJson } = await import(src + 'files/listing/info.ts');
+    const { ListingCache } = await import(src + 'files/listing/listing-cache.ts');
+    const { DirReader } = await import(src + 'files/listing/dir-snapshot.ts');
+    const { AdaptiveIo } = await import(src + 'files/listing/adaptive-io.ts');
+    const { TypeCache } = await import(src + 'files/listing/type-cache.ts');
     releaseStartupGrowth();
     const io = new AdaptiveIo();
     const deps = { io, reader: new DirReader({ threads: 1, io }), types: new TypeCache(), rendered: new ListingCache() };

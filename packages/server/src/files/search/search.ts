@@ -1,10 +1,10 @@
 import type { SearchHit } from '@filebrowser/contract';
-import type { FileAccess } from './access.js';
-import type { Pinned } from './anchor.js';
-import { KIND_DIR, KIND_LINK, type FolderScan } from './dir-layout.js';
-import { dirReader, type DirReader } from './dir-snapshot.js';
-import { extensionsOfType } from './mime.js';
-import { prepareNameFilter, type NameFilterSpec } from './name-filter.js';
+import type { FileAccess } from '../access/access.js';
+import type { Pinned } from '../access/anchor.js';
+import { KIND_DIR, KIND_LINK, type FolderScan } from '../listing/dir-layout.js';
+import { dirReader, type DirReader } from '../listing/dir-snapshot.js';
+import { extensionsOfType } from '../listing/mime.js';
+import { prepareNameFilter, type NameFilterSpec } from '../listing/name-filter.js';
 
 const MEDIA_TYPES: Record<string, string> = {
   image: 'image',

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { openPinnedFile, openPinCount } from './anchor.js';
 import { canonicalise, isInside, joinVirtual, Scope } from './resolver.js';
 

@@ -1,10 +1,10 @@
-import { may } from '../auth/policy.js';
-import type { AppContext } from '../context.js';
-import { AppError } from '../errors.js';
-import type { DavLock } from '../store/dav.js';
-import type { StoredUser } from '../store/users.js';
-import type { AccessView as FileAccess } from './access-view.js';
-import { isInside } from './resolver.js';
+import { may } from '../../auth/policy.js';
+import type { AppContext } from '../../context.js';
+import { AppError } from '../../errors.js';
+import type { DavLock } from '../../store/dav.js';
+import type { StoredUser } from '../../store/users.js';
+import type { AccessView as FileAccess } from '../access/access-view.js';
+import { isInside } from '../access/resolver.js';
 
 /**
  * WebDAV's write locks, enforced on every write whatever way it comes (WebDAV, the web API,

@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdaptiveIo } from './files/adaptive-io.js';
-import { Pinned } from './files/anchor.js';
+import { AdaptiveIo } from './adaptive-io.js';
+import { Pinned } from '../access/anchor.js';
 import {
   FIELDS,
   F_CTIME_NS,
@@ -16,8 +16,8 @@ import {
   F_MTIME_NS,
   F_MTIME_S,
   F_SIZE,
-} from './files/dir-layout.js';
-import { DirReader, type DirSnapshot } from './files/dir-snapshot.js';
+} from './dir-layout.js';
+import { DirReader, type DirSnapshot } from './dir-snapshot.js';
 import { nativeAddon, nativeStatus, trimMemory } from './native.js';
 
 /**

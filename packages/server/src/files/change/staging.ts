@@ -1,9 +1,9 @@
-import type { Logger } from '../context.js';
-import type { Store } from '../store/index.js';
-import type { StagingRepo } from '../store/staging.js';
-import { unlinkEntry, type Pinned } from './anchor.js';
-import { atRecordedFolder } from './reach.js';
-import { isStagingName } from './staging-names.js';
+import type { Logger } from '../../context.js';
+import type { Store } from '../../store/index.js';
+import type { StagingRepo } from '../../store/staging.js';
+import { unlinkEntry, type Pinned } from '../access/anchor.js';
+import { atRecordedFolder } from '../access/reach.js';
+import { isStagingName } from '../access/staging-names.js';
 
 /**
  * The staging files of writes in progress, recorded in the database until each write is done,

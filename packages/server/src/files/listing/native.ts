@@ -35,8 +35,16 @@ export interface NativeAddon {
   renameEntry?(from: string, to: string, flags: number): Promise<void>;
 }
 
-/** Where node-gyp puts it: packages/server/native/build, one folder up from src/ and from dist/. */
-const ADDON_URL = new URL('../native/build/Release/fb_native.node', import.meta.url);
+/**
+ * Where node-gyp puts it: packages/server/native/build, three folders up from this module in
+ * src/files/listing/, one up from the bundle in dist/.
+ */
+const ADDON_URL = new URL(
+  import.meta.url.endsWith('.ts')
+    ? '../../../native/build/Release/fb_native.node'
+    : '../native/build/Release/fb_native.node',
+  import.meta.url,
+);
 
 function load(): { addon?: NativeAddon; reason: string } {
   if (process.env.FB_NATIVE === 'off') return { reason: 'FB_NATIVE=off' };

@@ -1,10 +1,10 @@
-import type { Logger } from '../context.js';
-import type { Store } from '../store/index.js';
-import type { MoveRecord, MovesRepo } from '../store/moves.js';
-import { renameEntry, statEntry, type Pinned } from './anchor.js';
-import { atRecordedFolder } from './reach.js';
-import { stagingName } from './staging-names.js';
-import { removeTree } from './tree.js';
+import type { Logger } from '../../context.js';
+import type { Store } from '../../store/index.js';
+import type { MoveRecord, MovesRepo } from '../../store/moves.js';
+import { renameEntry, statEntry, type Pinned } from '../access/anchor.js';
+import { atRecordedFolder } from '../access/reach.js';
+import { stagingName } from '../access/staging-names.js';
+import { removeTree } from '../access/tree.js';
 
 /**
  * Moves across file systems, where no rename can move an entry (a mount inside the root, the

@@ -1,8 +1,8 @@
 import type { DavLockInfo } from '@filebrowser/contract';
-import type { AppContext } from '../context.js';
-import type { DavLock } from '../store/dav.js';
-import type { StoredUser } from '../store/users.js';
-import { fileAccessFor, type FileAccess } from './access.js';
+import type { AppContext } from '../../context.js';
+import type { DavLock } from '../../store/dav.js';
+import type { StoredUser } from '../../store/users.js';
+import { fileAccessFor, type FileAccess } from '../access/access.js';
 import { liveFor } from './locks.js';
 
 /**

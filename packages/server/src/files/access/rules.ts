@@ -1,5 +1,5 @@
 import type { Rule } from '@filebrowser/contract';
-import { compileRulePattern } from '../rules/validate.js';
+import { compileRulePattern } from '../../rules/validate.js';
 import { isStagingName } from './staging-names.js';
 
 /**

@@ -3,12 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SearchHit } from '@filebrowser/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdaptiveIo } from './adaptive-io.js';
-import type { FolderScan } from './dir-layout.js';
-import { DirReader } from './dir-snapshot.js';
-import type { PreparedNameFilter } from './name-filter.js';
+import { AdaptiveIo } from '../listing/adaptive-io.js';
+import type { FolderScan } from '../listing/dir-layout.js';
+import { DirReader } from '../listing/dir-snapshot.js';
+import type { PreparedNameFilter } from '../listing/name-filter.js';
 import { searchTree } from './search.js';
-import { deny, testAccess, type TestAccess } from '../../test/files-helpers.js';
+import { deny, testAccess, type TestAccess } from '../../../test/files-helpers.js';
 
 let base: string;
 let root: string;

@@ -9,8 +9,8 @@ import {
   type FileType,
   type Sorting,
 } from '@filebrowser/contract';
-import { notFound } from '../errors.js';
-import type { AccessView as FileAccess } from './access-view.js';
+import { notFound } from '../../errors.js';
+import type { AccessView as FileAccess } from '../access/access-view.js';
 import {
   openEntryFile,
   openEntryFileSync,
@@ -18,13 +18,13 @@ import {
   readFolderTypes,
   statEntry,
   type Pinned,
-} from './anchor.js';
-import { loopTurn } from '../heavy-work.js';
+} from '../access/anchor.js';
+import { loopTurn } from '../../heavy-work.js';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
 import { FIELDS, F_MODE, F_MTIME_NS, F_MTIME_S, F_SIZE, statInto } from './dir-layout.js';
 import { dirReader, DirSnapshot, type DirReader } from './dir-snapshot.js';
 import { extensionOf, isBinary, mimeByExtension, sniff } from './mime.js';
-import { isSpecial, joinVirtual, type Opened } from './resolver.js';
+import { isSpecial, joinVirtual, type Opened } from '../access/resolver.js';
 import { sortIndexesInTurns, type Sortable, type SortKeys } from './sort.js';
 import { renderedListings, type ListingCache } from './listing-cache.js';
 import { headerTypes, type TypeCache } from './type-cache.js';
