@@ -65,7 +65,7 @@ describe('one file access, made in one place', () => {
     // A value import of node:fs (type imports are fine: they describe handles opened elsewhere).
     const allowed: Record<string, string> = {
       'files/access/anchor.ts': 'the pinned primitives every served file goes through',
-      'files/listing/info.ts': 'reads a sample from a descriptor opened through the anchor',
+      'files/listing/file-type.ts': 'reads a sample from a descriptor opened through the anchor',
       'files/access/private.ts': "the server's own paths (database, cache, staging)",
       'files/access/case.ts': 'probes whether the root folder itself is case-insensitive',
       'files/listing/dir-snapshot.ts': 'reads folders through pinned /proc/self/fd paths',
@@ -204,18 +204,8 @@ describe('the module layout', () => {
   });
 
   it('keeps every server module under 600 lines', () => {
-    // Files of files/ are being moved into their own rooms on another branch, split there.
-    const allowed: Record<string, string> = {
-      'files/listing/info.ts': 'facts about entries and listings, split when files/ is reorganised',
-      'files/change/ops.ts': 'the write operations, split when files/ is reorganised',
-    };
     const long = files.filter((f) => f.text.split('\n').length > 600).map((f) => f.name);
     expect(files.length).toBeGreaterThan(150);
-    expect([
-      ...long.filter((name) => !(name in allowed)),
-      ...Object.keys(allowed)
-        .filter((name) => !long.includes(name))
-        .map((name) => `unneeded exception: ${name}`),
-    ]).toEqual([]);
+    expect(long).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { serverAccess } from '../files/access/access.js';
-import { makeDirectory } from '../files/change/ops.js';
+import { makeDirectory } from '../files/change/write.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {

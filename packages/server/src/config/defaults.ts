@@ -20,8 +20,8 @@ export function threadPoolSize(): number {
  * Resizes at once: one per core, at most 4, and two pool threads left for file operations. More
  * than the cores makes no image sooner; each resize holds a libuv pool thread for the whole image
  * (a listing or a download waiting behind it), and keeps about three more libvips threads busy,
- * each with a glibc malloc arena that holds on to its memory after the burst (docs/performance.md,
- * "Memory over the bench").
+ * each with a glibc malloc arena that holds on to its memory after the burst (bench/results/
+ * 2026-11-26-thumbnails-memory-thumbmem.md).
  */
 export function defaultImageProcessors(): number {
   return Math.max(1, Math.min(4, availableParallelism(), threadPoolSize() - 2));

@@ -1,5 +1,5 @@
 import { AppError, badRequest, notFound } from '../errors.js';
-import { etagOf } from '../files/listing/info.js';
+import { etagOf } from '../files/listing/go-format.js';
 import { openPinnedFile } from '../files/access/anchor.js';
 import type { Opened } from '../files/access/resolver.js';
 

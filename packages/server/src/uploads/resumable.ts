@@ -7,7 +7,7 @@ import { assertMay } from '../auth/policy.js';
 import { badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
-import { placeOf } from '../files/change/ops.js';
+import { placeOf } from '../files/change/write.js';
 import type { QuotaHold } from '../files/change/quota.js';
 import type { Resolved } from '../files/access/resolver.js';
 import { serverPaths } from '../files/access/private.js';

@@ -237,7 +237,7 @@ describe.runIf(isAnchored())('descriptor paths', () => {
   afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
   // A listing stats every entry through its folder's descriptor path; `/proc/self` would be one
-  // more link for the kernel to follow on each of them (docs/performance.md).
+  // more link for the kernel to follow on each of them (bench/results/2026-11-23-first-full-runs-and-where-the-time-went.md).
   it('names a pinned folder and its entries through /proc/<pid>/fd, reaching the folder held', async () => {
     const dir = await Pinned.folder(root);
     try {

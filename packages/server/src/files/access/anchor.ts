@@ -28,7 +28,7 @@ const O_PATH = 0o10000000;
  * The folder of this process's descriptors. `/proc/<pid>/fd` where it names our own (it does
  * unless procfs belongs to another PID namespace): every entry a listing stats goes through it,
  * and `/proc/self` is one more link for the kernel to follow, a fifth of the lookup's extra cost
- * (docs/performance.md, "Where the time went").
+ * (bench/results/2026-11-23-first-full-runs-and-where-the-time-went.md).
  */
 let fdFolder = '/proc/self/fd';
 
@@ -232,7 +232,7 @@ export class Pinned {
    * `lookup` in three system calls on this thread instead of three trips through the thread pool,
    * for a walk that opens many folders on a fast local device (the caller asks `AdaptiveIo`): 2,400
    * such trips for the 800 folders of the bench's search tree cost 60–80 ms of CPU per search
-   * (docs/performance.md). Opening with `O_PATH` reads nothing of the file, and closing
+   * (bench/results/2026-11-23-first-full-runs-and-where-the-time-went.md). Opening with `O_PATH` reads nothing of the file, and closing
    * such a descriptor writes nothing back, so its `close` is synchronous too.
    */
   lookupSync(name: string): Pinned | undefined {

@@ -2,7 +2,7 @@ import type fs from 'node:fs';
 import type { RecursiveEntry } from '@filebrowser/contract';
 import type { AccessView as FileAccess } from './access-view.js';
 import { readFolderTypes, removeEntryFolder, statEntry, unlinkEntry, type Pinned } from './anchor.js';
-import { goTime } from '../listing/info.js';
+import { goTime } from '../listing/go-format.js';
 import { isStagingName } from './staging-names.js';
 import { joinVirtual, type Opened } from './resolver.js';
 

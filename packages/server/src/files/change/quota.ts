@@ -8,7 +8,7 @@ import { isInside } from '../access/resolver.js';
 import { walkTree } from '../access/tree.js';
 
 /**
- * Quotas (issue 18). A user's quota is a limit on the bytes their scope holds, trash included.
+ * Quotas. A user's quota is a limit on the bytes their scope holds, trash included.
  * The quota belongs to the folder: users sharing a scope share it (the smallest non-zero quota
  * of theirs applies), and every write landing below a folder with a quota counts against it,
  * whoever writes (an administrator writing into a full home folder is refused too).

@@ -8,7 +8,9 @@ import type { StoredTrashItem } from '../../store/trash.js';
 import type { StoredUser } from '../../store/users.js';
 import { fileAccessFor, type Confinement, type FileAccess } from '../access/access.js';
 import { makeEntryFolder, Pinned } from '../access/anchor.js';
-import { assertDeletable, deletePath, freeDestination, moveEntry, placeOf } from './ops.js';
+import { assertDeletable, deletePath } from './ops.js';
+import { freeDestination, moveEntry } from './transfer.js';
+import { placeOf } from './write.js';
 import { serverPaths } from '../access/private.js';
 import { bytesOf } from './quota.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
@@ -16,7 +18,7 @@ import type { Replacement, ReplaceStep } from './replace.js';
 import { removeTree, walkTree } from '../access/tree.js';
 
 /**
- * The trash (issue 18). A deleted entry is renamed, as it is, into
+ * The trash. A deleted entry is renamed, as it is, into
  * `<trashDir>/<userId>/<itemId>/<name>`: the trash folder is on the served root's file system
  * (files/private.ts), so that is one rename and no byte is copied. Only an entry on another file
  * system (a mount inside the root) is copied then removed, and the answer says so. The trash

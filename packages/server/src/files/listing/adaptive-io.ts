@@ -159,7 +159,7 @@ export class AdaptiveIo {
    * Slow ones send the device to the thread pool like slow slices here do. With `stall: false`
    * one long stretch is a strike only, never slow at once: a reader thread blocks no event loop,
    * and a long stretch there is more often the thread waiting for V8's helper threads or for a
-   * core than the disk (docs/performance.md).
+   * core than the disk (bench/results/2026-11-23-first-full-runs-and-where-the-time-went.md).
    */
   observe(
     dev: number | bigint,

@@ -60,7 +60,7 @@ function filterFor(json: string): (name: string) => boolean {
  * elsewhere. A job's time is reported without it: `AdaptiveIo` judges the device by that time,
  * and on a machine with more busy threads than cores a reader thread waits 100 ms and more for
  * its turn (a folder of one entry took 124 ms), which marked a fast disk slow for 30 s and sent
- * every search to the thread pool (docs/performance.md).
+ * every search to the thread pool (bench/results/2026-11-23-first-full-runs-and-where-the-time-went.md).
  */
 const schedstat = (() => {
   try {

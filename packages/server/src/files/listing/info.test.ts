@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classify, goMode, goTime, goTimeParts } from './info.js';
+import { classify } from './file-type.js';
+import { goMode, goTime, goTimeParts } from './go-format.js';
 import { extensionOf, isBinary, knownExtensions, mimeByExtension, sniff } from './mime.js';
-import { numberedName } from '../change/ops.js';
+import { numberedName } from '../change/transfer.js';
 import { compileNameFilter } from './name-filter.js';
 import { parseQuery } from '../search/search.js';
 import { naturalCompare, sortListing } from './sort.js';

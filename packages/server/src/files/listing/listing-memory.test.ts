@@ -22,7 +22,7 @@ function heldWhileSent(root: string): { perEntry: number; length: number } {
     const { holdStartupGrowth, releaseStartupGrowth } = await import(src + 'startup-memory.ts');
     holdStartupGrowth();
     const { testAccess } = await import(${JSON.stringify(TEST)} + 'files-helpers.ts');
-    const { listDirectoryJson } = await import(src + 'files/listing/info.ts');
+    const { listDirectoryJson } = await import(src + 'files/listing/listing-json.ts');
     const { ListingCache } = await import(src + 'files/listing/listing-cache.ts');
     const { DirReader } = await import(src + 'files/listing/dir-snapshot.ts');
     const { AdaptiveIo } = await import(src + 'files/listing/adaptive-io.ts');

@@ -19,7 +19,8 @@ import {
 } from './dir-layout.js';
 import { DirReader, DirSnapshot } from './dir-snapshot.js';
 import { Pinned } from '../access/anchor.js';
-import { listDirectory, listDirectoryJson, type ListingIo, type ListingJson } from './info.js';
+import { listDirectory, type ListingIo } from './folder-listing.js';
+import { listDirectoryJson, type ListingJson } from './listing-json.js';
 import { ListingCache } from './listing-cache.js';
 import { prepareNameFilter, type PreparedNameFilter } from './name-filter.js';
 import { parseQuery, searchTree } from '../search/search.js';

@@ -3,7 +3,7 @@ import { loopTurn } from '../../heavy-work.js';
 import type { Element } from '@xmldom/xmldom';
 import { assertMay } from '../../auth/policy.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
-import { listDirectoryEntries } from '../../files/listing/info.js';
+import { listDirectoryEntries } from '../../files/listing/folder-listing.js';
 import { mimeByExtension } from '../../files/listing/mime.js';
 import type { Opened } from '../../files/access/resolver.js';
 import type { DavLock, DeadProp } from '../../store/dav.js';

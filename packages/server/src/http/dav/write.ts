@@ -1,7 +1,8 @@
 import { assertMay } from '../../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
-import { etagOf } from '../../files/listing/info.js';
-import { copyOrMove, makeDirectory, writeFileAtomic } from '../../files/change/ops.js';
+import { etagOf } from '../../files/listing/go-format.js';
+import { copyOrMove } from '../../files/change/ops.js';
+import { makeDirectory, writeFileAtomic } from '../../files/change/write.js';
 import { isInside } from '../../files/access/resolver.js';
 import { deleteOrTrash } from '../../files/change/trash.js';
 import type { Opened } from '../../files/access/resolver.js';

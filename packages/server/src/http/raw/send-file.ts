@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type fsp from 'node:fs/promises';
-import { etagOf } from '../../files/listing/info.js';
+import { etagOf } from '../../files/listing/go-format.js';
 import { mimeByExtension, sniff } from '../../files/listing/mime.js';
 import { recordBeforeHijack } from '../../audit/http.js';
 import { logRequest } from '../access-log.js';

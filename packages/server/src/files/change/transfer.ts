@@ -1,0 +1,341 @@
+import type fsp from 'node:fs/promises';
+import { conflict, forbidden, notFound } from '../../errors.js';
+import type { FileAccess } from '../access/access.js';
+import {
+  closeAll,
+  isSpecial,
+  makeEntryFolder,
+  makeEntryLink,
+  openEntryFile,
+  openPinnedFile,
+  readEntryLink,
+  renameEntry,
+  statEntry,
+  type Pinned,
+} from '../access/anchor.js';
+import { extensionOf } from '../listing/mime.js';
+import { joinVirtual, type Opened } from '../access/resolver.js';
+import { removeTree, walkTree } from '../access/tree.js';
+import { type Place, type Progress, copyHandle, placeOf, writeInto } from './write.js';
+
+/**
+ * Copying and moving entries and trees between pinned folders: copies go through descriptors,
+ * moves rename where they can and copy then switch across file systems.
+ */
+
+/**
+ * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
+ * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder:
+ * what `moveEntry` does where no rename can. The destination must not exist; the caller removes a
+ * failed copy.
+ */
+export async function copyEntryAsIs(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+  progress: Progress = {},
+): Promise<void> {
+  const node = await from.lookup(name);
+  if (!node) throw notFound();
+  try {
+    if (node.stat.isSymbolicLink()) {
+      await makeEntryLink(to, toName, await readEntryLink(from, name));
+    } else if (node.stat.isFile()) {
+      const input = await openEntryFile(from, name);
+      try {
+        await copyFileInto(access, input, node.stat.mode, to, toName, progress);
+      } finally {
+        await input.close();
+      }
+    } else if (node.stat.isDirectory()) {
+      const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
+      try {
+        await copyTree(access, node, '/' + name, top, true, false, progress);
+      } finally {
+        await top.close();
+      }
+    } else {
+      // Nothing to copy it with: it stays where it is rather than be lost on the way.
+      throw forbidden('a special file (a pipe, socket or device) cannot go to another file system');
+    }
+  } finally {
+    await node.close();
+  }
+}
+
+/** `a.txt` → `a(1).txt`, `a.tar.gz` → `a.tar(1).gz`, `.env` → `(1).env`, `dir` → `dir(1)`. */
+export function numberedName(name: string, n: number): string {
+  const ext = extensionOf(name);
+  return `${name.slice(0, name.length - ext.length)}(${n})${ext}`;
+}
+
+/** The first free `name(N)` beside an opened destination (rename=true); the caller closes it. */
+export async function freeDestination(access: FileAccess, dst: Opened): Promise<Opened> {
+  const parent = dst.virtual.slice(0, dst.virtual.lastIndexOf('/')) || '/';
+  for (let n = 1; n < 100_000; n++) {
+    const candidate = await access.open(joinVirtual(parent, numberedName(dst.name, n)), {
+      followFinal: false,
+    });
+    if (!candidate.linkStat) return candidate;
+    await candidate.close();
+  }
+  throw conflict();
+}
+
+/** Copies a pinned regular file into `name` of a pinned folder through a staging file. */
+async function copyFileInto(
+  access: FileAccess,
+  source: fsp.FileHandle,
+  mode: number,
+  folder: Pinned,
+  name: string,
+  progress: Progress = {},
+): Promise<void> {
+  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out, progress));
+  progress.done?.(0, 1);
+}
+
+/**
+ * Copies a file or merges a folder tree (links dereferenced within the scope, escaping ones
+ * skipped, special files skipped). Folders get the source folder's mode. Every folder of the copy
+ * is created inside the one above it and entered by descriptor: a link already standing in the
+ * destination where the copy needs a folder is a conflict, never a way out.
+ */
+export async function copyPath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
+  if (!src.stat || !src.node) throw notFound();
+  if (!src.stat.isDirectory()) {
+    if (isSpecial(src.stat)) throw forbidden();
+    const input = await openPinnedFile(src.node);
+    try {
+      const place = await placeOf(dst, dirMode);
+      try {
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name, progress).catch(
+          async (err: unknown) => {
+            await place.undo();
+            throw err;
+          },
+        );
+      } finally {
+        await place.release();
+      }
+    } finally {
+      await input.close();
+    }
+    return;
+  }
+  if (dst.stat?.isDirectory() && dst.node) {
+    // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
+    progress.done?.(0, 1);
+    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress);
+    return;
+  }
+  if (dst.linkStat) throw conflict('a file or link exists at the destination');
+  const place = await placeOf(dst, dirMode);
+  try {
+    const top = await makeEntryFolder(place.folder, place.name, src.stat.mode & 0o7777).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? conflict('a file or link exists at the destination') : err;
+      },
+    );
+    try {
+      progress.done?.(0, 1);
+      await copyTree(access, src.node, src.virtual, top, true, true, progress);
+    } catch (err) {
+      // Nobody may see half a copy: the folder it made goes, with everything in it.
+      await top.close();
+      await removeTree(place.folder, place.name).catch(() => undefined);
+      await place.undo();
+      throw err;
+    }
+    await top.close();
+  } finally {
+    await place.release();
+  }
+}
+
+/**
+ * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
+ * with `follow`, links inside the scope are copied as what they lead to; without, as links. When
+ * the copy fails and `top` is not its own (a merge), the entries it added are removed again
+ * before the error goes on.
+ */
+async function copyTree(
+  access: FileAccess,
+  src: Pinned,
+  srcVirtual: string,
+  top: Pinned,
+  topIsNew: boolean,
+  follow: boolean,
+  progress: Progress = {},
+): Promise<void> {
+  // The destination folders along the walk's current path (the walk goes depth first).
+  const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
+    { virtual: srcVirtual, folder: top, isNew: topIsNew },
+  ];
+  // Entries the copy added to folders that existed before it, with those folders kept open.
+  const added: Array<{ folder: Pinned; name: string }> = [];
+  const kept = new Set<Pinned>([top]);
+  const leave = async (depth: number) => {
+    while (path.length > depth) {
+      const left = path.pop()!.folder;
+      if (!kept.has(left)) await left.close();
+    }
+  };
+  try {
+    for await (const e of walkTree(access, src, srcVirtual, { follow })) {
+      progress.signal?.throwIfAborted();
+      const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
+      let depth = path.length;
+      while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
+      if (depth === 0) throw forbidden();
+      await leave(Math.max(depth, 1));
+      const { folder: into, isNew: intoIsNew } = path[path.length - 1]!;
+      const name = e.virtual.slice(e.virtual.lastIndexOf('/') + 1);
+      const existed = intoIsNew ? false : !!(await statEntry(into, name).catch(() => undefined));
+      const remember = () => {
+        if (intoIsNew || existed) return;
+        added.push({ folder: into, name });
+        kept.add(into);
+      };
+      if (e.stat.isDirectory()) {
+        const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'EEXIST'
+              ? conflict(`the destination has a file or link where the copy needs the folder ${name}`)
+              : err;
+          },
+        );
+        remember();
+        progress.done?.(0, 1);
+        path.push({ virtual: e.virtual, folder, isNew: !existed });
+      } else if (e.stat.isFile()) {
+        const input = await openEntryFile(e.folder, e.name);
+        try {
+          await copyFileInto(access, input, e.stat.mode, into, name, progress);
+          remember();
+        } finally {
+          await input.close();
+        }
+      } else if (e.stat.isSymbolicLink()) {
+        await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
+        remember();
+        progress.done?.(0, 1);
+      }
+    }
+  } catch (err) {
+    await leave(1);
+    for (const a of added.reverse()) await removeTree(a.folder, a.name).catch(() => undefined);
+    throw err;
+  } finally {
+    await leave(1);
+    kept.delete(top);
+    await closeAll(kept);
+  }
+}
+
+/**
+ * Moves the entry `name` of a pinned folder, as it is (a link stays a link), to `toName` in
+ * another: one rename where it can, and across file systems (EXDEV) a journaled copy then switch
+ * (files/moves.ts), so that neither a failure nor a killed process leaves half of it anywhere.
+ * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
+ * that must exist exactly when the move happens (the caller does them itself after a rename).
+ */
+export async function moveEntry(
+  access: FileAccess,
+  from: Pinned,
+  name: string,
+  to: Pinned,
+  toName: string,
+  alongside?: () => void,
+  progress: Progress = {},
+): Promise<{ copied: boolean }> {
+  try {
+    await renameEntry(from, name, to, toName);
+    return { copied: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+  }
+  const move = await access.moves.begin(from, name, to, toName);
+  try {
+    await copyEntryAsIs(access, from, name, to, move.stagingName, progress);
+  } catch (err) {
+    await move.undo();
+    throw err;
+  }
+  await move.finish(alongside);
+  return { copied: true };
+}
+
+/**
+ * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
+ * folder moved onto an existing folder is merged into it: copied in, then the source removed.
+ */
+export async function movePath(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  dirMode: number,
+  progress: Progress = {},
+): Promise<void> {
+  if (!src.folder) throw forbidden();
+  progress.signal?.throwIfAborted();
+  const place = await placeOf(dst, dirMode);
+  try {
+    const merge = !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
+    if (!merge) {
+      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, undefined, progress).catch(
+        async (err: unknown) => {
+          await place.undo();
+          throw err;
+        },
+      );
+      return;
+    }
+    await mergeFolder(access, src, dst, place, dirMode, progress);
+  } finally {
+    await place.release();
+  }
+}
+
+/** A folder moved onto an existing one: an empty one is replaced by a rename, else copied in. */
+async function mergeFolder(
+  access: FileAccess,
+  src: Opened,
+  dst: Opened,
+  place: Place,
+  dirMode: number,
+  progress: Progress,
+): Promise<void> {
+  try {
+    await renameEntry(src.folder!, src.leaf, place.folder, place.name);
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+  }
+  const followed = await access.open(src.virtual);
+  try {
+    const target = await access.open(dst.virtual);
+    try {
+      await copyPath(access, followed, target, dirMode, progress);
+    } finally {
+      await target.close();
+    }
+  } catch (copyErr) {
+    // The copy cleaned up after itself; the folders made for it go too, and the source stays.
+    await place.undo();
+    throw copyErr;
+  } finally {
+    await followed.close();
+  }
+  // Once the copy is whole the move completes: a cancel from here on would cut the source.
+  await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
+}
