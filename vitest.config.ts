@@ -7,6 +7,9 @@ const limits = { testTimeout: 30_000, hookTimeout: 30_000 };
 
 export default defineConfig({
   test: {
+    // Most of these tests wait on real servers, sockets, child processes and the disk rather than
+    // on the CPU: three files at a time keep two cores busy where one at a time left them idle.
+    maxWorkers: 3,
     projects: [
       {
         test: {
