@@ -7,7 +7,7 @@ import { buildApp } from '../../packages/server/src/app.js';
 import { hashPassword } from '../../packages/server/src/auth/passwords.js';
 import { defaultConfig } from '../../packages/server/src/config/defaults.js';
 import type { ServerConfig } from '../../packages/server/src/config/types.js';
-import type { AppContext } from '../../packages/server/src/context.js';
+import type { ServerContext } from '../../packages/server/src/services.js';
 import { quickSetup } from '../../packages/server/src/setup.js';
 import { openStore } from '../../packages/server/src/store/index.js';
 
@@ -16,7 +16,7 @@ export const ADMIN = { username: 'admin', password: 'e2e-admin-password' };
 export interface RunningServer {
   url: string;
   root: string;
-  ctx: AppContext;
+  ctx: ServerContext;
   stop(): Promise<void>;
 }
 
