@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { ALL } from './files-helpers.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
@@ -14,33 +15,28 @@ import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './hel
 
 let t: TestApp;
 let url: string;
+let bin: string;
 
 const BOB = {
   username: 'bob',
   scope: '/bob',
-  perm: {
-    admin: false,
-    execute: true,
-    create: true,
-    rename: true,
-    modify: true,
-    delete: true,
-    share: true,
-    download: true,
-  },
+  perm: { ...ALL, execute: true },
   // `waiter` prints "started", then waits without a word: only a check from outside stops it.
   commands: ['waiter'],
 };
 
 beforeAll(async () => {
-  const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-revoke-bin-'));
-  await fs.writeFile(path.join(base, 'waiter'), '#!/bin/sh\necho started\nexec sleep 600\n', { mode: 0o755 });
-  t = await startTestApp({ disableExec: false, execPath: `${base}:/usr/bin:/bin`, execTimeLimit: 900 });
+  bin = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-revoke-bin-'));
+  await fs.writeFile(path.join(bin, 'waiter'), '#!/bin/sh\necho started\nexec sleep 600\n', { mode: 0o755 });
+  t = await startTestApp({ disableExec: false, execPath: `${bin}:/usr/bin:/bin`, execTimeLimit: 900 });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/api/command/`;
 });
 
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await fs.rm(bin, { recursive: true, force: true });
+});
 
 interface Ended {
   lines: string[];
