@@ -357,3 +357,41 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
     }
   });
 });
+
+describe('a folder and a name that meet at the database (no sandbox)', () => {
+  it('refuses install, diff or any program given a folder and a name that is one of the server’s files there', async () => {
+    const s = await startServer('off');
+    try {
+      await createAccount(
+        s.ctx,
+        { username: 'rooty', scope: '/', perm: PERM, commands: ['install', 'diff', 'cmp', 'cat'] },
+        PASSWORD,
+        'cli',
+      );
+      const token = await login(s, 'rooty');
+      await fs.mkdir(path.join(s.root, 'carol'));
+      await fs.writeFile(path.join(s.root, 'carol/filebrowser.db'), 'x');
+      await fs.writeFile(path.join(s.root, 'carol/filebrowser.db-wal'), 'x');
+      const before = await fs.readFile(s.ctx.config.database);
+      for (const line of [
+        'install carol/filebrowser.db .',
+        'install -m 600 carol/filebrowser.db carol/filebrowser.db-wal .',
+        'diff -a carol/filebrowser.db-wal .',
+        'diff -a . carol/filebrowser.db-wal',
+        'cmp carol/filebrowser.db .',
+      ]) {
+        const r = await run(s, token, line);
+        expect(r.lines, line).toHaveLength(1);
+        expect(r.lines[0], line).toMatch(
+          /^Command not allowed: \/filebrowser\.db(-wal)? is one of the server's own files/,
+        );
+        expect(r.code, line).toBe(1008);
+      }
+      expect(await fs.readFile(s.ctx.config.database)).toEqual(before);
+      // Not every folder-and-name pair: the same names in a folder that holds no server file run.
+      expect((await run(s, token, 'cat carol/filebrowser.db')).lines).toEqual(['x']);
+    } finally {
+      await stopServer(s);
+    }
+  });
+});

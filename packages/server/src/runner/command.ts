@@ -8,7 +8,7 @@ import { maskPrivatePaths } from '../files/access/private.js';
 import { formatBytes } from '../files/change/quota.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
 import type { StoredUser } from '../store/users.js';
-import { checkArgumentPaths } from './arguments.js';
+import { checkArgumentPaths, checkFolderPairs } from './arguments.js';
 import { deniedCommand, deniedOption, MULTI_CALL_BINARIES } from './deny-list.js';
 import { findExecutable, type Executable } from './executable.js';
 import { checkLinkOperands } from './link-sources.js';
@@ -167,6 +167,9 @@ export async function prepareCommand(
     const cwd = await workingFolder(access, virtualDir);
     held.add(() => cwd.close());
     await checkArgumentPaths(access, cwd.virtual, args);
+    if (!mode.bwrap && access.privatePathsBelow(access.scope.real).length > 0) {
+      await checkFolderPairs(access, cwd.virtual, args);
+    }
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.
