@@ -167,10 +167,11 @@ export async function prepareCommand(
     const cwd = await workingFolder(access, virtualDir);
     held.add(() => cwd.close());
     await checkArgumentPaths(access, cwd.virtual, args);
+    const copies = await checkLinkOperands(access, cwd.virtual, names, args);
+    // After the checks of cp, mv and ln, whose refusals say more: any other program too.
     if (!mode.bwrap && access.privatePathsBelow(access.scope.real).length > 0) {
       await checkFolderPairs(access, cwd.virtual, args);
     }
-    const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.
     let scope = cwd;
