@@ -74,9 +74,7 @@ export class PublicShares {
     if (!share) throw notFound();
     const token = await this.authorise(share, req);
 
-    const owner = this.ctx.store.users.get(share.userId);
-    if (!owner) throw notFound();
-    if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
+    const owner = this.ownerNow(share);
     // The owner's access as it is now: the item must still lie in the owner's scope, pass the
     // owner's rules and stay clear of the server's private paths, or the link serves nothing.
     const ownerAccess = await fileAccessFor(this.ctx, owner);
@@ -102,6 +100,14 @@ export class PublicShares {
     }
   }
 
+  /** The link's owner as stored now, refused when gone or no longer allowed to share. */
+  private ownerNow(share: StoredShare): StoredUser {
+    const owner = this.ctx.store.users.get(share.userId);
+    if (!owner) throw notFound();
+    if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
+    return owner;
+  }
+
   /**
    * The visitor of an opened link as a caller, for work that outlives the check of its request
    * (an archive read member by member): it acts as the link's owner for as long as the link is
@@ -124,9 +130,7 @@ export class PublicShares {
         ) {
           throw notFound('the link was removed or changed');
         }
-        const owner = this.ctx.store.users.get(share.userId);
-        if (!owner) throw notFound();
-        if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
+        const owner = this.ownerNow(share);
         if (accessTerms(this.ctx, owner) !== terms) {
           throw forbidden('the owner’s scope or rules changed since it started');
         }

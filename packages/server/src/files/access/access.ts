@@ -21,8 +21,6 @@ import { moveJournalOf, type MoveJournal } from '../change/moves.js';
 import { stagingLedgerOf, type StagingLedger } from '../change/staging.js';
 import type { FileRoot, OpenOptions } from './access-view.js';
 
-export type { FileRoot, OpenOptions };
-
 /** The root of `--root`. */
 export function defaultRoot(ctx: Pick<AppContext, 'config'>): FileRoot {
   return { id: 'default', path: ctx.config.root };

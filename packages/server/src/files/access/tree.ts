@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import type { RecursiveEntry } from '@filebrowser/contract';
-import type { AccessView as FileAccess } from './access-view.js';
+import type { AccessView } from './access-view.js';
 import { readFolderTypes, removeEntryFolder, statEntry, unlinkEntry, type Pinned } from './anchor.js';
 import { goTime } from '../listing/go-format.js';
 import { isStagingName } from './staging-names.js';
@@ -46,7 +46,7 @@ async function namesOf(folder: Pinned): Promise<string[]> {
  * dangling ones skipped) and cycles are cut.
  */
 export async function* walkTree(
-  access: FileAccess,
+  access: AccessView,
   folder: Pinned,
   virtual: string,
   opts: WalkOptions,
@@ -83,7 +83,7 @@ export async function* walkTree(
 
 /** A link met by a following walk: what it leads to, as an entry (and its tree for a folder). */
 async function* followedLink(
-  access: FileAccess,
+  access: AccessView,
   virtual: string,
   opts: WalkOptions,
   seen: Set<string>,
@@ -136,7 +136,7 @@ export async function removeTree(folder: Pinned, name: string): Promise<void> {
  * not followed, folders failing the rules pruned, stopping when `signal` aborts.
  */
 export async function* recursiveEntries(
-  access: FileAccess,
+  access: AccessView,
   folder: Pinned,
   virtual: string,
   signal?: AbortSignal,
@@ -181,7 +181,7 @@ export const MEASURE_LIMIT = 200_000;
  * work will walk it (`follow` as the copy or archive does, rules applied through `include`).
  */
 export async function measure(
-  access: FileAccess,
+  access: AccessView,
   r: Opened,
   opts: WalkOptions,
   into: Measure = { bytes: 0, items: 0, partial: false },

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import type { DavLock } from '../../store/dav.js';
 import type { StoredUser } from '../../store/users.js';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import { isInside } from '../access/resolver.js';
 
 /**
@@ -72,17 +72,17 @@ function touches(l: DavLock, place: string, opts: LockedScope): boolean {
 
 export class WriteLocks {
   /** Holders' accesses, made once per request that needs them. */
-  private readonly accesses = new Map<number, Promise<FileAccess>>();
+  private readonly accesses = new Map<number, Promise<AccessView>>();
 
   constructor(
     private readonly ctx: AppContext,
     /** Undefined for the server's own writes (home folders), which no lock holds back. */
     private readonly writer: LockWriter | undefined,
     /** A user's current file access (files/access.ts, passed in to keep the modules apart). */
-    private readonly makeAccess: (user: StoredUser) => Promise<FileAccess>,
+    private readonly makeAccess: (user: StoredUser) => Promise<AccessView>,
   ) {}
 
-  private readonly accessOf = (user: StoredUser): Promise<FileAccess> => {
+  private readonly accessOf = (user: StoredUser): Promise<AccessView> => {
     let made = this.accesses.get(user.id);
     if (!made) {
       made = this.makeAccess(user);
@@ -97,7 +97,7 @@ export class WriteLocks {
    * what it leads to are checked.
    */
   async assertWritable(
-    access: FileAccess,
+    access: AccessView,
     r: { entry: string; real: string },
     opts: LockedScope = {},
   ): Promise<void> {
@@ -150,7 +150,7 @@ export async function liveFor(
   ctx: AppContext,
   lock: DavLock,
   place: string,
-  accessOf: (user: StoredUser) => Promise<FileAccess>,
+  accessOf: (user: StoredUser) => Promise<AccessView>,
 ): Promise<boolean> {
   const holder = ctx.store.users.get(lock.userId);
   let reaches: ((p: string) => boolean) | undefined;

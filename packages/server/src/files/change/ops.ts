@@ -16,8 +16,6 @@ import type { Progress } from './write.js';
  * replaced destination does), checksums and usage.
  */
 
-export { recursiveEntries } from '../access/tree.js';
-
 /** Every descendant (and its mirror under `mirror`, when given) must pass the rules (contract 1.7). */
 export async function checkDescendants(
   access: FileAccess,

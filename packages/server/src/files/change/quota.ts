@@ -2,7 +2,7 @@ import path from 'node:path';
 import { inBackground } from '../../background.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import { Pinned } from '../access/anchor.js';
 import { isInside } from '../access/resolver.js';
 import { walkTree } from '../access/tree.js';
@@ -117,7 +117,7 @@ export class QuotaHold {
    * Checks again what the write holds (a resumable upload, at each of its requests): a quota
    * lowered meanwhile, or a scope grown behind the server's back, refuses the rest.
    */
-  async recheck(access: FileAccess): Promise<void> {
+  async recheck(access: AccessView): Promise<void> {
     if (this.done || this.limits.length === 0) return;
     const now = await this.ledger.currentLimits(access, this.limits);
     this.ledger.check(now, this.held, this.held);
@@ -178,7 +178,7 @@ export class QuotaLedger {
   }
 
   /** Where a scope as configured really is below the root; undefined when it is outside or gone. */
-  private async placeOf(access: FileAccess, scope: string): Promise<string | undefined> {
+  private async placeOf(access: AccessView, scope: string): Promise<string | undefined> {
     const lexical = scopePlace(scope);
     if (this.places.has(lexical)) return this.places.get(lexical);
     let place: string | undefined;
@@ -195,7 +195,7 @@ export class QuotaLedger {
   }
 
   /** Quotas by folder: the smallest non-zero quota of the users whose scope it is. */
-  private async limits(access: FileAccess): Promise<Limit[]> {
+  private async limits(access: AccessView): Promise<Limit[]> {
     const byScope = new Map<string, number>();
     for (const user of this.ctx.store.users.list()) {
       if (!(user.quota > 0)) continue;
@@ -208,19 +208,19 @@ export class QuotaLedger {
   }
 
   /** The quotas of these folders as they are now (an admin may have changed them). */
-  async currentLimits(access: FileAccess, of: readonly Limit[]): Promise<Limit[]> {
+  async currentLimits(access: AccessView, of: readonly Limit[]): Promise<Limit[]> {
     const now = await this.limits(access);
     return of.flatMap((l) => now.filter((n) => n.scope === l.scope));
   }
 
   /** The quota of one folder (0: none). */
-  async limitOf(access: FileAccess, scope: string): Promise<number> {
+  async limitOf(access: AccessView, scope: string): Promise<number> {
     if (access.root.id !== USERS_ROOT) return 0;
     return (await this.limits(access)).find((l) => l.scope === scope)?.bytes ?? 0;
   }
 
   /** The place below the root of a user's scope as the access sees it (its real folder). */
-  scopeOf(access: FileAccess): string | undefined {
+  scopeOf(access: AccessView): string | undefined {
     return access.rootPathOf(access.scope.real);
   }
 
@@ -230,7 +230,7 @@ export class QuotaLedger {
    * fit. With `from`, the write is a move from there: scopes holding both places gain nothing.
    */
   async reserve(
-    access: FileAccess,
+    access: AccessView,
     real: string,
     need: number | (() => Promise<number>),
     from?: string,
@@ -243,7 +243,7 @@ export class QuotaLedger {
   }
 
   /** An unchecked hold over what covers `real`: the caller calls `need` when it knows the size. */
-  async holdFor(access: FileAccess, real: string, from?: string): Promise<QuotaHold> {
+  async holdFor(access: AccessView, real: string, from?: string): Promise<QuotaHold> {
     if (access.root.id !== USERS_ROOT) return new QuotaHold(this, [], [], []);
     const at = access.rootPathOf(real);
     const was = from === undefined ? undefined : access.rootPathOf(from);
@@ -296,7 +296,7 @@ export class QuotaLedger {
   }
 
   /** A change of `delta` bytes at the real path `real` that nobody had to check (a delete). */
-  async changed(access: FileAccess, real: string, delta: number | (() => Promise<number>)): Promise<void> {
+  async changed(access: AccessView, real: string, delta: number | (() => Promise<number>)): Promise<void> {
     const hold = await this.holdFor(access, real);
     if (hold.active) hold.commit(typeof delta === 'number' ? delta : await delta());
   }
@@ -315,7 +315,7 @@ export class QuotaLedger {
   }
 
   /** What a scope holds, trash included: counted by a walk first when it never was. */
-  async usage(access: FileAccess, scope: string): Promise<number> {
+  async usage(access: AccessView, scope: string): Promise<number> {
     await this.ensureCounted(access, scope);
     return this.usedNow(scope);
   }
@@ -325,7 +325,7 @@ export class QuotaLedger {
     return this.reserved.get(scope) ?? 0;
   }
 
-  private async ensureCounted(access: FileAccess, scope: string): Promise<void> {
+  private async ensureCounted(access: AccessView, scope: string): Promise<void> {
     if (this.countedScopes().has(scope)) return;
     await this.recount(access, scope);
   }
@@ -334,7 +334,7 @@ export class QuotaLedger {
    * Walks a scope and records what it holds. Changes the server makes meanwhile are added to
    * the result; a walk asked for while one runs waits for that one.
    */
-  recount(access: FileAccess, scope: string): Promise<void> {
+  recount(access: AccessView, scope: string): Promise<void> {
     const running = this.walks.get(scope);
     if (running) return running;
     const walk = (async () => {
@@ -363,7 +363,7 @@ export class QuotaLedger {
    * by a fresh walk first with `recount`.
    */
   async ofScope(
-    access: FileAccess,
+    access: AccessView,
     scope: string,
     recount = false,
   ): Promise<{ limit: number; used: number } | undefined> {
@@ -387,7 +387,7 @@ export class QuotaLedger {
    * and then lets the room go: its writes are counted before anyone else may use that room;
    * `release` lets it go at once (a command that never started).
    */
-  async lendToCommand(access: FileAccess): Promise<{
+  async lendToCommand(access: AccessView): Promise<{
     room?: number;
     over?: { used: number; limit: number };
     settle(): Promise<void>;
@@ -446,7 +446,7 @@ export class QuotaLedger {
    * its quota: a command writing many files, each below the room it was lent (RLIMIT_FSIZE),
    * is stopped at the first walk that finds it past the quota. Answers the function that ends it.
    */
-  private watch(access: FileAccess, limits: readonly Limit[], overQuota: () => void): () => void {
+  private watch(access: AccessView, limits: readonly Limit[], overQuota: () => void): () => void {
     let watching = true;
     let wake: (() => void) | undefined;
     const pause = (ms: number) =>
@@ -490,7 +490,7 @@ export class QuotaLedger {
    * A change the server cannot follow byte by byte (a command run in a scope): the counted
    * scopes overlapping it are walked again.
    */
-  private async recountOverlapping(access: FileAccess, place: string): Promise<void> {
+  private async recountOverlapping(access: AccessView, place: string): Promise<void> {
     for (const scope of this.countedScopes()) {
       if (!overlaps(scope, place)) continue;
       await this.recount(access, scope).catch((err: unknown) =>
@@ -500,7 +500,7 @@ export class QuotaLedger {
   }
 
   /** Recounts every counted scope (drift from changes made outside the server). */
-  async recountAll(access: FileAccess): Promise<void> {
+  async recountAll(access: AccessView): Promise<void> {
     if (access.root.id !== USERS_ROOT) return;
     // Scopes may have been moved or relinked since they were looked up.
     this.places = new Map();
@@ -526,7 +526,7 @@ function overlaps(a: string, b: string): boolean {
  * Bytes of the regular files below a place of the root (links and folders count nothing, links
  * are not followed), the server's private paths (database, trash, staging) left out.
  */
-async function walkBytes(access: FileAccess, scope: string): Promise<number> {
+async function walkBytes(access: AccessView, scope: string): Promise<number> {
   const folder = await Pinned.folder(path.join(access.scope.rootReal, scope));
   try {
     let total = 0;
@@ -545,7 +545,7 @@ async function walkBytes(access: FileAccess, scope: string): Promise<number> {
  * with `follow`, links inside the scope count as what they lead to, as a copy makes them).
  */
 export async function bytesOf(
-  access: FileAccess,
+  access: AccessView,
   r: { node?: Pinned; virtual: string },
   follow: boolean,
 ): Promise<number> {

@@ -1,6 +1,6 @@
 import type fs from 'node:fs';
 import { FILE_TYPES, type FileItem, type FileType, type Sorting } from '@filebrowser/contract';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import type { Pinned } from '../access/anchor.js';
 import { loopTurn } from '../../heavy-work.js';
 import { adaptiveIo, mapLimit, type AdaptiveIo } from './adaptive-io.js';
@@ -117,7 +117,7 @@ function snapshotOf(name: string, st: fs.BigIntStats): DirSnapshot {
 
 /** A listing entry that is a symbolic link: resolved through the access (confined, rules checked), metadata from the target. */
 async function linkRow(
-  access: FileAccess,
+  access: AccessView,
   virtual: string,
   name: string,
   link: DirSnapshot,
@@ -239,7 +239,7 @@ function sortKeysOf(
 
 /** The listing of a snapshot: rules, types, links, subtitles, sorting. */
 export async function computeListing(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
@@ -380,7 +380,7 @@ export async function computeListing(
  * the `TypeCache`.
  */
 export async function listDirectory(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
@@ -398,7 +398,7 @@ export async function listDirectory(
  * own text (WebDAV's PROPFIND would otherwise parse every item's time back from its text).
  */
 export async function listDirectoryEntries(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,
@@ -417,7 +417,7 @@ export async function listDirectoryEntries(
 
 /** `use` of the listing of a fresh snapshot, which is given back once `use` is done with it. */
 async function withFresh<T>(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,

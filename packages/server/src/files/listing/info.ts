@@ -1,7 +1,7 @@
 import type fs from 'node:fs';
 import { TEXT_CONTENT_LIMIT, type FileInfo, type Sorting } from '@filebrowser/contract';
 import { notFound } from '../../errors.js';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import { openPinnedFile, statEntry, type Pinned } from '../access/anchor.js';
 import { loopTurn } from '../../heavy-work.js';
 import { extensionOf } from './mime.js';
@@ -55,7 +55,7 @@ async function infoBase(r: Opened): Promise<{ st: fs.BigIntStats; base: FileInfo
  * directory. The resources route sends it as it is.
  */
 export async function directoryInfoJson(
-  access: FileAccess,
+  access: AccessView,
   r: Opened,
   opts: InfoOptions,
 ): Promise<DirectoryJson | undefined> {
@@ -107,7 +107,7 @@ const OPEN_BRACE = Buffer.from('{');
  * The FileInfo of an opened path (contract 2.4): for a top-level link, mode/modified/name are the
  * link's own and size/isDir the target's.
  */
-export async function fileInfo(access: FileAccess, r: Opened, opts: InfoOptions): Promise<FileInfo> {
+export async function fileInfo(access: AccessView, r: Opened, opts: InfoOptions): Promise<FileInfo> {
   if (!r.stat || !r.linkStat || !r.node) throw notFound();
   const node = r.node;
   const { st, base } = await infoBase(r);

@@ -1,5 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import type { Pinned } from '../access/anchor.js';
 import { loopTurn } from '../../heavy-work.js';
 import type { DirSnapshot } from './dir-snapshot.js';
@@ -55,7 +55,7 @@ function* listingText(listing: Computed): Generator<string> {
  * when the text was made, streamed when it is big (see `ListingJson`).
  */
 export async function listDirectoryJson(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   opts: ListingOptions,

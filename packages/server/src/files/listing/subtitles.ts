@@ -1,5 +1,5 @@
 import type fs from 'node:fs';
-import type { AccessView as FileAccess } from '../access/access-view.js';
+import type { AccessView } from '../access/access-view.js';
 import { readFolderTypes, type Pinned } from '../access/anchor.js';
 import { extensionOf } from './mime.js';
 import { joinVirtual } from '../access/resolver.js';
@@ -48,7 +48,7 @@ export class SubtitleFinder {
   readonly readsFolders: boolean;
 
   constructor(
-    private readonly access: FileAccess,
+    private readonly access: AccessView,
     private readonly dir: Pinned,
     private readonly dirVirtual: string,
     siblings: readonly { name: string; isDir: boolean }[],
@@ -65,7 +65,7 @@ export class SubtitleFinder {
     this.readsFolders = this.sources.some((s) => s.kind === 'folder');
   }
 
-  static async of(access: FileAccess, dir: Pinned, dirVirtual: string): Promise<SubtitleFinder> {
+  static async of(access: AccessView, dir: Pinned, dirVirtual: string): Promise<SubtitleFinder> {
     const siblings = (await readNested(dir, [])).map((d) => ({ name: d.name, isDir: d.isDirectory() }));
     return new SubtitleFinder(access, dir, dirVirtual, siblings);
   }
@@ -111,7 +111,7 @@ export class SubtitleFinder {
 
 /** Subtitles of one video (see `SubtitleFinder.find`); `dir` is the pinned folder holding it. */
 export async function findSubtitles(
-  access: FileAccess,
+  access: AccessView,
   dir: Pinned,
   dirVirtual: string,
   videoName: string,
