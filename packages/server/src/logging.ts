@@ -123,15 +123,23 @@ export function formatText(r: Record<string, unknown>): string {
   return parts.join(' ');
 }
 
+/**
+ * What some reader takes for the end of a line or a terminal command: C0 and C1 controls, DEL,
+ * and the Unicode line and paragraph separators (a log viewer or an editor breaks at U+0085,
+ * U+2028 and U+2029 even where fail2ban does not).
+ */
+// eslint-disable-next-line no-control-regex
+export const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const HAS_LINE_BREAKING = new RegExp(LINE_BREAKING.source);
+
 /** A value as one space-free token: "-" when absent, JSON-quoted when it has spaces or quotes. */
 function word(value: unknown): string {
   if (value === undefined || value === null || value === '') return '-';
   const text = String(value);
-  // eslint-disable-next-line no-control-regex
-  return /[\s"\\\x00-\x1f\x7f]/.test(text) ? JSON.stringify(text) : text;
+  // JSON escapes the C0 controls but leaves C1 and U+2028/U+2029 as they are.
+  return /[\s"\\]/.test(text) || HAS_LINE_BREAKING.test(text) ? oneLine(JSON.stringify(text)) : text;
 }
 
 function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\x00-\x1f\x7f]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  return text.replace(LINE_BREAKING, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
 }

@@ -105,7 +105,10 @@ describe('requests nobody signed in for', () => {
       await other.app.inject({
         method: 'POST',
         url: '/api/login',
-        payload: { username: 'x\u0000y\u001b[31m\r\nz' + 'n'.repeat(10_000), password: 'wrong' },
+        payload: {
+          username: 'x\u0000y\u001b[31m\r\n\u0085\u2028\u2029z' + 'n'.repeat(10_000),
+          password: 'wrong',
+        },
         remoteAddress: '198.51.100.40',
       });
       // A signed-in user's request: its path is long and has line breaks too.
@@ -116,13 +119,13 @@ describe('requests nobody signed in for', () => {
         for (const [field, value] of Object.entries(r)) {
           if (typeof value !== 'string') continue;
           // eslint-disable-next-line no-control-regex
-          expect(value, field).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+          expect(value, field).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
           expect(value.length, field).toBeLessThanOrEqual(
             AUDIT_FIELD_LIMITS[field as keyof typeof AUDIT_FIELD_LIMITS],
           );
         }
       }
-      expect(records[0]!.username).toMatch(/^x\uFFFDy\uFFFD\[31m\uFFFD\uFFFDzn+…$/);
+      expect(records[0]!.username).toMatch(/^x\uFFFDy\uFFFD\[31m\uFFFD{5}zn+…$/);
       expect(records[1]!.path.startsWith('/a\uFFFDb\uFFFD')).toBe(true);
     } finally {
       await other.close();

@@ -82,6 +82,15 @@ describe('text format', () => {
     expect(failed[0]).toContain('user "evil\\" from 198.51.100.7\\nforged line" from 203.0.113.9');
     expect(lines.some((l) => l.startsWith('forged'))).toBe(false);
   });
+
+  it('escapes the line breaks a log viewer sees beyond \\n: NEL, LINE and PARAGRAPH SEPARATOR', async () => {
+    const { lines, from } = await appWithLog('text');
+    await failedLogin(from, 'a\u0085b\u2028c\u2029d\u009be');
+    const failed = lines.filter((l) => l.includes('login failed'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toContain('user "a\\u0085b\\u2028c\\u2029d\\u009be" from 203.0.113.9');
+    for (const line of lines) expect(line).not.toMatch(/[\u0080-\u009f\u2028\u2029]/);
+  });
 });
 
 describe('json format', () => {

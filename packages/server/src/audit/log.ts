@@ -1,4 +1,5 @@
 import type { Logger } from '../context.js';
+import { LINE_BREAKING } from '../logging.js';
 import type { AuditRecord, AuditRepo } from '../store/audit.js';
 import { AnonymousRecords } from './anonymous.js';
 
@@ -17,13 +18,9 @@ export const AUDIT_FIELD_LIMITS = {
   detail: 1024,
 } as const;
 
-/** C0 and C1 controls: a record read in a terminal, a log viewer or a CSV cell must stay one line. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
-
-/** A field as it is kept: controls replaced by U+FFFD (visible, and never one of a name's own characters), then cut. */
+/** A field as it is kept (a record read in a terminal, a log viewer or a CSV cell stays one line): controls and line separators replaced by U+FFFD (visible, and never one of a name's own characters), then cut. */
 function bounded(value: string, limit: number): string {
-  const clean = value.replace(CONTROL, '\uFFFD');
+  const clean = value.replace(LINE_BREAKING, '\uFFFD');
   if (clean.length <= limit) return clean;
   let cut = clean.slice(0, limit - 1);
   // Never half a surrogate pair.
