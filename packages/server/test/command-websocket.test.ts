@@ -73,10 +73,9 @@ describe('command websocket', () => {
       const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
       ws.on('message', (data) => lines.push((data as Buffer).toString('utf8')));
       // The socket is open (authenticated); the session ends before the command line is sent.
-      ws.on('open', () => {
-        s.ctx.auth.logout(sid);
-        ws.send('echo still here');
-      });
+      await new Promise((resolve) => ws.on('open', resolve));
+      await s.ctx.auth.logout(sid);
+      ws.send('echo still here');
       expect(await closed).toBe(1008);
       expect(lines).toEqual(['Command not allowed: the session it was started in has ended.']);
     });

@@ -351,7 +351,7 @@ describe('the job registry', () => {
     const caller = (userId: number) => ({
       userId,
       confinedTo: undefined,
-      now: () => t.ctx.store.users.get(1)!,
+      now: async () => t.ctx.store.users.get(1)!,
     });
     const start = (user: number) =>
       jobs.start(caller(user), { action: 'copy', items: ['/a'], destination: '/b' });

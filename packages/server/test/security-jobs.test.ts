@@ -72,15 +72,14 @@ async function jobStoppedBy(
   who: Started,
   payload: { items: string[] },
   after: number,
-  act: () => void,
+  act: () => unknown,
   bytes = 0,
 ): Promise<Job> {
   const ours = (job: Job) => job.items.join('\0') === payload.items.join('\0');
-  let acted = false;
+  let acted: Promise<unknown> | undefined;
   const onProgress = (job: Job) => {
     if (!ours(job) || acted || job.itemsDone < after || job.bytesDone < bytes) return;
-    acted = true;
-    act();
+    acted = Promise.resolve(act());
   };
   const ended = new Promise<Job>((resolve) => {
     const onFinished = (job: Job) => {
@@ -94,7 +93,9 @@ async function jobStoppedBy(
   try {
     const res = await t.req(undefined, { method: 'POST', url: '/api/jobs', payload, headers: who.headers });
     expect(res.statusCode, res.body).toBe(202);
-    return await ended;
+    const job = await ended;
+    await acted;
+    return job;
   } finally {
     t.ctx.jobs.off('progress', onProgress);
   }
@@ -107,7 +108,7 @@ const user = (id: number) => t.ctx.store.users.get(id)!;
 const changes: Array<{
   what: string;
   as: 'session' | 'apiToken';
-  act: (who: Started) => void;
+  act: (who: Started) => unknown;
   status: number;
   error: string;
 }> = [
@@ -227,11 +228,10 @@ describe('an archive download followed as a job', () => {
     const who = await setUp('session');
     await fs.writeFile(home('src', 'huge.bin'), Buffer.alloc(48 * 1024 * 1024, 1));
     const id = 'download-revoked';
-    let acted = false;
+    let acted: Promise<void> | undefined;
     const onProgress = (job: Job) => {
       if (job.id !== id || acted || job.itemsDone < 2) return;
-      acted = true;
-      t.ctx.auth.logout(who.sessionId!);
+      acted = t.ctx.auth.logout(who.sessionId!);
     };
     t.ctx.jobs.on('progress', onProgress);
     const ended = new Promise<Job>((resolve) => {
@@ -255,6 +255,7 @@ describe('an archive download followed as a job', () => {
       req.on('error', () => resolve(false));
     });
     const job = await ended;
+    await acted;
     t.ctx.jobs.off('progress', onProgress);
     expect(complete).toBe(false);
     expect(job).toMatchObject({ state: 'failed', status: 401 });

@@ -22,7 +22,7 @@ export interface Caller {
    * work needs is no longer allowed, or when the user's scope or rules changed since it started:
    * its paths were given in that scope and its checks made with those rules.
    */
-  now(): StoredUser & Confinement;
+  now(): Promise<StoredUser & Confinement>;
 }
 
 /**
@@ -31,7 +31,7 @@ export interface Caller {
  * the service and everything it imports.
  */
 export interface SessionCheck {
-  currentSession(sessionId: string, userId: number): { user: StoredUser; sessionId: string };
+  currentSession(sessionId: string, userId: number): Promise<{ user: StoredUser; sessionId: string }>;
 }
 
 /** How a request proved who it is: what the caller is derived from again. */
@@ -50,12 +50,12 @@ export function callerFrom(
 ): Caller {
   let sessionId = credential.kind === 'session' ? credential.sessionId : '';
   let terms: string | undefined;
-  const derive = (): { user: StoredUser & Confinement; grant?: ApiTokenGrant } => {
+  const derive = async (): Promise<{ user: StoredUser & Confinement; grant?: ApiTokenGrant }> => {
     if (credential.kind === 'apiToken') {
       const grant = currentApiTokenGrant(ctx, credential.tokenId);
       return { user: grant.user, grant };
     }
-    const current = ctx.auth.currentSession(sessionId, credential.userId);
+    const current = await ctx.auth.currentSession(sessionId, credential.userId);
     // A renewal carries the work over: it follows the session the client now holds.
     sessionId = current.sessionId;
     return { user: current.user };
@@ -63,8 +63,8 @@ export function callerFrom(
   return {
     userId: credential.userId,
     confinedTo: credential.kind === 'apiToken' ? credential.confinedTo : undefined,
-    now() {
-      const { user, grant } = derive();
+    async now() {
+      const { user, grant } = await derive();
       permit(user, grant);
       const now = accessTerms(ctx, user);
       terms ??= now;
@@ -81,7 +81,7 @@ export function callerFrom(
  */
 export async function* whileAllowed<T>(items: AsyncIterable<T>, caller: Caller): AsyncGenerator<T> {
   for await (const item of items) {
-    caller.now();
+    await caller.now();
     yield item;
   }
 }

@@ -154,7 +154,7 @@ export class AuthService {
   /** A new session and its token. */
   async issue(user: StoredUser): Promise<string> {
     const lifetime = this.ctx.config.tokenExpirationTime;
-    const session = this.ctx.store.sessions.create(user.id, lifetime);
+    const session = await this.ctx.store.sessions.create(user.id, lifetime);
     return signToken(user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
 
@@ -165,14 +165,14 @@ export class AuthService {
    */
   async renew(auth: Authenticated): Promise<string> {
     const lifetime = this.ctx.config.tokenExpirationTime;
-    const session = this.ctx.store.sessions.create(auth.user.id, lifetime);
+    const session = await this.ctx.store.sessions.create(auth.user.id, lifetime);
     this.renewals.note(auth.sessionId, session.id);
-    this.ctx.store.sessions.revoke(auth.sessionId);
+    await this.ctx.store.sessions.revoke(auth.sessionId);
     return signToken(auth.user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
 
-  logout(sessionId: string): void {
-    this.ctx.store.sessions.revoke(sessionId);
+  async logout(sessionId: string): Promise<void> {
+    await this.ctx.store.sessions.revoke(sessionId);
   }
 
   /** Checks a token: valid signature, unexpired, its session live, its user present. */
@@ -180,14 +180,14 @@ export class AuthService {
     if (!token) throw unauthorized();
     const claims = await verifyToken(token, this.ctx.store.settings.get().key);
     if (!claims?.sid) throw unauthorized();
-    const user = this.sessionUser(claims.sid, claims.user.id);
+    const user = await this.sessionUser(claims.sid, claims.user.id);
     if (!user) throw unauthorized();
     return { user, claims, sessionId: claims.sid };
   }
 
   /** The user of a live session (of that user, when given), or undefined: what `verify` checks. */
-  private sessionUser(sessionId: string, userId?: number): StoredUser | undefined {
-    const session = this.ctx.store.sessions.get(sessionId);
+  private async sessionUser(sessionId: string, userId?: number): Promise<StoredUser | undefined> {
+    const session = await this.ctx.store.sessions.get(sessionId);
     if (!session || (userId !== undefined && session.userId !== userId)) return undefined;
     return this.ctx.store.users.get(session.userId);
   }
@@ -199,9 +199,9 @@ export class AuthService {
    * once the session was ended (logout, a password, permission or scope change) or the user
    * deleted.
    */
-  currentSession(sessionId: string, userId: number): { user: StoredUser; sessionId: string } {
+  async currentSession(sessionId: string, userId: number): Promise<{ user: StoredUser; sessionId: string }> {
     const latest = this.renewals.latest(sessionId);
-    const user = this.sessionUser(latest, userId);
+    const user = await this.sessionUser(latest, userId);
     if (!user) {
       throw unauthorized(
         this.ctx.store.users.get(userId)

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import { createAccount, deleteAccount, updateAccount } from '../auth/accounts.js';
 import { addOptions, flagValues } from '../config/sources.js';
-import type { Store } from '../store/index.js';
+import type { Repos, Store } from '../store/index.js';
 import { usernameKey } from '../auth/usernames.js';
 import { ALL_PERMISSIONS, type StoredUser } from '../store/users.js';
 import { permissionList } from './config-command.js';
@@ -68,7 +68,7 @@ export function usersCommand(io: CliIO): Command {
         // The command line acts with an administrator's rights (whoever can open the database is one).
         const caller: StoredUser = { ...target, perm: { ...ALL_PERMISSIONS } };
         const { user, revokeSessions } = await updateAccount(ctx, caller, target, fields, data);
-        if (revokeSessions) opened.store.sessions.revokeUser(user.id);
+        if (revokeSessions) await opened.store.sessions.revokeUser(user.id);
         printUsers(io, [user]);
       }),
     );
@@ -102,7 +102,7 @@ export function usersCommand(io: CliIO): Command {
     .description('add the users of an export file, keeping their password hashes')
     .action((file: string, opts: { overwrite?: boolean; replace?: boolean }, cmd: Command) => {
       const list = readImportList(resolvePath(io, file));
-      return withStore(cmd, io, (opened) => {
+      return withStore(cmd, io, async (opened) => {
         const { store } = opened;
         if (opts.replace) {
           const backup = path.join(
@@ -112,7 +112,7 @@ export function usersCommand(io: CliIO): Command {
           writeExportFile(backup, store.users.list().map(userToExport));
           io.out(`Current users saved to ${backup}\n`);
         }
-        const counts = store.users.transaction(() => importUsers(store, list, opts));
+        const counts = await store.transaction((tx) => importUsers(tx, list, opts));
         io.out(`Imported ${counts.created + counts.replaced} users (${counts.replaced} replaced).\n`);
         if (store.users.countAdmins() === 0) {
           io.err(
@@ -177,11 +177,11 @@ function readImportList(file: string): ImportedUser[] {
  * A user keeps its id when that id is free, so share links and "noauth" (user 1) keep pointing
  * at the same person; an id in use needs --overwrite; a username in use by another user is an error.
  */
-function importUsers(
-  store: Store,
+async function importUsers(
+  store: Repos,
   list: ImportedUser[],
   opts: { overwrite?: boolean; replace?: boolean },
-): { created: number; replaced: number } {
+): Promise<{ created: number; replaced: number }> {
   if (opts.replace) {
     for (const old of store.users.list()) {
       // Links of a removed account must not pass to an imported user who gets its id.
@@ -205,7 +205,7 @@ function importUsers(
         );
       }
       store.users.update({ ...user, quota: user.quota ?? 0, id, updatedAt: Date.now() });
-      store.sessions.revokeUser(id);
+      await store.sessions.revokeUser(id);
       // An imported record may be another person: nothing made by the one it replaces carries over.
       store.apiTokens.deleteByUser(id);
       replaced++;

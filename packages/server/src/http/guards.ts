@@ -212,18 +212,18 @@ function permit(user: StoredUser, grant: ApiTokenGrant | undefined, ops: readonl
  * the request's session or API token and makes the guard's checks for `needs` (auth/caller.ts).
  * Checked once here, so that the scope and rules it holds to are the request's.
  */
-export function callerOf(
+export async function callerOf(
   ctx: ServerContext,
   request: FastifyRequest,
   needs: readonly Operation[] = [],
-): Caller {
+): Promise<Caller> {
   const user = currentUser(request);
   const grant = request.apiToken;
   const credential: Credential = grant
     ? { kind: 'apiToken', tokenId: grant.token.id, userId: user.id, confinedTo: user.confinedTo }
     : { kind: 'session', sessionId: currentAuth(request).sessionId, userId: user.id };
   const caller = callerFrom(ctx, credential, (now, nowGrant) => permit(now, nowGrant, needs));
-  caller.now();
+  await caller.now();
   return caller;
 }
 

@@ -37,9 +37,10 @@ export interface JobRecord {
   /**
    * Counts work done (bytes of files, entries), then asks the caller again: a refusal (a session
    * ended, a token revoked, the user deleted, a permission withdrawn, the scope or rules changed)
-   * aborts the work before its next read or entry, and the job fails with it.
+   * aborts the work before its next read or entry, and the job fails with it: the work awaits
+   * the answer before it goes on.
    */
-  advance(bytes: number, items: number): void;
+  advance(bytes: number, items: number): Promise<void>;
   /** Sets the totals counted before the work started. */
   measured(m: Measure): void;
   /** Records how the work ended; a job whose signal aborted ended `cancelled`, whatever threw. */
@@ -119,13 +120,13 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       confinedTo: caller.confinedTo,
       caller,
       signal: abort.signal,
-      advance: (bytes, items) => {
+      advance: async (bytes, items) => {
         job.bytesDone += bytes;
         job.itemsDone += items;
         this.emit('progress', { ...job });
         if (abort.signal.aborted) return;
         try {
-          caller.now();
+          await caller.now();
         } catch (err) {
           abort.abort(err);
         }

@@ -120,7 +120,7 @@ export class PublicShares {
     return {
       userId: share.userId,
       confinedTo: undefined,
-      now: () => {
+      now: async () => {
         const current = this.ctx.store.shares.get(share.hash);
         if (
           !current ||

@@ -1,6 +1,7 @@
 import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { openDatabase, type Db } from './db.js';
+import { sqliteSql, type Dialect, type Sql } from './sql.js';
 import { MovesRepo } from './moves.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
@@ -13,9 +14,8 @@ import { ScopeUsageRepo } from './scope-usage.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
 
-/** Every repository over one database connection. */
-export interface Store {
-  db: Db;
+/** Every repository, over one database connection or one transaction on it. */
+export interface Repos {
   users: UsersRepo;
   settings: SettingsRepo;
   sessions: SessionsRepo;
@@ -32,18 +32,28 @@ export interface Store {
   trash: TrashRepo;
   audit: AuditRepo;
   scopeUsage: ScopeUsageRepo;
+}
+
+export interface Store extends Repos {
+  db: Db;
+  /** The query layer every converted repository goes through (store/sql.ts). */
+  sql: Sql;
+  dialect: Dialect;
+  /**
+   * Runs `work` in one transaction: what it does through the repositories it is given happens
+   * all together or, when it throws, not at all.
+   */
+  transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
   /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
   ping(): void;
   close(): void;
 }
 
-export function openStore(file: string): Store {
-  const db = openDatabase(file);
+function reposOn(db: Db, sql: Sql): Repos {
   return {
-    db,
     users: new UsersRepo(db),
     settings: new SettingsRepo(db),
-    sessions: new SessionsRepo(db),
+    sessions: new SessionsRepo(sql),
     shares: new SharesRepo(db),
     shareGrants: new ShareGrantsRepo(db),
     uploads: new UploadsRepo(db),
@@ -55,6 +65,18 @@ export function openStore(file: string): Store {
     trash: new TrashRepo(db),
     audit: new AuditRepo(db),
     scopeUsage: new ScopeUsageRepo(db),
+  };
+}
+
+export function openStore(file: string): Store {
+  const db = openDatabase(file);
+  const sql = sqliteSql(db);
+  return {
+    db,
+    sql,
+    dialect: 'sqlite',
+    ...reposOn(db, sql),
+    transaction: (work) => sql.transaction().execute((trx) => work(reposOn(db, trx))),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Db } from './db.js';
+import type { Sql } from './sql.js';
 
 export interface Session {
   /** The secret the session's token carries: never stored, only its hash (`hashOf`). */
@@ -19,9 +19,9 @@ function hashOf(id: string): string {
  * of the session's secret (192 random bits, so a fast hash is enough), never by the secret.
  */
 export class SessionsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  create(userId: number, lifetimeSeconds: number): Session {
+  async create(userId: number, lifetimeSeconds: number): Promise<Session> {
     const now = Date.now();
     const session = {
       id: crypto.randomBytes(24).toString('base64url'),
@@ -29,40 +29,52 @@ export class SessionsRepo {
       createdAt: now,
       expiresAt: now + lifetimeSeconds * 1000,
     };
-    this.db
-      .prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
-      .run(hashOf(session.id), session.userId, session.createdAt, session.expiresAt);
+    await this.sql
+      .insertInto('sessions')
+      .values({
+        id_hash: hashOf(session.id),
+        user_id: session.userId,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+      })
+      .execute();
     return session;
   }
 
   /** The live session whose secret is `id`, or undefined when revoked or expired. */
-  get(id: string): Session | undefined {
-    const row = this.db
-      .prepare('SELECT user_id, created_at, expires_at FROM sessions WHERE id_hash = ? AND expires_at > ?')
-      .get(hashOf(id), Date.now()) as { user_id: number; created_at: number; expires_at: number } | undefined;
+  async get(id: string): Promise<Session | undefined> {
+    const row = await this.sql
+      .selectFrom('sessions')
+      .select(['user_id', 'created_at', 'expires_at'])
+      .where('id_hash', '=', hashOf(id))
+      .where('expires_at', '>', Date.now())
+      .executeTakeFirst();
     return row && { id, userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
   }
 
-  revoke(id: string): void {
-    this.db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(hashOf(id));
+  async revoke(id: string): Promise<void> {
+    await this.sql.deleteFrom('sessions').where('id_hash', '=', hashOf(id)).execute();
   }
 
-  revokeUser(userId: number, exceptId?: string): void {
-    this.db
-      .prepare('DELETE FROM sessions WHERE user_id = ? AND id_hash != ?')
-      .run(userId, exceptId === undefined ? '' : hashOf(exceptId));
+  async revokeUser(userId: number, exceptId?: string): Promise<void> {
+    await this.sql
+      .deleteFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('id_hash', '!=', exceptId === undefined ? '' : hashOf(exceptId))
+      .execute();
   }
 
   /** Sessions not yet expired or revoked (the metrics gauge). */
-  countLive(): number {
-    return (
-      this.db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE expires_at > ?').get(Date.now()) as {
-        n: number;
-      }
-    ).n;
+  async countLive(): Promise<number> {
+    const row = await this.sql
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('expires_at', '>', Date.now())
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  purgeExpired(): void {
-    this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(Date.now());
+  async purgeExpired(): Promise<void> {
+    await this.sql.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute();
   }
 }

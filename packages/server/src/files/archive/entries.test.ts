@@ -33,7 +33,7 @@ function member(name: string, size: number, sync: boolean, read: number[]): Arch
     mtimeMs: 0,
     open: () => openEntryFile(folder, name),
     ...(sync ? { readSmall: (into: Buffer) => readEntryFileSync(folder, name, into) } : {}),
-    onRead: (n) => read.push(n),
+    onRead: (n) => void read.push(n),
   };
 }
 

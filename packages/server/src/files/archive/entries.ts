@@ -28,7 +28,7 @@ export interface ArchiveEntry {
    */
   readSmall?(into: Buffer): number;
   /** Hears of the bytes of the file read into the archive (a download's progress). */
-  onRead?(bytes: number): void;
+  onRead?(bytes: number): Promise<void> | void;
 }
 
 const CHUNK = 256 * 1024;
@@ -64,7 +64,7 @@ export async function* readExactly(entry: ArchiveEntry): AsyncGenerator<Buffer> 
       // Vanished or replaced since it was listed: zeros keep the archive well-formed.
     }
     buf.fill(0, got);
-    entry.onRead?.(got);
+    await entry.onRead?.(got);
     yield buf;
     return;
   }
@@ -85,7 +85,7 @@ export async function* readExactly(entry: ArchiveEntry): AsyncGenerator<Buffer> 
         return;
       }
       pos += bytesRead;
-      entry.onRead?.(bytesRead);
+      await entry.onRead?.(bytesRead);
       yield bytesRead === want ? buf : buf.subarray(0, bytesRead);
     }
   } finally {

@@ -94,7 +94,7 @@ async function copyFileInto(
   progress: Progress = {},
 ): Promise<void> {
   await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out, progress));
-  progress.done?.(0, 1);
+  await progress.done?.(0, 1);
 }
 
 /**
@@ -133,7 +133,7 @@ export async function copyPath(
   }
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
-    progress.done?.(0, 1);
+    await progress.done?.(0, 1);
     await copyTree(access, src.node, src.virtual, dst.node, false, true, progress);
     return;
   }
@@ -146,7 +146,7 @@ export async function copyPath(
       },
     );
     try {
-      progress.done?.(0, 1);
+      await progress.done?.(0, 1);
       await copyTree(access, src.node, src.virtual, top, true, true, progress);
     } catch (err) {
       // Nobody may see half a copy: the folder it made goes, with everything in it.
@@ -214,7 +214,7 @@ async function copyTree(
           },
         );
         remember();
-        progress.done?.(0, 1);
+        await progress.done?.(0, 1);
         path.push({ virtual: e.virtual, folder, isNew: !existed });
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
@@ -227,7 +227,7 @@ async function copyTree(
       } else if (e.stat.isSymbolicLink()) {
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
         remember();
-        progress.done?.(0, 1);
+        await progress.done?.(0, 1);
       }
     }
   } catch (err) {

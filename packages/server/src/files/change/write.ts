@@ -35,12 +35,13 @@ const FLUSH_EVERY = 64 * 1024 * 1024;
 
 /**
  * How a long copy is followed and stopped (jobs): `done` hears of bytes and entries as they are
- * copied; an aborted `signal` stops the copy between two reads, and the copy then removes what it
- * made, as on any failure.
+ * copied, and the copy waits for it (it may ask whether the work is still allowed); an aborted
+ * `signal` stops the copy between two reads, and the copy then removes what it made, as on any
+ * failure.
  */
 export interface Progress {
   signal?: AbortSignal;
-  done?(bytes: number, items: number): void;
+  done?(bytes: number, items: number): Promise<void> | void;
 }
 
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
@@ -55,7 +56,7 @@ export async function copyHandle(
     const { bytesRead } = await input.read(buf, 0, buf.length, null);
     if (bytesRead === 0) return;
     await writeAll(output, buf.subarray(0, bytesRead));
-    progress.done?.(bytesRead, 0);
+    await progress.done?.(bytesRead, 0);
   }
 }
 

@@ -114,7 +114,7 @@ export function authRoutes(ctx: ServerContext): FastifyPluginAsync {
         schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
       },
       async (request, reply) => {
-        ctx.auth.logout(currentAuth(request).sessionId);
+        await ctx.auth.logout(currentAuth(request).sessionId);
         return sendStatus(reply, 200);
       },
     );

@@ -1,3 +1,4 @@
+import { inBackground } from '../../background.js';
 import fastifyWebsocket, { type WebSocket } from '@fastify/websocket';
 import { PathParams } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -127,9 +128,10 @@ function watchCaller(
   request: FastifyRequest,
 ): { reason: () => string; end: () => void } {
   let reason = 'access withdrawn';
-  const timer = setInterval(() => {
+  let checking = false;
+  const check = async () => {
     try {
-      caller.now();
+      await caller.now();
     } catch (err) {
       if (!(err instanceof AppError)) {
         request.log.warn({ err }, 'could not check again who runs a command');
@@ -139,6 +141,15 @@ function watchCaller(
       clearInterval(timer);
       proc.stop('revoked');
     }
+  };
+  const timer = setInterval(() => {
+    // One check at a time: a slow database does not pile them up.
+    if (checking) return;
+    checking = true;
+    inBackground(
+      check().finally(() => (checking = false)),
+      () => undefined,
+    );
   }, CALLER_RECHECK_MS);
   timer.unref();
   return { reason: () => reason, end: () => clearInterval(timer) };
@@ -182,7 +193,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
       }
       open.set(user.id, count + 1);
       try {
-        await run(socket, request, callerOf(ctx, request, ['execute']));
+        await run(socket, request, await callerOf(ctx, request, ['execute']));
       } finally {
         const left = (open.get(user.id) ?? 1) - 1;
         if (left > 0) open.set(user.id, left);
@@ -202,7 +213,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
       // at all once the session or token behind the socket ended or execute was withdrawn.
       let user: StoredUser;
       try {
-        user = caller.now();
+        user = await caller.now();
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         record(err.status, err.message);

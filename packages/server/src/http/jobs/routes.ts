@@ -36,7 +36,11 @@ export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): Fastify
         const body = request.body;
         // The permissions of the same PATCH, checked now and again as the job goes: the job keeps
         // its caller, never the user as it is now (auth/caller.ts).
-        const caller = callerOf(ctx, request, patchOperations(body.action, body.override ?? false) ?? []);
+        const caller = await callerOf(
+          ctx,
+          request,
+          patchOperations(body.action, body.override ?? false) ?? [],
+        );
         const record = ctx.jobs.start(caller, {
           action: body.action,
           items: body.items,

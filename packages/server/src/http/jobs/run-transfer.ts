@@ -50,7 +50,7 @@ export async function runTransferJob(
 ): Promise<void> {
   const { signal, caller } = record;
   try {
-    record.measured(await measureItems(await fileAccessFor(ctx, caller.now()), req, signal));
+    record.measured(await measureItems(await fileAccessFor(ctx, await caller.now()), req, signal));
     for (const item of req.items) {
       signal.throwIfAborted();
       const destination = joinVirtual(req.destination, path.posix.basename(item));
@@ -58,7 +58,7 @@ export async function runTransferJob(
       const action = req.action === 'copy' ? 'file.copy' : 'file.move';
       const detail = `job ${record.job.id}`;
       try {
-        const user = caller.now();
+        const user = await caller.now();
         const landed = await transfer(
           ctx,
           user,

@@ -50,8 +50,8 @@ export class AppMetrics {
       name: 'filebrowser_sessions_active',
       help: 'Signed-in sessions not yet expired or signed out',
       registers,
-      collect() {
-        this.set(store.sessions.countLive());
+      async collect() {
+        this.set(await store.sessions.countLive());
       },
     });
     new Gauge({

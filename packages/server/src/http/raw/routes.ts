@@ -69,7 +69,7 @@ export function rawRoutes(ctx: ServerContext): FastifyPluginAsync {
         }
 
         return sendArchive(ctx, request, reply, access, base, {
-          caller: callerOf(ctx, request, ['download']),
+          caller: await callerOf(ctx, request, ['download']),
           signedIn: true,
         });
       },

@@ -43,7 +43,7 @@ async function* counted(
 ): AsyncGenerator<ArchiveEntry> {
   for await (const entry of entries) {
     yield { ...entry, onRead: (bytes) => record.advance(bytes, 0) };
-    record.advance(0, 1);
+    await record.advance(0, 1);
   }
 }
 

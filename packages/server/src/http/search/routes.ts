@@ -41,7 +41,7 @@ export function searchRoutes(ctx: ServerContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const gone = clientGone(reply);
-        const caller = callerOf(ctx, request);
+        const caller = await callerOf(ctx, request);
         const access = await fileAccessFor(ctx, currentUser(request));
         // The search root is confined but not rule-checked (contract 7); what it finds is.
         const root = await access.resolve(requestPath(request), { rules: false });

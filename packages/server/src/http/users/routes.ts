@@ -114,7 +114,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { user: saved, revokeSessions } = await updateAccount(ctx, caller, user, which, data);
         if (revokeSessions) {
           // Whoever made the change keeps the session they made it from; every other one ends.
-          ctx.store.sessions.revokeUser(
+          await ctx.store.sessions.revokeUser(
             saved.id,
             saved.id === caller.id ? request.auth?.sessionId : undefined,
           );

@@ -1,0 +1,159 @@
+/**
+ * The tables as the query layer (Kysely) sees them, the same in SQLite and PostgreSQL. Times are
+ * Unix milliseconds (BIGINT in PostgreSQL, read back as numbers); flags are 0 or 1 in both.
+ * The migrations that make these tables are in db.ts (SQLite) and postgres-schema.ts.
+ */
+import type { Generated } from 'kysely';
+
+export interface ConfigTable {
+  key: string;
+  value: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  username_key: string;
+  password_hash: string;
+  profile: string;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SharesTable {
+  hash: string;
+  path: string;
+  user_id: number;
+  expire: number;
+  password_hash: string;
+  created_at: number;
+  root_id: string;
+  root_path: string;
+}
+
+export interface ShareGrantsTable {
+  token_hash: string;
+  share_hash: string;
+  expires_at: number;
+}
+
+export interface UploadsTable {
+  id: string;
+  user_id: number;
+  path: string;
+  length: number;
+  override: number;
+  staging: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: number;
+  name: string;
+  secret_hash: string;
+  read_only: number;
+  root_path: string;
+  created_at: number;
+  expires_at: number;
+  last_used_at: number;
+}
+
+export interface StagingFilesTable {
+  id: Generated<number>;
+  folder: string;
+  name: string;
+  created_at: number;
+}
+
+export interface DavPropsTable {
+  root_id: string;
+  path: string;
+  ns: string;
+  name: string;
+  xml: string;
+  user_id: number;
+}
+
+export interface DavLocksTable {
+  token: string;
+  root_id: string;
+  path: string;
+  user_id: number;
+  scope: string;
+  depth: string;
+  owner: string;
+  timeout: number;
+  expires_at: number;
+  created_at: number;
+}
+
+export interface TrashTable {
+  id: string;
+  user_id: number;
+  root_id: string;
+  root_path: string;
+  path: string;
+  size: number;
+  is_dir: number;
+  deleted_by: string;
+  deleted_at: number;
+  location: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  time: number;
+  user_id: number;
+  username: string;
+  address: string;
+  action: string;
+  path: string;
+  destination: string;
+  status: number;
+  detail: string;
+}
+
+export interface MovesTable {
+  id: Generated<number>;
+  source_folder: string;
+  source_name: string;
+  source_id: string;
+  hidden_name: string;
+  dest_folder: string;
+  staging_name: string;
+  dest_name: string;
+  phase: string;
+  created_at: number;
+}
+
+export interface ScopeUsageTable {
+  root_id: string;
+  scope: string;
+  bytes: number;
+  counted_at: number;
+}
+
+export interface Schema {
+  config: ConfigTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  shares: SharesTable;
+  share_grants: ShareGrantsTable;
+  uploads: UploadsTable;
+  api_tokens: ApiTokensTable;
+  staging_files: StagingFilesTable;
+  dav_props: DavPropsTable;
+  dav_locks: DavLocksTable;
+  trash: TrashTable;
+  audit_log: AuditLogTable;
+  moves: MovesTable;
+  scope_usage: ScopeUsageTable;
+}
