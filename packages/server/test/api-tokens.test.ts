@@ -247,7 +247,9 @@ describe('using tokens', () => {
     // A day later, as the check sees it.
     const stored = t.ctx.store.apiTokens.get(made.id)!;
     const reservation = { succeeded: () => undefined };
-    expect(() => verifyApiTokenSecret(t.ctx, made.secret, reservation, stored.expiresAt)).toThrow(/expired/);
+    await expect(verifyApiTokenSecret(t.ctx, made.secret, reservation, stored.expiresAt)).rejects.toThrow(
+      /expired/,
+    );
     // And over HTTP, with the expiry in the database already past.
     t.ctx.store.apiTokens.delete(made.id);
     t.ctx.store.apiTokens.create({ ...stored, expiresAt: Date.now() - 1 });

@@ -45,7 +45,7 @@ describe('one file access, made in one place', () => {
   afterAll(() => t.close());
 
   it('refuses to construct a FileAccess anywhere but files/access.ts, at run time too', async () => {
-    const real = await fileAccessFor(t.ctx, t.ctx.store.users.get(1)!);
+    const real = await fileAccessFor(t.ctx, (await t.ctx.store.users.get(1))!);
     const parts = { root: real.root, scope: real.scope, rules: real.rules, perm: real.perm };
     expect(() => Reflect.construct(FileAccess, [Symbol('forged'), parts])).toThrow(
       /can only be made by fileAccessFor/,

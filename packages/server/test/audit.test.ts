@@ -96,7 +96,7 @@ describe('records of each kind', () => {
       data: { username: 'carol', password: 'carol-password-long', scope: '/carol', perm: USER_PERM },
     });
     expect(created.statusCode, created.body).toBe(201);
-    const carol = t.ctx.store.users.getByUsername('carol')!;
+    const carol = (await t.ctx.store.users.getByUsername('carol'))!;
     expect(await last('user.create')).toMatchObject({ user: 'admin', detail: `user carol (id ${carol.id})` });
 
     expect((await t.updateUser(carol.id, ['locale'], { locale: 'fr' })).statusCode).toBe(200);

@@ -59,7 +59,7 @@ describe('proxy auth', () => {
       headers: { 'x-remote-user': 'dana' },
     });
     expect(res.statusCode).toBe(200);
-    const dana = t.ctx.store.users.getByUsername('dana')!;
+    const dana = (await t.ctx.store.users.getByUsername('dana'))!;
     expect(dana.perm.admin).toBe(false);
     expect(dana.perm.execute).toBe(false);
     expect(dana.lockPassword).toBe(true);
@@ -85,7 +85,7 @@ describe('proxy auth', () => {
     expect(foreign.statusCode).toBe(403);
     const missing = await t.app.inject({ method: 'POST', url: '/api/login' });
     expect(missing.statusCode).toBe(403);
-    expect(t.ctx.store.users.list()).toHaveLength(1);
+    expect(await t.ctx.store.users.list()).toHaveLength(1);
   });
 
   it('believes the header from a trusted proxy that forwards the browser address, and only from it', async () => {
@@ -122,7 +122,7 @@ describe('proxy auth', () => {
       headers: { 'x-remote-user': 'Ezra Pound' },
     });
     expect(res.statusCode).toBe(200);
-    expect(t.ctx.store.users.getByUsername('ezra pound')!.scope).toBe('/homes/Ezra-Pound');
+    expect((await t.ctx.store.users.getByUsername('ezra pound'))!.scope).toBe('/homes/Ezra-Pound');
     expect(fs.statSync(path.join(t.root, 'homes', 'Ezra-Pound')).isDirectory()).toBe(true);
   });
 
@@ -175,7 +175,7 @@ describe('reCAPTCHA', () => {
         payload: { username: 'newbie', password: 'a-long-new-password', ...(recaptcha && { recaptcha }) },
       });
     expect((await signup('bad')).statusCode).toBe(403);
-    expect(t.ctx.store.users.getByUsername('newbie')).toBeUndefined();
+    expect(await t.ctx.store.users.getByUsername('newbie')).toBeUndefined();
     expect((await signup('good')).statusCode).toBe(200);
   });
 });

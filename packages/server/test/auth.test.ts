@@ -264,7 +264,7 @@ describe('sessions', () => {
     // The user row disappears without the usual clean-up (e.g. a database edited by hand).
     const bob = await t.createUser({ username: 'bob' });
     const token = await t.login('bob');
-    t.ctx.store.users.delete(bob.id);
+    await t.ctx.store.users.delete(bob.id);
     const res = await t.request(token, { method: 'GET', url: '/api/resources/' });
     expect(res.statusCode).toBe(401);
   });
@@ -315,7 +315,7 @@ describe('POST /api/signup', () => {
     });
     expect(res.statusCode).toBe(405);
     expect(res.body).toBe('405 Method Not Allowed\n');
-    expect(t.ctx.store.users.getByUsername('x')).toBeUndefined();
+    expect(await t.ctx.store.users.getByUsername('x')).toBeUndefined();
   });
 
   describe('when enabled', () => {
@@ -340,7 +340,7 @@ describe('POST /api/signup', () => {
         payload: { username: 'Carol', password: 'carols-long-password' },
       });
       expect(res.statusCode).toBe(200);
-      const carol = t.ctx.store.users.getByUsername('carol')!;
+      const carol = (await t.ctx.store.users.getByUsername('carol'))!;
       expect(carol.perm.admin).toBe(false);
       expect(carol.perm.execute).toBe(false);
       expect(carol.commands).toEqual([]);
@@ -362,7 +362,7 @@ describe('POST /api/signup', () => {
         expect(res.statusCode).toBe(409);
         expect(res.body).toBe('409 Conflict (a user with this username already exists)\n');
       }
-      expect(t.ctx.store.users.list().map((u) => u.username)).toEqual(['admin', 'José']);
+      expect((await t.ctx.store.users.list()).map((u) => u.username)).toEqual(['admin', 'José']);
     });
 
     it('uses the default scope when home folders are off, still without admin or execute', async () => {
@@ -378,7 +378,7 @@ describe('POST /api/signup', () => {
         payload: { username: 'eve', password: 'eves-long-password' },
       });
       expect(res.statusCode).toBe(200);
-      const eve = t.ctx.store.users.getByUsername('eve')!;
+      const eve = (await t.ctx.store.users.getByUsername('eve'))!;
       expect(eve.scope).toBe('/shared');
       expect(eve.perm.admin || eve.perm.execute).toBe(false);
       expect(eve.lockPassword).toBe(false);
@@ -396,7 +396,7 @@ describe('POST /api/signup', () => {
         },
       });
       expect(res.statusCode).toBe(200);
-      const mallory = t.ctx.store.users.getByUsername('mallory')!;
+      const mallory = (await t.ctx.store.users.getByUsername('mallory'))!;
       expect(mallory.perm.admin).toBe(false);
       expect(mallory.scope).toBe('/users/mallory');
     });
@@ -418,7 +418,7 @@ describe('POST /api/signup', () => {
       expect(easy.body).toContain('password is too easy');
       const empty = await t.app.inject({ method: 'POST', url: '/api/signup', payload: {} });
       expect(empty.statusCode).toBe(400);
-      expect(t.ctx.store.users.getByUsername('dave')).toBeUndefined();
+      expect(await t.ctx.store.users.getByUsername('dave')).toBeUndefined();
     });
   });
 });

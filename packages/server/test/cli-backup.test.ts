@@ -64,10 +64,10 @@ const modeOf = (file: string) => fs.statSync(file).mode & 0o777;
 const digest = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 /** The usernames in a database file, read with a connection of its own. */
-function usernames(file: string): string[] {
+async function usernames(file: string): Promise<string[]> {
   const store = openStore(file);
   try {
-    return store.users.list().map((u) => u.username);
+    return (await store.users.list()).map((u) => u.username);
   } finally {
     store.close();
   }
@@ -133,7 +133,7 @@ describe('filebrowser backup', () => {
     expect(raw.pragma('journal_mode', { simple: true })).toBe('delete');
     expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
     raw.close();
-    const names = usernames(copy);
+    const names = await usernames(copy);
     expect(names.slice(0, 11)).toEqual(['admin', ...Array.from({ length: 10 }, (_, i) => `before${i}`)]);
     // One moment of the database: a prefix of the writes made during the copy, never a mix.
     expect(names.slice(11)).toEqual(written.slice(0, names.length - 11));
@@ -145,7 +145,7 @@ describe('filebrowser backup', () => {
     fs.writeFileSync(at('old.db'), 'an earlier backup', { mode: 0o644 });
     expect((await cli(['backup', 'old.db', '-d', t.dbFile])).code).toBe(0);
     expect(modeOf(at('old.db'))).toBe(0o600);
-    expect(usernames(at('old.db'))).toEqual(['admin']);
+    expect(await usernames(at('old.db'))).toEqual(['admin']);
 
     await expectError(['backup', t.dbFile, '-d', t.dbFile], /^error: .* is the database itself$/);
     await expectError(['backup', dir, '-d', t.dbFile], /^error: .* is a folder: name the backup file$/);
@@ -166,12 +166,12 @@ describe('filebrowser restore', () => {
     expect((await cli(['backup', 'fb-backup.db', '-d', database])).code).toBe(0);
     await cli(['users', 'add', 'later', 'later-password-123', '-d', database]);
 
-    const before = usernames(database);
+    const before = await usernames(database);
     await expectError(
       ['restore', 'fb-backup.db', '-d', database],
       /^error: a File Browser server is running on .*fb\.db: stop it before restoring$/,
     );
-    expect(usernames(database)).toEqual(before);
+    expect(await usernames(database)).toEqual(before);
     expect(fs.readdirSync(at('db')).filter((n) => /restoring|before-restore/.test(n))).toEqual([]);
     // Nor can a second server take the database while the first holds it.
     await expect(startServer(database)).rejects.toThrow(/in use by another File Browser server/);
@@ -183,8 +183,8 @@ describe('filebrowser restore', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain(`Restored ${at('fb-backup.db')} (schema ${SCHEMA_VERSION}) into ${database}\n`);
     expect(r.out).toContain(`The database it replaced is kept as ${database}.before-restore`);
-    expect(usernames(database)).toEqual(['admin', 'kept']);
-    expect(usernames(`${database}.before-restore`)).toEqual(['admin', 'kept', 'later']);
+    expect(await usernames(database)).toEqual(['admin', 'kept']);
+    expect(await usernames(`${database}.before-restore`)).toEqual(['admin', 'kept', 'later']);
     expect(modeOf(database)).toBe(0o600);
 
     // The restored database serves: its accounts sign in, the later one is gone.
@@ -256,7 +256,7 @@ describe('filebrowser restore', () => {
     expect(
       fs.readdirSync(dir).filter((n) => n.startsWith('fb.db') && n !== 'fb.db' && n !== 'fb.db.lock'),
     ).toEqual([]);
-    expect(usernames(database)).toEqual(['stays']);
+    expect(await usernames(database)).toEqual(['stays']);
   });
 });
 

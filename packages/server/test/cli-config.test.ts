@@ -184,7 +184,7 @@ describe('config init, set, cat', () => {
     expect(s.defaults).toMatchObject({ viewMode: 'mosaic gallery', sorting: { by: 'size', asc: false } });
     expect(s.defaults.perm).toMatchObject({ execute: false, create: true, admin: false });
     expect(store.settings.getServer()).toMatchObject({ root: path.join(dir, 'files'), port: '9002' });
-    expect(store.users.count()).toBe(0);
+    expect(await store.users.count()).toBe(0);
     store.close();
 
     const cat = await cli(['config', 'cat', '-d', 'fb.db']);

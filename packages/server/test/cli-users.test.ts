@@ -42,10 +42,13 @@ async function expectError(argv: string[], message: RegExp) {
   expect(r.err.trim().split('\n')).toHaveLength(1);
 }
 
-function withStore<T>(fn: (store: ReturnType<typeof openStore>) => T, db = 'filebrowser.db'): T {
+async function withStore<T>(
+  fn: (store: ReturnType<typeof openStore>) => T | Promise<T>,
+  db = 'filebrowser.db',
+): Promise<T> {
   const store = openStore(path.join(dir, db));
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
     store.close();
   }
@@ -94,7 +97,7 @@ describe('users add, ls, find, update, rm', () => {
     ]);
     expect(bob.err).toBe('');
     expect(fs.statSync(path.join(dir, 'files', 'bob')).isDirectory()).toBe(true);
-    const saved = withStore((s) => s.users.getByUsername('bob')!);
+    const saved = await withStore(async (s) => (await s.users.getByUsername('bob'))!);
     expect(saved).toMatchObject({
       scope: '/bob',
       locale: 'de',
@@ -129,7 +132,7 @@ describe('users add, ls, find, update, rm', () => {
     ]);
     const r = await cli(['users', 'update', 'carol', '--locale', 'fr', '-p', 'carols-new-password']);
     expect(r.err).toBe('');
-    const carol = withStore((s) => s.users.getByUsername('carol')!);
+    const carol = await withStore(async (s) => (await s.users.getByUsername('carol'))!);
     // File Browser reset these three when their flags were left out; they stay here.
     expect(carol).toMatchObject({
       locale: 'fr',
@@ -151,7 +154,7 @@ describe('users add, ls, find, update, rm', () => {
       'dracula',
       '--perm.share=false',
     ]);
-    const renamed = withStore((s) => s.users.get(carol.id)!);
+    const renamed = await withStore(async (s) => (await s.users.get(carol.id))!);
     expect(renamed).toMatchObject({ username: 'caroline', aceEditorTheme: 'dracula', locale: 'fr' });
     expect(renamed.perm).toMatchObject({ share: false, download: true });
   });
@@ -159,9 +162,9 @@ describe('users add, ls, find, update, rm', () => {
   it('sets a quota with --quota, for a user and for the defaults of new users', async () => {
     expect((await cli(['config', 'set', '--quota', '5000'])).code).toBe(0);
     expect((await cli(['users', 'add', 'quinn', 'quinns-long-password'])).err).toBe('');
-    expect(withStore((s) => s.users.getByUsername('quinn')!.quota)).toBe(5000);
+    expect(await withStore(async (s) => (await s.users.getByUsername('quinn'))!.quota)).toBe(5000);
     expect((await cli(['users', 'update', 'quinn', '--quota', '0'])).err).toBe('');
-    expect(withStore((s) => s.users.getByUsername('quinn')!.quota)).toBe(0);
+    expect(await withStore(async (s) => (await s.users.getByUsername('quinn'))!.quota)).toBe(0);
     await expectError(['users', 'update', 'quinn', '--quota', '-1'], /quota/);
   });
 
@@ -187,7 +190,7 @@ describe('users add, ls, find, update, rm', () => {
     await expectError(['users', 'ls', '--wat'], /unknown option '--wat'/);
     expect((await cli(['users', 'add', 'eve', 'another-long-password'])).code).toBe(0);
     expect((await cli(['users', 'rm', 'eve'])).out).toBe('User eve deleted.\n');
-    expect(withStore((s) => s.users.getByUsername('eve'))).toBeUndefined();
+    expect(await withStore(async (s) => await s.users.getByUsername('eve'))).toBeUndefined();
   });
 });
 
@@ -204,8 +207,8 @@ describe('users export and import', () => {
       expect(r.err).toBe('');
       expect(r.out).toContain('Imported 2 users');
       const strip = (u: { updatedAt: number }) => ({ ...u, updatedAt: 0 });
-      expect(withStore((s) => s.users.list().map(strip), db)).toEqual(
-        withStore((s) => s.users.list().map(strip)),
+      expect(await withStore(async (s) => (await s.users.list()).map(strip), db)).toEqual(
+        await withStore(async (s) => (await s.users.list()).map(strip)),
       );
       expect(await apiLogin('dave', 'daves-long-password', db)).toBe(200);
     }
@@ -291,7 +294,7 @@ describe('users export and import', () => {
 
     expect((await cli(['users', 'import', 'fb-users.json'])).err).toBe('');
     expect((await cli(['users', 'import', 'fb-users.yaml'])).err).toBe('');
-    const [admin, alice] = withStore((s) => [s.users.get(1)!, s.users.get(3)!]);
+    const [admin, alice] = await withStore(async (s) => [(await s.users.get(1))!, (await s.users.get(3))!]);
     expect(admin).toMatchObject({ username: 'admin', passwordHash: adminHash, scope: '/' });
     expect(admin.perm.admin).toBe(true);
     expect(alice).toMatchObject({
@@ -332,12 +335,12 @@ describe('users export and import', () => {
       expiresAt: 0,
       lastUsedAt: 0,
     };
-    withStore((s) => s.apiTokens.create(token));
+    await withStore((s) => s.apiTokens.create(token));
     expect((await cli(['users', 'import', 'tokens.json', '--overwrite'])).code).toBe(0);
-    expect(withStore((s) => s.apiTokens.listByUser(1))).toEqual([]);
-    withStore((s) => s.apiTokens.create(token));
+    expect(await withStore((s) => s.apiTokens.listByUser(1))).toEqual([]);
+    await withStore((s) => s.apiTokens.create(token));
     expect((await cli(['users', 'import', 'tokens.json', '--replace'])).code).toBe(0);
-    expect(withStore((s) => s.apiTokens.get(token.id))).toBeUndefined();
+    expect(await withStore((s) => s.apiTokens.get(token.id))).toBeUndefined();
   });
 
   it('needs --overwrite for existing ids, refuses username clashes, and --replace keeps a backup', async () => {
@@ -351,7 +354,7 @@ describe('users export and import', () => {
       /user id 1 \(admin\) already exists: use --overwrite/,
     );
     expect((await cli(['users', 'import', 'changed.json', '--overwrite'])).out).toContain('(1 replaced)');
-    expect(withStore((s) => s.users.get(1)!.locale)).toBe('it');
+    expect(await withStore(async (s) => (await s.users.get(1))!.locale)).toBe('it');
 
     const clash = [{ ...list[0], id: 0 }];
     fs.writeFileSync(path.join(dir, 'clash.json'), JSON.stringify(clash));
@@ -365,7 +368,9 @@ describe('users export and import', () => {
     fs.writeFileSync(path.join(dir, 'replace.json'), JSON.stringify(newcomer));
     const r = await cli(['users', 'import', 'replace.json', '--replace']);
     expect(r.code).toBe(0);
-    expect(withStore((s) => s.users.list().map((u) => [u.id, u.username]))).toEqual([[7, 'grace']]);
+    expect(await withStore(async (s) => (await s.users.list()).map((u) => [u.id, u.username]))).toEqual([
+      [7, 'grace'],
+    ]);
     // The backup holds the users as they were before the import (File Browser saved the new list).
     const backup = fs.readdirSync(dir).find((f) => f.startsWith('users-backup-'))!;
     const saved = JSON.parse(fs.readFileSync(path.join(dir, backup), 'utf8'));
@@ -396,7 +401,7 @@ describe('users export and import', () => {
       JSON.stringify([good, { ...good, username: 'admin', id: 0 }]),
     );
     await expectError(['users', 'import', 'partial.json'], /already taken/);
-    expect(withStore((s) => s.users.getByUsername('heidi'))).toBeUndefined();
+    expect(await withStore(async (s) => await s.users.getByUsername('heidi'))).toBeUndefined();
   });
 });
 
@@ -423,7 +428,7 @@ describe('rules and cmds', () => {
     expect((await cli(['rules', 'rm', '0', '1'])).out).toBe('(0) deny path /c\n');
     // File Browser's scripts pass --index; it is accepted, and not required.
     expect((await cli(['rules', 'rm', '--index', '0'])).out).toBe('No rules.\n');
-    expect(withStore((s) => s.users.get(1)!.rules)).toHaveLength(1);
+    expect(await withStore(async (s) => (await s.users.get(1))!.rules)).toHaveLength(1);
   });
 
   it('adds, lists and removes event commands', async () => {
@@ -438,7 +443,7 @@ describe('rules and cmds', () => {
     await expectError(['cmds', 'rm', 'before_save', '5'], /index 5 is out of range/);
     await expectError(['cmds', 'rm', 'before_copy', '0'], /there are no commands of before_copy to remove/);
     expect((await cli(['cmds', 'rm', 'before_save', '0'])).out).toBe('before_save:\n  (0) logger saved\n');
-    expect(withStore((s) => s.settings.get().commands.before_save)).toEqual(['logger saved']);
+    expect(await withStore((s) => s.settings.get().commands.before_save)).toEqual(['logger saved']);
   });
 
   it('hashes passwords and prints the version', async () => {

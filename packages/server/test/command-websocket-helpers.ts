@@ -188,8 +188,8 @@ export const login = async (username: string) => {
   return res.body;
 };
 export const as = (token: string) => ({ headers: { 'x-auth': token } });
-export const setCommands = (commands: string[]) => {
-  bob = s.store.users.update({ ...s.store.users.get(bob.id)!, commands });
+export const setCommands = async (commands: string[]) => {
+  bob = await s.store.users.update({ ...(await s.store.users.get(bob.id))!, commands });
 };
 export const saveSettings = (patch: Partial<StoredSettings>) =>
   s.store.settings.save({ ...s.store.settings.get(), ...patch });
@@ -234,7 +234,7 @@ export function useCommandServer(): void {
     await fs.rm(s.base, { recursive: true, force: true });
   });
   beforeEach(async () => {
-    setCommands([
+    await setCommands([
       'echo',
       'printargs',
       'ls',

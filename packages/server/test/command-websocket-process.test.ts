@@ -53,7 +53,7 @@ describe('command websocket', () => {
     });
 
     it('refuses paths inside options and assignments', async () => {
-      setCommands(['cat', 'ls', 'dd', 'printargs']);
+      await setCommands(['cat', 'ls', 'dd', 'printargs']);
       await refused('dd if=/etc/passwd');
       await refused('ls --hide=x --ignore=/etc');
       await refused('printargs -f/etc/passwd');
@@ -116,7 +116,7 @@ describe('command websocket', () => {
     });
 
     it('closes with 1009 on an oversized message and runs nothing', async () => {
-      setCommands(['touch']);
+      await setCommands(['touch']);
       const big = 'touch made-by-big-message ' + 'a'.repeat(100 * 1024);
       const r = await run(`${s.url}/api/command/`, big, as(bobToken));
       expect(r.code).toBe(1009);

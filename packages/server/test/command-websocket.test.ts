@@ -81,17 +81,27 @@ describe('command websocket', () => {
     });
 
     it('refuses a user without the execute permission', async () => {
-      setBob(s.store.users.update({ ...s.store.users.get(bob.id)!, perm: { ...bob.perm, execute: false } }));
+      setBob(
+        await s.store.users.update({
+          ...(await s.store.users.get(bob.id))!,
+          perm: { ...bob.perm, execute: false },
+        }),
+      );
       try {
         const r = await run(`${s.url}/api/command/`, undefined, as(bobToken));
         expect(r.lines).toEqual(['Command not allowed.']);
       } finally {
-        setBob(s.store.users.update({ ...s.store.users.get(bob.id)!, perm: { ...bob.perm, execute: true } }));
+        setBob(
+          await s.store.users.update({
+            ...(await s.store.users.get(bob.id))!,
+            perm: { ...bob.perm, execute: true },
+          }),
+        );
       }
     });
 
     it('refuses a user with an empty allow-list', async () => {
-      setCommands([]);
+      await setCommands([]);
       const r = await run(`${s.url}/api/command/`, undefined, as(bobToken));
       expect(r.lines).toEqual(['Command not allowed.']);
     });
@@ -105,7 +115,7 @@ describe('command websocket', () => {
     });
 
     it('matches the first word exactly: no prefix, no path, no case folding', async () => {
-      setCommands(['ec', '/bin/echo', 'ECHO']);
+      await setCommands(['ec', '/bin/echo', 'ECHO']);
       for (const line of ['echo x', '/bin/echo x', 'ECH x', './echo x']) {
         expect((await run(`${s.url}/api/command/`, line, as(bobToken))).lines).toEqual([
           'Command not allowed.',
@@ -114,7 +124,7 @@ describe('command websocket', () => {
     });
 
     it('refuses commands that run other commands even when allow-listed', async () => {
-      setCommands(['xargs', 'env', 'sh', 'bash', 'timeout', 'nice', 'python3', 'awk', 'sed']);
+      await setCommands(['xargs', 'env', 'sh', 'bash', 'timeout', 'nice', 'python3', 'awk', 'sed']);
       for (const line of [
         'xargs touch',
         'env',
@@ -133,7 +143,7 @@ describe('command websocket', () => {
     });
 
     it('runs a deny-listed command an administrator named in unsafeCommands', async () => {
-      setCommands(['env']);
+      await setCommands(['env']);
       saveSettings({ unsafeCommands: ['env'] });
       const r = await run(`${s.url}/api/command/`, 'env', as(bobToken));
       expect(r.code).toBe(1000);
@@ -154,7 +164,7 @@ describe('command websocket', () => {
       const r = await run(`${s.url}/api/command/`, 'find . -name hello.txt -exec cat {} ;', as(bobToken));
       expect(r).toMatchObject({ lines: ['hello'], code: 1000 });
       // Allowing find exempts find only.
-      setCommands(['find', 'env']);
+      await setCommands(['find', 'env']);
       expect((await run(`${s.url}/api/command/`, 'env', as(bobToken))).lines[0]).toMatch(
         /^Command not allowed: env runs the command given in its arguments\./,
       );
@@ -183,7 +193,7 @@ describe('command websocket', () => {
     });
 
     it('says when an allow-listed command is not on the PATH', async () => {
-      setCommands(['no-such-tool']);
+      await setCommands(['no-such-tool']);
       const r = await run(`${s.url}/api/command/`, 'no-such-tool', as(bobToken));
       expect(r.lines).toEqual(['Command not found: no-such-tool']);
     });
@@ -191,7 +201,7 @@ describe('command websocket', () => {
     it('never runs a program that lies inside the served files', async () => {
       await fs.writeFile(path.join(bobDir, 'mine'), '#!/bin/sh\necho ran\n', { mode: 0o755 });
       s.ctx.config.execPath = `${bobDir}:/usr/bin:/bin`;
-      setCommands(['mine']);
+      await setCommands(['mine']);
       const r = await run(`${s.url}/api/command/`, 'mine', as(bobToken));
       expect(r.lines).toEqual(['Command not allowed: the program lies inside the served files.']);
     });

@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = await startTestApp({ imageProcessors: 1, metrics: true });
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   port = (t.app.server.address() as AddressInfo).port;
-  adminId = t.ctx.store.users.getByUsername('admin')!.id;
+  adminId = (await t.ctx.store.users.getByUsername('admin'))!.id;
   await fs.mkdir(path.join(t.root, 'tree/a/b'), { recursive: true });
   for (let i = 0; i < 20; i++) {
     await fs.writeFile(path.join(t.root, `tree/a/f${i}.bin`), crypto.randomBytes(200_000));

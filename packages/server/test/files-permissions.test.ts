@@ -290,8 +290,8 @@ describe('permission matrix of the Files API', () => {
         ? FULL
         : { ...FULL, admin: false, [off]: false, ...(off === 'download' && { share: false }) };
     const token = await t.user(name, { scope: '/shared', perm });
-    expect(t.ctx.store.users.getByUsername(name)!.perm).toEqual(perm);
-    const id = t.ctx.store.users.getByUsername(name)!.id;
+    expect((await t.ctx.store.users.getByUsername(name))!.perm).toEqual(perm);
+    const id = (await t.ctx.store.users.getByUsername(name))!.id;
     const on = (p: Perm) => perm[p];
     for (const c of CASES) {
       await resetFixture();

@@ -78,7 +78,7 @@ beforeAll(async () => {
   // downloads are heavy work too, see security-fairness.test.ts).
   t = await startFilesApp({ heavyPerUser: MAX_RUNNING_JOBS_PER_USER });
   ann = await t.user('ann');
-  annId = t.ctx.store.users.getByUsername('ann')!.id;
+  annId = (await t.ctx.store.users.getByUsername('ann'))!.id;
   bob = await t.user('bob');
 });
 afterAll(() => t.close());
@@ -351,7 +351,7 @@ describe('the job registry', () => {
     const caller = (userId: number) => ({
       userId,
       confinedTo: undefined,
-      now: async () => t.ctx.store.users.get(1)!,
+      now: async () => (await t.ctx.store.users.get(1))!,
     });
     const start = (user: number) =>
       jobs.start(caller(user), { action: 'copy', items: ['/a'], destination: '/b' });

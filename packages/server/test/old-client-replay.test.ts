@@ -85,7 +85,7 @@ describe('the old web client, call by call', () => {
     t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), signup: true });
     const visitor = new OldClient(origin);
     await expectStatus(visitor.signup('carol', NEW_PASSWORD), 200);
-    expect(t.ctx.store.users.getByUsername('carol')).toBeDefined();
+    expect(await t.ctx.store.users.getByUsername('carol')).toBeDefined();
     await expectStatus(visitor.login('carol', NEW_PASSWORD), 200);
     await expectStatus(new OldClient(origin).login('carol', 'not her password'), 403);
   });
@@ -109,7 +109,7 @@ describe('the old web client, call by call', () => {
     };
     const created = await expectStatus(admin.users.create(form, ADMIN_PASSWORD), 201);
     expect(lastSeen('POST', '/api/users')['content-type']).toBe(TEXT);
-    const dave = t.ctx.store.users.getByUsername('dave')!;
+    const dave = (await t.ctx.store.users.getByUsername('dave'))!;
     expect(created.headers.get('location')).toBe(`/settings/users/${dave.id}`);
 
     // The user form saves the whole record.
@@ -122,7 +122,7 @@ describe('the old web client, call by call', () => {
     record.perm = { ...record.perm, delete: false };
     await expectStatus(admin.users.update(record, ['all'], ADMIN_PASSWORD), 200);
     expect(lastSeen('PUT', `/api/users/${dave.id}`)['content-type']).toBe(TEXT);
-    expect(t.ctx.store.users.get(dave.id)).toMatchObject({ locale: 'fr', perm: { delete: false } });
+    expect(await t.ctx.store.users.get(dave.id)).toMatchObject({ locale: 'fr', perm: { delete: false } });
 
     const client = new OldClient(origin);
     await expectStatus(client.login('dave', NEW_PASSWORD), 200);
@@ -131,9 +131,9 @@ describe('the old web client, call by call', () => {
 
     // The listing's view switch and column sorting (views/files/FileListing.vue).
     await expectStatus(client.users.update({ id, viewMode: 'mosaic gallery' }, ['viewMode']), 200);
-    expect(t.ctx.store.users.get(id)!.viewMode).toBe('mosaic gallery');
+    expect((await t.ctx.store.users.get(id))!.viewMode).toBe('mosaic gallery');
     await expectStatus(client.users.update({ id, sorting: { by: 'size', asc: true } }, ['sorting']), 200);
-    expect(t.ctx.store.users.get(id)!.sorting).toEqual({ by: 'size', asc: true });
+    expect((await t.ctx.store.users.get(id))!.sorting).toEqual({ by: 'size', asc: true });
 
     // The profile's settings form sends the token's user with its changes (views/settings/Profile.vue).
     const profile = {
@@ -157,7 +157,7 @@ describe('the old web client, call by call', () => {
       ]),
       200,
     );
-    expect(t.ctx.store.users.get(id)).toMatchObject({
+    expect(await t.ctx.store.users.get(id)).toMatchObject({
       locale: 'de',
       hideDotfiles: true,
       singleClick: true,
@@ -180,7 +180,7 @@ describe('the old web client, call by call', () => {
 
     await expectStatus(admin.users.remove(id, ADMIN_PASSWORD), 200);
     expect(lastSeen('DELETE', `/api/users/${id}`)['content-type']).toBe(TEXT);
-    expect(t.ctx.store.users.get(id)).toBeUndefined();
+    expect(await t.ctx.store.users.get(id)).toBeUndefined();
   });
 
   it('reads and saves the global settings', async () => {
@@ -479,7 +479,7 @@ describe('bodies as the old server read them', () => {
       expect(await res.text()).toMatch(/^400 Bad Request \(the request body is not valid JSON: .+\)\n$/);
       expect(lastSeen(method, url)['content-type']).toBe(TEXT);
     }
-    expect(t.ctx.store.users.list().map((u) => u.username)).toEqual(['admin']);
+    expect((await t.ctx.store.users.list()).map((u) => u.username)).toEqual(['admin']);
     expect(t.ctx.store.settings.get()).toEqual(settingsBefore);
     expect(t.ctx.store.shares.list()).toEqual([]);
   });
@@ -508,7 +508,7 @@ describe('bodies as the old server read them', () => {
       }),
       201,
     );
-    expect(t.ctx.store.users.getByUsername('eve')).toBeDefined();
+    expect(await t.ctx.store.users.getByUsername('eve')).toBeDefined();
   });
 
   it('saves the bytes of a PUT without a Content-Type on /api/resources', async () => {
@@ -546,7 +546,7 @@ describe('bodies as the old server read them', () => {
       400,
     );
     expect(await refused.text()).toBe('400 Bad Request (a JSON body is required)\n');
-    expect(t.ctx.store.users.get(bob.id)).toBeDefined();
+    expect(await t.ctx.store.users.get(bob.id)).toBeDefined();
     await expectStatus(send(`/api/users/${bob.id}`, { method: 'PUT', body: '' }), 400);
     await expectStatus(send('/api/settings', { method: 'PUT', headers: json }), 400);
     await fs.mkdir(onDisk('made'));

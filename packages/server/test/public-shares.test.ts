@@ -47,11 +47,11 @@ async function share(p: string, body: Record<string, unknown> = {}, token = bob)
 const pub = (url: string, headers: Record<string, string> = {}, remoteAddress?: string) =>
   t.app.inject({ method: 'GET', url, headers, ...(remoteAddress && { remoteAddress }) });
 
-const bobUser = (): StoredUser => t.ctx.store.users.getByUsername('bob')!;
-const updateBob = (change: (u: StoredUser) => void) => {
-  const u = bobUser();
+const bobUser = async (): Promise<StoredUser> => (await t.ctx.store.users.getByUsername('bob'))!;
+const updateBob = async (change: (u: StoredUser) => void) => {
+  const u = await bobUser();
   change(u);
-  t.ctx.store.users.update(u);
+  await t.ctx.store.users.update(u);
 };
 
 describe('GET /api/public/share of a file', () => {
@@ -71,7 +71,7 @@ describe('GET /api/public/share of a file', () => {
 
   it('types text textImmutable when the owner may not modify', async () => {
     const hash = await share('/docs/a.txt');
-    updateBob((u) => (u.perm.modify = false));
+    await updateBob((u) => (u.perm.modify = false));
     expect((await pub(`/api/public/share/${hash}`)).json().type).toBe('textImmutable');
   });
 });
@@ -248,7 +248,7 @@ describe('the owner’s live permissions and rules', () => {
     const file = await share('/docs/a.txt');
     const folder = await share('/docs/');
     for (const perm of ['share', 'download'] as const) {
-      updateBob((u) => (u.perm[perm] = false));
+      await updateBob((u) => (u.perm[perm] = false));
       for (const url of [
         `/api/public/share/${file}`,
         `/api/public/dl/${file}`,
@@ -259,7 +259,7 @@ describe('the owner’s live permissions and rules', () => {
         expect(res.statusCode, `${perm} ${url}`).toBe(403);
         expect(res.body).toBe('403 Forbidden (the owner of this link may no longer share it)\n');
       }
-      updateBob((u) => (u.perm[perm] = true));
+      await updateBob((u) => (u.perm[perm] = true));
       expect((await pub(`/api/public/dl/${file}`)).body).toBe('hello world');
     }
   });
@@ -267,7 +267,7 @@ describe('the owner’s live permissions and rules', () => {
   it('applies rules added after sharing, relative to the owner’s scope', async () => {
     const folder = await share('/docs/');
     const file = await share('/docs/secret/s.txt');
-    updateBob((u) => (u.rules = [deny('/docs/secret')]));
+    await updateBob((u) => (u.rules = [deny('/docs/secret')]));
 
     const listing = (await pub(`/api/public/share/${folder}`)).json();
     expect(listing.items.map((i: { name: string }) => i.name)).toEqual(['sub', '.hidden', 'a.txt']);
@@ -303,7 +303,7 @@ describe('the owner’s live permissions and rules', () => {
 
   it('hides dotfiles when the owner hides them', async () => {
     const folder = await share('/docs/');
-    updateBob((u) => (u.hideDotfiles = true));
+    await updateBob((u) => (u.hideDotfiles = true));
     const listing = (await pub(`/api/public/share/${folder}`)).json();
     expect(listing.items.map((i: { name: string }) => i.name)).toEqual(['secret', 'sub', 'a.txt']);
     expect((await pub(`/api/public/dl/${folder}/.hidden`)).statusCode).toBe(403);
@@ -314,7 +314,7 @@ describe('the owner’s live permissions and rules', () => {
     // A user may delete their own account.
     const res = await t.req(bob, {
       method: 'DELETE',
-      url: `/api/users/${bobUser().id}`,
+      url: `/api/users/${(await bobUser()).id}`,
       payload: { current_password: PASSWORD_OF_USERS },
     });
     expect(res.statusCode).toBe(200);
@@ -369,8 +369,8 @@ describe('expiry', () => {
       hash: 'expired-link-0123456789',
       path: '/docs/a.txt',
       rootId: 'default',
-      rootPath: `${bobUser().scope}/docs/a.txt`,
-      userId: bobUser().id,
+      rootPath: `${(await bobUser()).scope}/docs/a.txt`,
+      userId: (await bobUser()).id,
       expire: now - 1,
       passwordHash: '',
     });
@@ -378,8 +378,8 @@ describe('expiry', () => {
       hash: 'live-link-0123456789abc',
       path: '/docs/a.txt',
       rootId: 'default',
-      rootPath: `${bobUser().scope}/docs/a.txt`,
-      userId: bobUser().id,
+      rootPath: `${(await bobUser()).scope}/docs/a.txt`,
+      userId: (await bobUser()).id,
       expire: now + 3600,
       passwordHash: '',
     });

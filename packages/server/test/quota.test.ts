@@ -46,8 +46,8 @@ const usage = async (token = bob, query = ''): Promise<Usage> => {
   return res.json() as Usage;
 };
 const trashItems = async (token = bob): Promise<TrashItem[]> => (await t.get(token, '/api/trash')).json();
-const setQuota = (name: string, quota: number) =>
-  t.ctx.store.users.update({ ...t.ctx.store.users.getByUsername(name)!, quota });
+const setQuota = async (name: string, quota: number) =>
+  await t.ctx.store.users.update({ ...(await t.ctx.store.users.getByUsername(name))!, quota });
 
 /** Every file below a folder, staging files included: what a refused write must not leave. */
 async function namesBelow(dir: string): Promise<string[]> {
@@ -135,7 +135,7 @@ describe('the quota refuses what does not fit, with 507 and nothing left behind'
       headers: { 'tus-resumable': '1.0.0', 'upload-length': '1000' },
     });
     expect(created.statusCode, created.body).toBe(201);
-    setQuota('bob', 9_000);
+    await setQuota('bob', 9_000);
     const res = await t.req(bob, {
       method: 'PATCH',
       url: '/api/tus/part.bin',
@@ -158,7 +158,7 @@ describe('the quota refuses what does not fit, with 507 and nothing left behind'
     // A folder's copy is measured whole.
     await fs.mkdir(file('bob', 'dir'));
     await fs.writeFile(file('bob', 'dir', 'small.txt'), bytes(100));
-    setQuota('bob', 8_950);
+    await setQuota('bob', 8_950);
     expect((await usage(bob, '?recount=true')).used).toBe(8_900);
     expectRefused(await patch(bob, '/dir', 'action=copy&destination=%2Fdir2'), '50 B', '9 kB');
     expect(await exists(file('bob', 'dir2'))).toBe(false);
@@ -169,13 +169,13 @@ describe('the quota refuses what does not fit, with 507 and nothing left behind'
     // The trash still counts against the quota.
     expect((await usage()).used).toBe(8_800);
     const [item] = await trashItems();
-    setQuota('bob', 5_000);
+    await setQuota('bob', 5_000);
     const res = await t.req(bob, { method: 'POST', url: `/api/trash/${item!.id}/restore` });
     expectRefused(res, '0 B', '5 kB');
     expect(await exists(file('bob', 'keep.bin'))).toBe(false);
     expect((await trashItems()).map((i) => i.id)).toEqual([item!.id]);
     // With room again, it goes back and the count does not move (it was counted in the trash).
-    setQuota('bob', QUOTA);
+    await setQuota('bob', QUOTA);
     expect((await t.req(bob, { method: 'POST', url: `/api/trash/${item!.id}/restore` })).statusCode).toBe(
       200,
     );
@@ -392,8 +392,8 @@ describe('users sharing a scope share its quota', () => {
 
 describe('the quota in the user record', () => {
   it('is set by an admin, shown in the user, and kept by clients that do not send it', async () => {
-    const id = t.ctx.store.users.getByUsername('bob')!.id;
-    const adminId = t.ctx.store.users.getByUsername('root')!.id;
+    const id = (await t.ctx.store.users.getByUsername('bob'))!.id;
+    const adminId = (await t.ctx.store.users.getByUsername('root'))!.id;
     expect(adminId).toBeGreaterThan(0);
     const set = await t.req(admin, {
       method: 'PUT',
@@ -411,7 +411,7 @@ describe('the quota in the user record', () => {
       payload: { what: 'user', which: ['all'], current_password: PASSWORD, data: old },
     });
     expect(full.statusCode, full.body).toBe(200);
-    expect(t.ctx.store.users.get(id)!.quota).toBe(20_000);
+    expect((await t.ctx.store.users.get(id))!.quota).toBe(20_000);
     // A user cannot raise their own.
     const self = await t.req(bob, {
       method: 'PUT',
@@ -446,7 +446,7 @@ describe('the quota in the user record', () => {
     expect(refused.statusCode).toBe(400);
     expect(t.ctx.store.settings.get().defaults.quota).toBe(1234);
     await t.user('erin');
-    expect(t.ctx.store.users.getByUsername('erin')!.quota).toBe(1234);
+    expect((await t.ctx.store.users.getByUsername('erin'))!.quota).toBe(1234);
   });
 });
 

@@ -196,9 +196,9 @@ describe('path rules', () => {
     const whole = await share(bob, '/docs/');
     const part = await share(bob, '/docs/later/');
     expect((await pub(`/api/public/dl/${whole}/later/s.txt`)).body).toBe('SECRET');
-    const u = t.ctx.store.users.getByUsername('bob')!;
+    const u = (await t.ctx.store.users.getByUsername('bob'))!;
     u.rules = [deny('/docs/later')];
-    t.ctx.store.users.update(u);
+    await t.ctx.store.users.update(u);
     const viaWhole = await pub(`/api/public/dl/${whole}/later/s.txt`);
     expect([403, 404]).toContain(viaWhole.statusCode);
     expect(viaWhole.body).not.toContain('SECRET');

@@ -185,11 +185,11 @@ describe('look-alike usernames', () => {
   it.each(refused)(
     'refuses %j on creation with %i and a clear message, storing nothing',
     async (name, status, message) => {
-      const before = t.ctx.store.users.list();
+      const before = await t.ctx.store.users.list();
       const res = await create(name);
       expect(res.statusCode).toBe(status);
       expect(res.body).toContain(message);
-      expect(t.ctx.store.users.list()).toEqual(before);
+      expect(await t.ctx.store.users.list()).toEqual(before);
     },
   );
 
@@ -199,7 +199,7 @@ describe('look-alike usernames', () => {
       const res = await t.updateUser(bob.id, ['username'], { username: name });
       expect(res.statusCode, name).toBe(status);
       expect(res.body).toContain(message);
-      expect(t.ctx.store.users.get(bob.id)!.username).toBe('bob');
+      expect((await t.ctx.store.users.get(bob.id))!.username).toBe('bob');
     }
   });
 
@@ -226,7 +226,7 @@ describe('look-alike usernames', () => {
     expect((await signup('Admin\u200b')).statusCode).toBe(400);
     expect((await signup('аdmin')).statusCode).toBe(400);
     expect((await signup('ａｄｍｉｎ')).statusCode).toBe(400);
-    expect(t.ctx.store.users.count()).toBe(1);
+    expect(await t.ctx.store.users.count()).toBe(1);
     expect((await signup('carol')).statusCode).toBe(200);
   });
 });
@@ -264,7 +264,7 @@ describe('look-alike usernames in the CLI', () => {
     expect(rename.err).toContain('invisible or control character (U+200B)');
     const store = openStore(path.join(dir, 'filebrowser.db'));
     try {
-      expect(store.users.list().map((u) => u.username)).toEqual(['admin', 'bob']);
+      expect((await store.users.list()).map((u) => u.username)).toEqual(['admin', 'bob']);
     } finally {
       store.close();
     }
@@ -272,7 +272,7 @@ describe('look-alike usernames in the CLI', () => {
 });
 
 describe('username keys in existing databases', () => {
-  it('the migration to NFKC keys keeps accounts whose keys now collide, each signing in by its own spelling', () => {
+  it('the migration to NFKC keys keeps accounts whose keys now collide, each signing in by its own spelling', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-sec-accounts-db-'));
     try {
       const file = path.join(dir, 'old.db');
@@ -289,15 +289,15 @@ describe('username keys in existing databases', () => {
 
       const migrated = openStore(file);
       try {
-        expect(migrated.users.getByUsername('Admin')!.username).toBe('admin');
-        expect(migrated.users.getByUsername('ＡＤＭＩＮ')!.username).toBe('ＡＤＭＩＮ');
+        expect((await migrated.users.getByUsername('Admin'))!.username).toBe('admin');
+        expect((await migrated.users.getByUsername('ＡＤＭＩＮ'))!.username).toBe('ＡＤＭＩＮ');
         // Keys are NFKC now: a full-width spelling is the plain account, and found by plain letters.
-        expect(migrated.users.getByUsername('ａｄｍｉｎ')!.username).toBe('admin');
-        expect(migrated.users.getByUsername('BOB')!.username).toBe('Ｂｏｂ');
+        expect((await migrated.users.getByUsername('ａｄｍｉｎ'))!.username).toBe('admin');
+        expect((await migrated.users.getByUsername('BOB'))!.username).toBe('Ｂｏｂ');
         // The kept name keeps its key, so the account can still be changed.
-        const wide = migrated.users.getByUsername('ＡＤＭＩＮ')!;
-        expect(migrated.users.update({ ...wide, locale: 'de' }).locale).toBe('de');
-        expect(() => migrated.users.create(userLike('Ａdmin'))).toThrow(/already exists/);
+        const wide = (await migrated.users.getByUsername('ＡＤＭＩＮ'))!;
+        expect((await migrated.users.update({ ...wide, locale: 'de' })).locale).toBe('de');
+        await expect(migrated.users.create(userLike('Ａdmin'))).rejects.toThrow(/already exists/);
       } finally {
         migrated.close();
       }
@@ -343,7 +343,7 @@ describe('cross-site requests', () => {
     }
     expect(fs.readFileSync(path.join(t.root, 'a.txt'), 'utf8')).toBe('keep me');
     expect(fs.readdirSync(t.root).sort()).toEqual(['a.txt']);
-    expect(t.ctx.store.users.list().map((u) => [u.username, u.locale])).toEqual([['admin', 'en']]);
+    expect((await t.ctx.store.users.list()).map((u) => [u.username, u.locale])).toEqual([['admin', 'en']]);
     expect(t.ctx.store.shares.list()).toEqual([]);
     // The session the cookie carried is alive.
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
@@ -465,12 +465,12 @@ describe('the bcrypt cost', () => {
     const strong = await startTestApp({ bcryptCost: 11 });
     try {
       const created = await strong.createUser({ username: 'carol' });
-      expect(strong.ctx.store.users.get(created.id)!.passwordHash).toMatch(/^\$2[aby]\$11\$/);
+      expect((await strong.ctx.store.users.get(created.id))!.passwordHash).toMatch(/^\$2[aby]\$11\$/);
     } finally {
       await strong.close();
     }
     // the test apps run at bcrypt's lowest cost, which no configuration can ask for
     const alice = await t.createUser({ username: 'alice' });
-    expect(t.ctx.store.users.get(alice.id)!.passwordHash).toMatch(/^\$2[aby]\$04\$/);
+    expect((await t.ctx.store.users.get(alice.id))!.passwordHash).toMatch(/^\$2[aby]\$04\$/);
   });
 });

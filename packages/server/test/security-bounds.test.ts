@@ -55,8 +55,8 @@ const patch = (token: string, p: string, offset: number, body: string) =>
 
 const stagingDir = () => serverPaths(t.ctx.config).uploadsDir;
 const stagingFiles = async () => (await fs.readdir(stagingDir()).catch(() => [] as string[])).sort();
-const pendingOf = (username: string) => {
-  const user = t.ctx.store.users.getByUsername(username)!;
+const pendingOf = async (username: string) => {
+  const user = (await t.ctx.store.users.getByUsername(username))!;
   return t.ctx.store.uploads.all().filter((u) => u.userId === user.id);
 };
 
@@ -112,11 +112,11 @@ describe('pending tus uploads', () => {
     // Nothing on disk: neither the target's folder nor a staging file; no record either.
     await expect(fs.stat(path.join(t.root, 'alice', 'new-folder'))).rejects.toThrow();
     expect(await stagingFiles()).toEqual(before);
-    expect(pendingOf('alice')).toHaveLength(100);
+    expect(await pendingOf('alice')).toHaveLength(100);
 
     // Restarting its own upload to the same path replaces it: no new place is needed.
     expect((await post(alice, '/p/0.bin', 10)).statusCode).toBe(201);
-    expect(pendingOf('alice')).toHaveLength(100);
+    expect(await pendingOf('alice')).toHaveLength(100);
   });
 
   it('a finished or cancelled upload frees its place', async () => {
@@ -141,7 +141,7 @@ describe('pending tus uploads', () => {
     const codes = answers.map((a) => a.statusCode);
     expect(codes.filter((c) => c === 201)).toHaveLength(10);
     expect(codes.filter((c) => c === 429)).toHaveLength(30);
-    expect(pendingOf('alice')).toHaveLength(10);
+    expect(await pendingOf('alice')).toHaveLength(10);
     expect(await stagingFiles()).toHaveLength(10);
   });
 
@@ -152,7 +152,7 @@ describe('pending tus uploads', () => {
     expect((await post(alice, '/3.bin', 1)).statusCode).toBe(429);
     expect((await post(bob, '/1.bin', 100)).statusCode).toBe(201);
     expect((await post(bob, '/2.bin', 0)).statusCode).toBe(201);
-    expect(pendingOf('bob')).toHaveLength(1);
+    expect(await pendingOf('bob')).toHaveLength(1);
   });
 
   it('refuses a declared length past the byte budget with 413, creating nothing', async () => {
@@ -166,7 +166,7 @@ describe('pending tus uploads', () => {
     expect(refused.body).toContain('(1000 in all)');
     await expect(fs.stat(path.join(t.root, 'alice', 'over'))).rejects.toThrow();
     expect(await stagingFiles()).toEqual(before);
-    expect(pendingOf('alice').map((u) => u.path)).toEqual(['/a.bin']);
+    expect((await pendingOf('alice')).map((u) => u.path)).toEqual(['/a.bin']);
 
     expect((await post(alice, '/over/b.bin', 400)).statusCode).toBe(201);
     // A single upload larger than the whole budget is refused the same way.
@@ -264,7 +264,7 @@ describe('text content of a resource', () => {
     await start();
     const file = path.join(t.root, 'alice', 'growing.txt');
     await fs.writeFile(file, 'é'.repeat(10));
-    const alice = t.ctx.store.users.getByUsername('alice')!;
+    const alice = (await t.ctx.store.users.getByUsername('alice'))!;
     const opened = await (await fileAccessFor(t.ctx, alice)).open('/growing.txt');
     try {
       const size = Number(opened.stat!.size);

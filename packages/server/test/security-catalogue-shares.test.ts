@@ -10,8 +10,8 @@ import { inventory } from './security-catalogue-helpers.js';
  * permission matrix of the public endpoints, and who may read the audit log.
  */
 
-function setScope(t: FilesApp, admin: string, username: string, scope: string) {
-  const user = t.ctx.store.users.getByUsername(username)!;
+async function setScope(t: FilesApp, admin: string, username: string, scope: string) {
+  const user = (await t.ctx.store.users.getByUsername(username))!;
   return t.req(admin, {
     method: 'PUT',
     url: `/api/users/${user.id}`,
@@ -181,7 +181,7 @@ describe('folders the server makes for users', () => {
     });
     expect(res.statusCode, res.body).toBe(403);
     expect(await inventory(t.outside)).toEqual(before);
-    expect(t.ctx.store.users.getByUsername('newbie')).toBeUndefined();
+    expect(await t.ctx.store.users.getByUsername('newbie')).toBeUndefined();
   });
 
   it('refuses a scope whose folder would be made through a link', async () => {
@@ -192,7 +192,7 @@ describe('folders the server makes for users', () => {
     const res = await setScope(t, admin, 'carol', '/teams/out/new');
     expect(res.statusCode, res.body).toBe(403);
     await expect(fs.access(path.join(t.outside, 'new'))).rejects.toThrow();
-    expect(t.ctx.store.users.getByUsername('carol')!.scope).toBe('/carol');
+    expect((await t.ctx.store.users.getByUsername('carol'))!.scope).toBe('/carol');
   });
 });
 
@@ -214,9 +214,9 @@ describe('permission matrix of the public endpoints', () => {
     expect(made.statusCode, made.body).toBe(200);
     const hash = (made.json() as { hash: string }).hash;
 
-    const owner = t.ctx.store.users.getByUsername(name)!;
+    const owner = (await t.ctx.store.users.getByUsername(name))!;
     owner.perm = { ...owner.perm, [off]: false };
-    t.ctx.store.users.update(owner);
+    await t.ctx.store.users.update(owner);
 
     // A link hands files to someone else: it lives while its owner may share and download.
     const serves = off !== 'share' && off !== 'download';

@@ -30,7 +30,7 @@ let port: number;
 beforeAll(async () => {
   t = await startFilesApp({ heavyPerUser: 1, heavyQueue: 1 });
   ann = await t.user('ann');
-  annId = t.ctx.store.users.getByUsername('ann')!.id;
+  annId = (await t.ctx.store.users.getByUsername('ann'))!.id;
   bob = await t.user('bob');
   for (const user of ['ann', 'bob']) {
     const home = path.join(t.root, user);

@@ -37,11 +37,11 @@ describe('home folders', () => {
   ])('refuses %j once %j owns the same home folder, with 409, storing nothing', async (second, first) => {
     expect((await create(first)).statusCode).toBe(201);
     fs.writeFileSync(path.join(t.root, 'users', 'team-one', 'mine.txt'), 'first');
-    const users = t.ctx.store.users.list().length;
+    const users = (await t.ctx.store.users.list()).length;
     const res = await create(second);
     expect(res.statusCode).toBe(409);
     expect(res.body).toBe('409 Conflict (another user already owns this home folder)\n');
-    expect(t.ctx.store.users.list()).toHaveLength(users);
+    expect(await t.ctx.store.users.list()).toHaveLength(users);
     expect(fs.readdirSync(path.join(t.root, 'users'))).toEqual(['team-one']);
   });
 });

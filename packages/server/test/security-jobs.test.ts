@@ -41,11 +41,11 @@ interface Started {
 
 /** A fresh user `ann` with twelve files in /src and an empty /dest, signed in either way. */
 async function setUp(as: 'session' | 'apiToken'): Promise<Started> {
-  const old = t.ctx.store.users.getByUsername('ann');
-  if (old) deleteAccount(t.ctx, old.id);
+  const old = await t.ctx.store.users.getByUsername('ann');
+  if (old) await deleteAccount(t.ctx, old.id);
   await fs.rm(home(), { recursive: true, force: true });
   const session = await t.user('ann', { perm: { ...ALL } });
-  const userId = t.ctx.store.users.getByUsername('ann')!.id;
+  const userId = (await t.ctx.store.users.getByUsername('ann'))!.id;
   await fs.mkdir(home('src'), { recursive: true });
   await fs.mkdir(home('dest'));
   for (const [i, name] of names.entries()) await fs.writeFile(home('src', name), Buffer.alloc(4096, i));
@@ -103,7 +103,7 @@ async function jobStoppedBy(
 
 const copyAll = { action: 'copy', items: names.map((n) => `/src/${n}`), destination: '/dest' };
 const moveAll = { action: 'rename', items: names.map((n) => `/src/${n}`), destination: '/dest' };
-const user = (id: number) => t.ctx.store.users.get(id)!;
+const user = async (id: number) => (await t.ctx.store.users.get(id))!;
 
 const changes: Array<{
   what: string;
@@ -122,42 +122,44 @@ const changes: Array<{
   {
     what: 'its API token is revoked',
     as: 'apiToken',
-    act: (who) => revokeApiToken(t.ctx, user(who.userId), who.token!.id),
+    act: async (who) => revokeApiToken(t.ctx, await user(who.userId), who.token!.id),
     status: 401,
     error: '401 Unauthorized (the API token was revoked)',
   },
   {
     what: 'its user is deleted',
     as: 'apiToken',
-    act: (who) => deleteAccount(t.ctx, who.userId),
+    act: async (who) => await deleteAccount(t.ctx, who.userId),
     status: 401,
     error: '401 Unauthorized (the API token was revoked)',
   },
   {
     what: 'its user (signed in) is deleted',
     as: 'session',
-    act: (who) => deleteAccount(t.ctx, who.userId),
+    act: async (who) => await deleteAccount(t.ctx, who.userId),
     status: 401,
     error: '401 Unauthorized (the user who started it no longer exists)',
   },
   {
     what: 'the permission it needs is withdrawn (tokens survive that)',
     as: 'apiToken',
-    act: (who) => t.ctx.store.users.update({ ...user(who.userId), perm: { ...ALL, create: false } }),
+    act: async (who) =>
+      await t.ctx.store.users.update({ ...(await user(who.userId)), perm: { ...ALL, create: false } }),
     status: 403,
     error: '403 Forbidden (this needs the create permission)',
   },
   {
     what: 'the scope of its user changes',
     as: 'apiToken',
-    act: (who) => t.ctx.store.users.update({ ...user(who.userId), scope: '/elsewhere' }),
+    act: async (who) => await t.ctx.store.users.update({ ...(await user(who.userId)), scope: '/elsewhere' }),
     status: 403,
     error: '403 Forbidden (the user’s scope or rules changed since it started)',
   },
   {
     what: 'a rule is added to its user',
     as: 'session',
-    act: (who) => t.ctx.store.users.update({ ...user(who.userId), rules: [deny('/dest')] }),
+    act: async (who) =>
+      await t.ctx.store.users.update({ ...(await user(who.userId)), rules: [deny('/dest')] }),
     status: 403,
     error: '403 Forbidden (the user’s scope or rules changed since it started)',
   },
@@ -196,8 +198,8 @@ describe('a renewal of the session', () => {
 describe('a move job', () => {
   it('stops within one item when its API token is revoked: the rest stays where it was', async () => {
     const who = await setUp('apiToken');
-    const job = await jobStoppedBy(who, moveAll, 0, () =>
-      revokeApiToken(t.ctx, user(who.userId), who.token!.id),
+    const job = await jobStoppedBy(who, moveAll, 0, async () =>
+      revokeApiToken(t.ctx, await user(who.userId), who.token!.id),
     );
     expect(job).toMatchObject({ state: 'failed', status: 401 });
     // Renames report no progress of their own: the totals' event came first, so nothing moved.
@@ -324,8 +326,8 @@ describe('a share link’s archive', () => {
   it('is cut before its next member once the owner may no longer share', async () => {
     const hash = await shareOfSrc();
     const got = await download(hash, async () => {
-      const ann = t.ctx.store.users.getByUsername('ann')!;
-      t.ctx.store.users.update({ ...ann, perm: { ...ann.perm, share: false } });
+      const ann = (await t.ctx.store.users.getByUsername('ann'))!;
+      await t.ctx.store.users.update({ ...ann, perm: { ...ann.perm, share: false } });
     });
     expect(got.complete).toBe(false);
     expect(got.bytes).toBeLessThan(total);

@@ -205,7 +205,7 @@ export async function makeToken(
 export async function buildWorld(): Promise<void> {
   const { ctx } = t;
   if (!(await ctx.auth.verify(session).catch(() => undefined))) session = await login();
-  const ownerId = ctx.store.users.getByUsername(owner)!.id;
+  const ownerId = (await ctx.store.users.getByUsername(owner))!.id;
   // What earlier requests left: uploads, trash, locks, props, users, tokens, settings.
   for (const u of ctx.store.uploads.all()) {
     ctx.store.uploads.delete(u.id);
@@ -214,8 +214,8 @@ export async function buildWorld(): Promise<void> {
   await ok(asSession({ method: 'DELETE', url: '/api/trash' }), 'empty the trash');
   ctx.store.davLocks.removeWithin('default', '/');
   ctx.store.davProps.remove('default', '/');
-  for (const u of ctx.store.users.list()) {
-    if (!['admin', owner, 'spare'].includes(u.username)) ctx.store.users.delete(u.id);
+  for (const u of await ctx.store.users.list()) {
+    if (!['admin', owner, 'spare'].includes(u.username)) await ctx.store.users.delete(u.id);
   }
   const keep = new Set([...Object.values(tokenIds), world?.spareTokenId]);
   for (const tok of ctx.store.apiTokens.listByUser(ownerId)) {
@@ -280,7 +280,7 @@ export async function buildWorld(): Promise<void> {
     shareToken = (JSON.parse(info.body) as { token: string }).token;
   }
 
-  if (!ctx.store.users.getByUsername('spare')) {
+  if (!(await ctx.store.users.getByUsername('spare'))) {
     await ok(
       asSession({
         method: 'POST',
@@ -301,7 +301,7 @@ export async function buildWorld(): Promise<void> {
       [201],
     );
   }
-  const spareUserId = ctx.store.users.getByUsername('spare')!.id;
+  const spareUserId = (await ctx.store.users.getByUsername('spare'))!.id;
   let spareTokenId = world?.spareTokenId ?? '';
   if (!ctx.store.apiTokens.get(spareTokenId)) spareTokenId = (await makeToken('spare', {})).id;
 
@@ -393,7 +393,7 @@ export async function files(dir: string, rel = ''): Promise<string[]> {
 
 export async function inventory(): Promise<Inventory> {
   const { store } = t.ctx;
-  const ownerId = store.users.getByUsername(owner)?.id ?? -1;
+  const ownerId = (await store.users.getByUsername(owner))?.id ?? -1;
   const inside: string[] = [];
   const outside: string[] = [];
   const place = (isInside: boolean, what: string) => (isInside ? inside : outside).push(what);
@@ -415,7 +415,7 @@ export async function inventory(): Promise<Inventory> {
   }
   // What no folder token may change at all.
   outside.push(...store.shares.list().map((s) => `share ${s.hash} ${s.rootPath}`));
-  outside.push(...store.users.list().map((u) => `user ${u.id} ${u.username} ${u.updatedAt}`));
+  outside.push(...(await store.users.list()).map((u) => `user ${u.id} ${u.username} ${u.updatedAt}`));
   outside.push(...store.apiTokens.listByUser(ownerId).map((k) => `token ${k.id}`));
   outside.push(`settings ${JSON.stringify(store.settings.get())}`);
   const job = (id: string) => t.ctx.jobs.get({ id: ownerId }, id)?.job;

@@ -69,7 +69,7 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
   });
 
   beforeEach(async () => {
-    s.ctx.store.users.update({ ...s.ctx.store.users.get(carol.id)!, quota: QUOTA });
+    await s.ctx.store.users.update({ ...(await s.ctx.store.users.get(carol.id))!, quota: QUOTA });
     for (const name of await fs.readdir(home)) await fs.rm(path.join(home, name), { recursive: true });
     expect(await usage()).toMatchObject({ used: 0 });
     expect((await upload('big.bin', 600_000)).statusCode).toBe(200);
@@ -119,7 +119,7 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
   });
 
   it('refuses every command while the scope is over its quota, with a message', async () => {
-    s.ctx.store.users.update({ ...s.ctx.store.users.get(carol.id)!, quota: 500_000 });
+    await s.ctx.store.users.update({ ...(await s.ctx.store.users.get(carol.id))!, quota: 500_000 });
     for (const line of ['ls', 'cat big.bin', 'rm big.bin']) {
       expect(await run(s, token, line), line).toMatchObject({
         lines: [

@@ -263,7 +263,7 @@ describe('a rollback journal planted beside the database', () => {
   it('is never rolled into it at the next start', async () => {
     const s = await startServer('off');
     const dbFile = s.ctx.config.database;
-    const adminHash = s.store.users.get(1)!.passwordHash;
+    const adminHash = (await s.store.users.get(1))!.passwordHash;
     await s.app.close();
     s.store.close();
     try {
@@ -287,7 +287,7 @@ describe('a rollback journal planted beside the database', () => {
 
       const store = openStore(dbFile);
       try {
-        expect(store.users.get(1)!.passwordHash).toBe(adminHash);
+        expect((await store.users.get(1))!.passwordHash).toBe(adminHash);
       } finally {
         store.close();
       }

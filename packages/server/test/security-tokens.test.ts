@@ -26,7 +26,7 @@ afterEach(() => t.close());
 /** The admin's token re-signed with the same key and session, `seconds` from now. */
 async function adminTokenExpiring(seconds: number): Promise<string> {
   const { sid } = decodeJwt(t.adminToken) as { sid: string };
-  const admin = t.ctx.store.users.getByUsername('admin')!;
+  const admin = (await t.ctx.store.users.getByUsername('admin'))!;
   return signToken(admin, sid, t.ctx.store.settings.get().key, seconds);
 }
 
@@ -116,7 +116,7 @@ describe('a copy of the database', () => {
     expect(grants).toHaveLength(1);
 
     // Every value a session row holds, as the session id of an admin token signed with the key.
-    const admin = t.ctx.store.users.getByUsername('admin')!;
+    const admin = (await t.ctx.store.users.getByUsername('admin'))!;
     for (const row of sessions) {
       for (const value of Object.values(row)) {
         const forged = await signToken(admin, String(value), settings.key, 3600);
@@ -199,7 +199,7 @@ describe('a folder API token', () => {
       const res = await t.request(session, { method: 'DELETE', url: `/api/resources${p}` });
       expect(res.statusCode, res.body).toBe(204);
     }
-    const items = t.ctx.store.trash.list(t.ctx.store.users.getByUsername('alice')!.id);
+    const items = t.ctx.store.trash.list((await t.ctx.store.users.getByUsername('alice'))!.id);
     const inside = items.find((i) => i.path === '/docs/inside.txt')!;
     const outside = items.find((i) => i.path === '/outside-secret.txt')!;
 

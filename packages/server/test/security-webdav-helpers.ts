@@ -32,8 +32,8 @@ export function dav(
 }
 
 export const file = (...p: string[]) => path.join(t.root, ...p);
-export const setUser = (name: string, patch: Partial<StoredUser>) =>
-  t.ctx.store.users.update({ ...t.ctx.store.users.getByUsername(name)!, ...patch });
+export const setUser = async (name: string, patch: Partial<StoredUser>) =>
+  await t.ctx.store.users.update({ ...(await t.ctx.store.users.getByUsername(name))!, ...patch });
 export const trashOf = async (token: string): Promise<TrashItem[]> => {
   const res = await t.get(token, '/api/trash');
   expect(res.statusCode, res.body).toBe(200);

@@ -122,7 +122,7 @@ describe('dead properties and locks are bounded', () => {
     expect(seventeenth.statusCode).toBe(507);
     expect(t.ctx.store.davLocks.countAt('default', '/ann/f.txt')).toBe(16);
 
-    const ann = t.ctx.store.users.getByUsername('ann')!;
+    const ann = (await t.ctx.store.users.getByUsername('ann'))!;
     const now = Date.now();
     for (let i = 0; t.ctx.store.davLocks.countOfUser(ann.id) < 500; i++) {
       t.ctx.store.davLocks.create({
@@ -211,22 +211,22 @@ describe('a lock covers only what its holder may write, for every way in', () =>
       const res = await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob');
       expect(res.statusCode, res.body).toBe(204);
     };
-    const annUser = t.ctx.store.users.getByUsername('ann')!;
+    const annUser = (await t.ctx.store.users.getByUsername('ann'))!;
     let token = await annLocks('/dav/plan.txt', '0');
-    setUser('ann', { perm: { ...ALL, modify: false, create: false } });
+    await setUser('ann', { perm: { ...ALL, modify: false, create: false } });
     await ok();
     expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
 
-    setUser('ann', { perm: ALL });
+    await setUser('ann', { perm: ALL });
     token = await annLocks('/dav/plan.txt', '0');
-    setUser('ann', { rules: [deny('/plan.txt')] });
+    await setUser('ann', { rules: [deny('/plan.txt')] });
     await ok();
     expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
 
-    setUser('ann', { rules: annUser.rules });
+    await setUser('ann', { rules: annUser.rules });
     token = await annLocks('/dav/plan.txt', '0');
     await fs.mkdir(file('elsewhere'));
-    setUser('ann', { scope: '/elsewhere' });
+    await setUser('ann', { scope: '/elsewhere' });
     await ok();
     expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
   });

@@ -123,7 +123,7 @@ describe('what an overwriting COPY or MOVE replaces', () => {
     expect(deleted.statusCode).toBe(204);
     const [item] = await trashOf(owner);
     await tree({ 'dst/new.txt': 'newer' }, file('shared'));
-    setUser('owner', { perm: without('delete') });
+    await setUser('owner', { perm: without('delete') });
     const before = await snapshot();
     const refused = await t.req(owner, {
       method: 'POST',
@@ -134,7 +134,7 @@ describe('what an overwriting COPY or MOVE replaces', () => {
     expect(await snapshot()).toEqual(before);
     expect((await trashOf(owner)).map((i) => i.id)).toEqual([item!.id]);
 
-    setUser('owner', { perm: ALL });
+    await setUser('owner', { perm: ALL });
     const res = await t.req(owner, { method: 'POST', url: `/api/trash/${item!.id}/restore?override=true` });
     expect(res.statusCode, res.body).toBe(200);
     expect((await fs.readdir(file('shared', 'dst'))).sort()).toEqual(['deep', 'keep.txt']);

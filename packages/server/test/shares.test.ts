@@ -125,8 +125,8 @@ describe('share management', () => {
     expect(empty.statusCode).toBe(400);
     expect(empty.body).toBe('400 Bad Request (the share hash is missing)\n');
     const { hash } = (await share(bobToken, '/docs/a.txt')).json();
-    const bob = t.ctx.store.users.get(bobId)!;
-    t.ctx.store.users.update({ ...bob, perm: { ...bob.perm, share: false } });
+    const bob = (await t.ctx.store.users.get(bobId))!;
+    await t.ctx.store.users.update({ ...bob, perm: { ...bob.perm, share: false } });
     const denied = await t.request(await t.login('bob'), { method: 'DELETE', url: `/api/share/${hash}` });
     expect(denied.statusCode).toBe(403);
     expect(t.ctx.store.shares.get(hash)).toBeDefined();
@@ -163,7 +163,7 @@ describe('share management', () => {
     const from = path.join(t.root, 'bob', 'docs');
     const to = path.join(t.root, 'bob', 'papers');
     await fs.rename(from, to);
-    const bobAccess = await fileAccessFor(t.ctx, t.ctx.store.users.get(bobId)!);
+    const bobAccess = await fileAccessFor(t.ctx, (await t.ctx.store.users.get(bobId))!);
     await sharesFollowMove(
       t.ctx,
       bobAccess,

@@ -46,9 +46,9 @@ const exists = (p: string) =>
     () => true,
     () => false,
   );
-const userId = (name: string) => t.ctx.store.users.getByUsername(name)!.id;
-const setUser = (name: string, patch: Partial<StoredUser>) =>
-  t.ctx.store.users.update({ ...t.ctx.store.users.getByUsername(name)!, ...patch });
+const userId = async (name: string) => (await t.ctx.store.users.getByUsername(name))!.id;
+const setUser = async (name: string, patch: Partial<StoredUser>) =>
+  await t.ctx.store.users.update({ ...(await t.ctx.store.users.getByUsername(name))!, ...patch });
 const itemDir = (item: TrashItem) => path.join(trashDir, String(item.userID), item.id);
 
 /** Deletes `p` as `token` and answers its trash item. */
@@ -70,7 +70,7 @@ describe('a delete with the trash on', () => {
     expect(inTrash.ino).toBe(before.ino);
     expect(inTrash.dev).toBe(before.dev);
     expect(item).toMatchObject({
-      userID: userId('alice'),
+      userID: await userId('alice'),
       name: 'a.txt',
       path: '/docs/a.txt',
       folder: '/docs',
@@ -126,10 +126,10 @@ describe('a delete with the trash on', () => {
   it('still refuses what a delete refuses: the scope itself, a missing path, a denied descendant', async () => {
     expect((await del(alice, '/')).statusCode).toBe(403);
     expect((await del(alice, '/nothing.txt')).statusCode).toBe(404);
-    setUser('alice', { rules: [deny('/docs/sub')] });
+    await setUser('alice', { rules: [deny('/docs/sub')] });
     expect((await del(alice, '/docs')).statusCode).toBe(403);
     expect(await exists(path.join(t.root, 'docs', 'sub', 'b.txt'))).toBe(true);
-    expect(t.ctx.store.trash.list(userId('alice'))).toEqual([]);
+    expect(t.ctx.store.trash.list(await userId('alice'))).toEqual([]);
   });
 
   it('takes the item’s share links with it', async () => {
@@ -221,12 +221,12 @@ describe('POST /api/trash/:id/restore', () => {
   it('replaces with override=true, which needs modify', async () => {
     const item = await trash(alice, '/docs/a.txt');
     await fs.writeFile(path.join(t.root, 'docs', 'a.txt'), 'new alpha');
-    setUser('alice', { perm: { ...ALL, modify: false } });
+    await setUser('alice', { perm: { ...ALL, modify: false } });
     const refused = await restore(alice, item.id, '?override=true');
     expect(refused.statusCode).toBe(403);
     expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('new alpha');
     expect((await list(alice)).map((i) => i.id)).toEqual([item.id]);
-    setUser('alice', { perm: ALL });
+    await setUser('alice', { perm: ALL });
     const res = await restore(alice, item.id, '?override=true');
     expect(res.statusCode, res.body).toBe(200);
     expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('alpha');
@@ -244,7 +244,7 @@ describe('POST /api/trash/:id/restore', () => {
     const [replaced, ...others] = await list(alice);
     expect(others).toEqual([]);
     expect(replaced).toMatchObject({
-      userID: userId('alice'),
+      userID: await userId('alice'),
       name: 'a.txt',
       path: '/docs/a.txt',
       folder: '/docs',
@@ -292,7 +292,7 @@ describe('POST /api/trash/:id/restore', () => {
     const item = await trash(alice, '/docs/sub');
     await fs.mkdir(path.join(t.root, 'docs', 'sub'));
     await fs.writeFile(path.join(t.root, 'docs', 'sub', 'secret.txt'), 'hidden');
-    setUser('alice', { rules: [deny('/docs/sub/secret.txt')] });
+    await setUser('alice', { rules: [deny('/docs/sub/secret.txt')] });
     const res = await restore(alice, item.id, '?override=true');
     expect(res.statusCode).toBe(403);
     expect(await fs.readdir(path.join(t.root, 'docs', 'sub'))).toEqual(['secret.txt']);
@@ -312,7 +312,7 @@ describe('POST /api/trash/:id/restore', () => {
   it('goes through the user’s current rules and scope: a place now denied is 403 and the item stays', async () => {
     const file = await trash(alice, '/docs/a.txt');
     const folder = await trash(alice, '/docs/sub');
-    setUser('alice', { rules: [deny('/docs/a.txt'), deny('/docs/sub/b.txt')] });
+    await setUser('alice', { rules: [deny('/docs/a.txt'), deny('/docs/sub/b.txt')] });
     for (const item of [file, folder]) {
       const res = await restore(alice, item.id);
       expect(res.statusCode, item.path).toBe(403);
@@ -325,7 +325,7 @@ describe('POST /api/trash/:id/restore', () => {
     // A scope moved away from the place: 403 too.
     const mine = await trash(bob, '/mine.txt');
     await fs.mkdir(path.join(t.root, 'elsewhere'));
-    setUser('bob', { scope: '/elsewhere' });
+    await setUser('bob', { scope: '/elsewhere' });
     const res = await restore(bob, mine.id);
     expect(res.statusCode).toBe(403);
     expect(res.body).toContain('not in your scope');
@@ -334,7 +334,7 @@ describe('POST /api/trash/:id/restore', () => {
 
   it('needs create', async () => {
     const item = await trash(alice, '/docs/a.txt');
-    setUser('alice', { perm: { ...ALL, create: false } });
+    await setUser('alice', { perm: { ...ALL, create: false } });
     expect((await restore(alice, item.id)).statusCode).toBe(403);
     expect(await exists(path.join(itemDir(item), 'a.txt'))).toBe(true);
   });
@@ -345,7 +345,7 @@ describe('another user’s trash', () => {
     const item = await trash(bob, '/mine.txt');
     expect((await restore(alice, item.id)).statusCode).toBe(404);
     expect((await t.req(alice, { method: 'DELETE', url: `/api/trash/${item.id}` })).statusCode).toBe(404);
-    expect((await t.get(alice, `/api/trash?user=${userId('bob')}`)).statusCode).toBe(403);
+    expect((await t.get(alice, `/api/trash?user=${await userId('bob')}`)).statusCode).toBe(403);
     expect(await exists(path.join(itemDir(item), 'mine.txt'))).toBe(true);
 
     const admin = await t.app.inject({
@@ -354,7 +354,7 @@ describe('another user’s trash', () => {
       payload: { username: 'admin', password: 'files-password-for-tests' },
     });
     const adminToken = admin.body;
-    const seen = await list(adminToken, `?user=${userId('bob')}`);
+    const seen = await list(adminToken, `?user=${await userId('bob')}`);
     expect(seen.map((i) => i.id)).toEqual([item.id]);
     // Listing is all an administrator does with someone else's trash.
     expect((await restore(adminToken, item.id)).statusCode).toBe(404);
@@ -371,10 +371,10 @@ describe('another user’s trash', () => {
 describe('deleting forever', () => {
   it('removes the bytes and the record; needs delete', async () => {
     const item = await trash(alice, '/docs');
-    setUser('alice', { perm: { ...ALL, delete: false } });
+    await setUser('alice', { perm: { ...ALL, delete: false } });
     expect((await t.req(alice, { method: 'DELETE', url: `/api/trash/${item.id}` })).statusCode).toBe(403);
     expect(await exists(itemDir(item))).toBe(true);
-    setUser('alice', { perm: ALL });
+    await setUser('alice', { perm: ALL });
     const res = await t.req(alice, { method: 'DELETE', url: `/api/trash/${item.id}` });
     expect(res.statusCode).toBe(204);
     expect(await exists(itemDir(item))).toBe(false);
@@ -428,7 +428,7 @@ describe('a deleted account', () => {
 
     // Deleted another way (the CLI): the next purge removes what is left, whatever the retention.
     const item = await trash(alice, '/docs/a.txt');
-    t.ctx.store.users.delete(item.userID);
+    await t.ctx.store.users.delete(item.userID);
     expect(await purgeExpired(t.ctx, item.deletedAt)).toBe(1);
     expect(await exists(itemDir(item))).toBe(false);
     expect(t.ctx.store.trash.get(item.id)).toBeUndefined();
@@ -446,7 +446,7 @@ describe('the trash off', () => {
     expect(res.headers['x-delete-outcome']).toBe('permanent');
     expect(await exists(path.join(t.root, 'docs'))).toBe(false);
     expect(await list(alice)).toEqual([]);
-    expect(await exists(path.join(trashDir, String(userId('alice'))))).toBe(false);
+    expect(await exists(path.join(trashDir, String(await userId('alice'))))).toBe(false);
   });
 
   it('makes the entry a restore with override=true replaces gone for good, as before', async () => {
@@ -460,7 +460,7 @@ describe('the trash off', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(await fs.readFile(path.join(t.root, 'docs', 'a.txt'), 'utf8')).toBe('alpha');
     expect(await list(alice)).toEqual([]);
-    expect(await fs.readdir(path.join(trashDir, String(userId('alice'))))).toEqual([]);
+    expect(await fs.readdir(path.join(trashDir, String(await userId('alice'))))).toEqual([]);
   });
 });
 

@@ -68,7 +68,7 @@ describe('POST /api/users', () => {
     });
     expect(res.statusCode).toBe(201);
     expect(res.body).toBe('201 Created\n');
-    const id = t.ctx.store.users.getByUsername('erin')!.id;
+    const id = (await t.ctx.store.users.getByUsername('erin'))!.id;
     expect(res.headers.location).toBe(`/settings/users/${id}`);
     expect(fs.statSync(path.join(t.root, 'erin')).isDirectory()).toBe(true);
     await t.login('erin', 'erins-secret-password');
@@ -123,7 +123,7 @@ describe('POST /api/users', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(status);
       expect(res.body).toContain(message);
     }
-    expect(t.ctx.store.users.list().map((u) => u.username)).toEqual(['admin']);
+    expect((await t.ctx.store.users.list()).map((u) => u.username)).toEqual(['admin']);
   });
 
   it('gives new users their own home when createUserDir is on and the scope is empty', async () => {
@@ -135,7 +135,7 @@ describe('POST /api/users', () => {
       payload: newUser({ username: 'Frank Zappa', scope: '' }),
     });
     expect(res.statusCode).toBe(201);
-    expect(t.ctx.store.users.getByUsername('frank zappa')!.scope).toBe('/users/Frank-Zappa');
+    expect((await t.ctx.store.users.getByUsername('frank zappa'))!.scope).toBe('/users/Frank-Zappa');
     expect(fs.existsSync(path.join(t.root, 'users', 'Frank-Zappa'))).toBe(true);
   });
 });
@@ -154,7 +154,7 @@ describe('PUT /api/users/{id}', () => {
       },
     });
     expect(ok.statusCode).toBe(200);
-    expect(t.ctx.store.users.get(bob.id)).toMatchObject({
+    expect(await t.ctx.store.users.get(bob.id)).toMatchObject({
       viewMode: 'list',
       sorting: { by: 'size', asc: true },
     });
@@ -177,7 +177,7 @@ describe('PUT /api/users/{id}', () => {
       payload: { what: 'user', which: ['all'], current_password: USER_PASSWORD, data: { id: bob.id } },
     });
     expect(all.statusCode).toBe(403);
-    expect(t.ctx.store.users.get(bob.id)!.perm.admin).toBe(false);
+    expect((await t.ctx.store.users.get(bob.id))!.perm.admin).toBe(false);
   });
 
   it('needs the current password for a password change, and refuses it when locked', async () => {
@@ -229,7 +229,7 @@ describe('PUT /api/users/{id}', () => {
       payload: { what: 'user', which: ['passwordHash'], data: { id: bob.id } },
     });
     expect(unknown.statusCode).toBe(400);
-    expect(t.ctx.store.users.get(1)!.locale).toBe('en');
+    expect((await t.ctx.store.users.get(1))!.locale).toBe('en');
   });
 
   it('lets an admin replace a user with which ["all"], keeping the password when blank', async () => {
@@ -248,7 +248,7 @@ describe('PUT /api/users/{id}', () => {
       },
     });
     expect(res.statusCode).toBe(200);
-    expect(t.ctx.store.users.get(bob.id)).toMatchObject({ scope: '/bob', commands: ['ls', 'echo'] });
+    expect(await t.ctx.store.users.get(bob.id)).toMatchObject({ scope: '/bob', commands: ['ls', 'echo'] });
     await t.login('bob');
   });
 
@@ -277,7 +277,7 @@ describe('PUT /api/users/{id}', () => {
     });
     expect(res.statusCode).toBe(403);
     expect(res.body).toContain('last administrator');
-    expect(t.ctx.store.users.get(1)!.perm.admin).toBe(true);
+    expect((await t.ctx.store.users.get(1))!.perm.admin).toBe(true);
   });
 
   it('answers 409 when renaming onto an existing username', async () => {
@@ -295,7 +295,7 @@ describe('PUT /api/users/{id}', () => {
     });
     expect(res.statusCode).toBe(409);
     expect(res.body).toBe('409 Conflict (a user with this username already exists)\n');
-    expect(t.ctx.store.users.get(bob.id)!.username).toBe('bob');
+    expect((await t.ctx.store.users.get(bob.id))!.username).toBe('bob');
   });
 
   it('refuses an invalid regular expression in a user rule with 400 naming the rule', async () => {
@@ -318,7 +318,7 @@ describe('PUT /api/users/{id}', () => {
       expect(res.statusCode, which.join()).toBe(400);
       expect(res.body).toBe('400 Bad Request (user rule 2 has an invalid regular expression: \\.(jpg|png)\n');
     }
-    expect(t.ctx.store.users.get(bob.id)!.rules).toEqual([]);
+    expect((await t.ctx.store.users.get(bob.id))!.rules).toEqual([]);
   });
 
   it('checks the uploads limit on updates (1 to 10)', async () => {
@@ -336,7 +336,7 @@ describe('PUT /api/users/{id}', () => {
       expect(res.body).toContain('uploadsLimit');
     }
     expect((await put(10)).statusCode).toBe(200);
-    expect(t.ctx.store.users.get(bob.id)!.uploadsLimit).toBe(10);
+    expect((await t.ctx.store.users.get(bob.id))!.uploadsLimit).toBe(10);
   });
 
   it('never lets the last admin be demoted by a full replacement either', async () => {
@@ -368,7 +368,7 @@ describe('PUT /api/users/{id}', () => {
       },
     });
     expect(again.statusCode).toBe(200);
-    expect(t.ctx.store.users.get(1)!.perm.admin).toBe(false);
+    expect((await t.ctx.store.users.get(1))!.perm.admin).toBe(false);
   });
 });
 
@@ -385,7 +385,7 @@ describe('DELETE /api/users/{id}', () => {
     });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.body).toBe('400 Bad Request (the current password is incorrect)\n');
-    expect(t.ctx.store.users.get(bob.id)).toBeDefined();
+    expect(await t.ctx.store.users.get(bob.id)).toBeDefined();
   });
 
   it('refuses to delete the last admin, and 404s unknown users', async () => {
@@ -396,7 +396,7 @@ describe('DELETE /api/users/{id}', () => {
     });
     expect(last.statusCode).toBe(403);
     expect(last.body).toBe('403 Forbidden (the last administrator cannot be deleted)\n');
-    expect(t.ctx.store.users.get(1)).toBeDefined();
+    expect(await t.ctx.store.users.get(1)).toBeDefined();
     const unknown = await t.request(t.adminToken, {
       method: 'DELETE',
       url: '/api/users/77',
@@ -421,6 +421,6 @@ describe('DELETE /api/users/{id}', () => {
       payload: { current_password: USER_PASSWORD },
     });
     expect(self.statusCode).toBe(200);
-    expect(t.ctx.store.users.get(bob.id)).toBeUndefined();
+    expect(await t.ctx.store.users.get(bob.id)).toBeUndefined();
   });
 });

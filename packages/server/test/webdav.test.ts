@@ -55,9 +55,9 @@ describe('WebDAV protocol', () => {
     );
     expect((await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(207);
 
-    const ann = t.ctx.store.users.getByUsername('ann')!;
+    const ann = (await t.ctx.store.users.getByUsername('ann'))!;
     const { hashPassword } = await import('../src/auth/passwords.js');
-    t.ctx.store.users.update({ ...ann, passwordHash: await hashPassword('a-new-password-for-ann') });
+    await t.ctx.store.users.update({ ...ann, passwordHash: await hashPassword('a-new-password-for-ann') });
     expect((await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(401);
     const fresh = await dav('PROPFIND', '/dav/', {
       user: 'ann',
@@ -425,7 +425,7 @@ describe('WebDAV protocol', () => {
     const admin = await t.app
       .inject({ method: 'POST', url: '/api/login', payload: { username: 'admin', password: PASSWORD } })
       .then((r) => r.body);
-    const ann = t.ctx.store.users.getByUsername('ann')!;
+    const ann = (await t.ctx.store.users.getByUsername('ann'))!;
     const put = await t.req(admin, {
       method: 'PUT',
       url: `/api/users/${ann.id}`,

@@ -34,8 +34,8 @@ export async function createAccount(
   opts: { passwordIsHash?: boolean; createHome?: boolean } = {},
 ): Promise<StoredUser> {
   const settings = ctx.store.settings.get();
-  const username = checkUsername(data.username, ctx.store.users.list());
-  if (ctx.store.users.getByUsername(username))
+  const username = checkUsername(data.username, await ctx.store.users.list());
+  if (await ctx.store.users.getByUsername(username))
     throw new AppError('conflict', 'a user with this username already exists');
   checkFields(data);
 
@@ -88,14 +88,14 @@ export async function createAccount(
     ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
   if (wantsHome) {
     user.scope = homeScope(settings.userHomeBasePath, username);
-    const taken = ctx.store.users
-      .list()
-      .some((u) => usernameKey(normaliseScope(u.scope)) === usernameKey(user.scope));
+    const taken = (await ctx.store.users.list()).some(
+      (u) => usernameKey(normaliseScope(u.scope)) === usernameKey(user.scope),
+    );
     if (taken) throw new AppError('conflict', 'another user already owns this home folder');
   }
   user.scope = normaliseScope(user.scope || '/');
   await ensureScopeFolder(ctx, user.scope, settings.dirMode);
-  return ctx.store.users.create(user);
+  return await ctx.store.users.create(user);
 }
 
 /** Fields a user may change on their own account (contract 11.4). */
@@ -177,7 +177,7 @@ export async function updateAccount(
       }
       case 'username':
         if (data.username !== undefined && data.username !== target.username) {
-          const others = ctx.store.users.list().filter((u) => u.id !== target.id);
+          const others = (await ctx.store.users.list()).filter((u) => u.id !== target.id);
           next.username = checkUsername(data.username, others);
         }
         break;
@@ -207,7 +207,7 @@ export async function updateAccount(
     next.lockPassword = false;
   }
   checkPermissions(next.perm);
-  if (target.perm.admin && !next.perm.admin && ctx.store.users.countAdmins() <= 1) {
+  if (target.perm.admin && !next.perm.admin && (await ctx.store.users.countAdmins()) <= 1) {
     throw forbidden('the last administrator cannot be demoted');
   }
   if (next.scope !== target.scope) await ensureScopeFolder(ctx, next.scope, settings.dirMode);
@@ -218,7 +218,7 @@ export async function updateAccount(
   ) {
     revoke = true;
   }
-  return { user: ctx.store.users.update(next), revokeSessions: revoke };
+  return { user: await ctx.store.users.update(next), revokeSessions: revoke };
 }
 
 /** Any change counts: the token's copy of the permissions, which the interface acts on, is then wrong. */
@@ -232,17 +232,17 @@ function canonicalField(name: string): string {
   return name;
 }
 
-export function deleteAccount(ctx: AppContext, id: number): void {
-  const target = ctx.store.users.get(id);
+export async function deleteAccount(ctx: AppContext, id: number): Promise<void> {
+  const target = await ctx.store.users.get(id);
   if (!target) throw notFound();
-  if (target.perm.admin && ctx.store.users.countAdmins() <= 1) {
+  if (target.perm.admin && (await ctx.store.users.countAdmins()) <= 1) {
     throw forbidden('the last administrator cannot be deleted');
   }
-  ctx.store.users.transaction(() => {
+  await ctx.store.transaction(async (tx) => {
     // A removed account's links must not outlive it, nor pass to a later user with its id.
-    ctx.store.shares.deleteByUser(id);
+    tx.shares.deleteByUser(id);
     // The foreign key would take them too; said here so the rule does not hang on a pragma.
-    ctx.store.apiTokens.deleteByUser(id);
-    ctx.store.users.delete(id);
+    tx.apiTokens.deleteByUser(id);
+    await tx.users.delete(id);
   });
 }

@@ -75,27 +75,27 @@ function parse(value: string): { id: string; secret: string } | undefined {
  * so a fast hash is enough; it is compared in constant time. The caller has counted the guess
  * (`reservation`); a right one is forgiven.
  */
-export function verifyApiTokenSecret(
+export async function verifyApiTokenSecret(
   ctx: AppContext,
   value: string,
   reservation: Reservation,
   now = Date.now(),
-): ApiTokenGrant {
+): Promise<ApiTokenGrant> {
   const parts = parse(value);
   const token = parts && ctx.store.apiTokens.get(parts.id);
   const expected = token ? Buffer.from(token.secretHash, 'hex') : crypto.randomBytes(32);
   const given = hashSecret(parts?.secret ?? value);
   if (!crypto.timingSafeEqual(expected, given) || !token) throw unauthorized('the API token is not valid');
-  const grant = liveGrant(ctx, token, now);
+  const grant = await liveGrant(ctx, token, now);
   reservation.succeeded(now);
   if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) ctx.store.apiTokens.touch(token.id, now);
   return grant;
 }
 
 /** What a token whose secret was checked may do now: 401 once it expired or its owner is gone. */
-function liveGrant(ctx: AppContext, token: StoredApiToken, now: number): ApiTokenGrant {
+async function liveGrant(ctx: AppContext, token: StoredApiToken, now: number): Promise<ApiTokenGrant> {
   if (token.expiresAt !== 0 && token.expiresAt <= now) throw unauthorized('the API token has expired');
-  const owner = ctx.store.users.get(token.userId);
+  const owner = await ctx.store.users.get(token.userId);
   if (!owner) throw unauthorized('the API token is not valid');
   return grantOf(owner, token);
 }
@@ -105,10 +105,14 @@ function liveGrant(ctx: AppContext, token: StoredApiToken, now: number): ApiToke
  * makes after the secret, run again for work that outlives that request (auth/caller.ts). 401
  * once the token was revoked or expired or its owner deleted.
  */
-export function currentApiTokenGrant(ctx: AppContext, id: string, now = Date.now()): ApiTokenGrant {
+export async function currentApiTokenGrant(
+  ctx: AppContext,
+  id: string,
+  now = Date.now(),
+): Promise<ApiTokenGrant> {
   const token = ctx.store.apiTokens.get(id);
   if (!token) throw unauthorized('the API token was revoked');
-  return liveGrant(ctx, token, now);
+  return await liveGrant(ctx, token, now);
 }
 
 function grantOf(owner: StoredUser, token: StoredApiToken): ApiTokenGrant {

@@ -52,7 +52,7 @@ export function callerFrom(
   let terms: string | undefined;
   const derive = async (): Promise<{ user: StoredUser & Confinement; grant?: ApiTokenGrant }> => {
     if (credential.kind === 'apiToken') {
-      const grant = currentApiTokenGrant(ctx, credential.tokenId);
+      const grant = await currentApiTokenGrant(ctx, credential.tokenId);
       return { user: grant.user, grant };
     }
     const current = await ctx.auth.currentSession(sessionId, credential.userId);

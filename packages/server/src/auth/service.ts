@@ -57,7 +57,7 @@ export class AuthService {
    * guess is counted and forgiven in one step, so parallel requests with a good token never
    * crowd each other out.
    */
-  verifyApiToken(secret: string, address: string): ApiTokenGrant {
+  async verifyApiToken(secret: string, address: string): Promise<ApiTokenGrant> {
     // A wrong token is a guess at a secret like a wrong password: counted with them.
     const attempt = this.throttle.reserve(
       address,
@@ -65,7 +65,7 @@ export class AuthService {
       undefined,
       'too many invalid API tokens, try again later',
     );
-    return verifyApiTokenSecret(this.ctx, secret, attempt);
+    return await verifyApiTokenSecret(this.ctx, secret, attempt);
   }
 
   /** POST /api/login: returns a fresh token or throws 403 (bad credentials) / 429 (too many tries). */
@@ -73,7 +73,7 @@ export class AuthService {
     const settings = this.ctx.store.settings.get();
     switch (settings.authMethod) {
       case 'noauth':
-        return this.issue(this.noauthUser());
+        return this.issue(await this.noauthUser());
       case 'proxy':
         return this.issue(await this.proxyUser(input));
       case 'json':
@@ -84,8 +84,9 @@ export class AuthService {
   }
 
   /** The account everyone is signed in as when the server has no authentication. */
-  noauthUser(): StoredUser {
-    const user = this.ctx.store.users.get(1) ?? this.ctx.store.users.list().find((u) => u.perm.admin);
+  async noauthUser(): Promise<StoredUser> {
+    const user =
+      (await this.ctx.store.users.get(1)) ?? (await this.ctx.store.users.list()).find((u) => u.perm.admin);
     if (!user) throw new AppError('internal', 'no user to sign in as');
     return user;
   }
@@ -122,7 +123,7 @@ export class AuthService {
       await spendPasswordCheckTime(password);
       throw forbidden();
     }
-    const user = this.ctx.store.users.getByUsername(username);
+    const user = await this.ctx.store.users.getByUsername(username);
     if (!user) {
       await spendPasswordCheckTime(password);
       throw forbidden();
@@ -138,7 +139,7 @@ export class AuthService {
     const raw = input.headers[header.toLowerCase()];
     const username = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
     if (!username) throw forbidden();
-    const existing = this.ctx.store.users.getByUsername(username);
+    const existing = await this.ctx.store.users.getByUsername(username);
     if (existing) return existing;
     return createAccount(this.ctx, { username }, randomPassword(22), 'proxy', { passwordIsHash: false });
   }
@@ -189,7 +190,7 @@ export class AuthService {
   private async sessionUser(sessionId: string, userId?: number): Promise<StoredUser | undefined> {
     const session = await this.ctx.store.sessions.get(sessionId);
     if (!session || (userId !== undefined && session.userId !== userId)) return undefined;
-    return this.ctx.store.users.get(session.userId);
+    return await this.ctx.store.users.get(session.userId);
   }
 
   /**
@@ -204,7 +205,7 @@ export class AuthService {
     const user = await this.sessionUser(latest, userId);
     if (!user) {
       throw unauthorized(
-        this.ctx.store.users.get(userId)
+        (await this.ctx.store.users.get(userId))
           ? 'the session it was started in has ended'
           : 'the user who started it no longer exists',
       );

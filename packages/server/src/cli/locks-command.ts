@@ -24,12 +24,12 @@ export function locksCommand(io: CliIO): Command {
     .argument('<token...>', 'the tokens of the locks to break (see "locks ls")')
     .description('break WebDAV locks: others may write there again')
     .action((tokens: string[], _opts, cmd: Command) =>
-      withStore(cmd, io, (opened) => {
+      withStore(cmd, io, async (opened) => {
         const ctx = commandContext(opened, io);
         const unknown = tokens.filter((t) => !ctx.store.davLocks.get(t));
         if (unknown.length > 0) throw new CliError(`no such lock: ${unknown.join(', ')} (see "locks ls")`);
         for (const token of tokens) {
-          const broken = breakLock(ctx, token)!;
+          const broken = (await breakLock(ctx, token))!;
           io.out(`Broke the lock of ${broken.username || 'a deleted user'} on ${broken.path}.\n`);
         }
       }),

@@ -26,7 +26,7 @@ export function rulesCommand(io: CliIO): Command {
     .option('-r, --regex', 'the rule is a regular expression')
     .description('add a rule')
     .action((pattern: string, opts: TargetOptions & { allow?: boolean; regex?: boolean }, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => {
+      withStore(cmd, io, async ({ store }) => {
         const rule: Rule = {
           regex: !!opts.regex,
           allow: !!opts.allow,
@@ -34,8 +34,8 @@ export function rulesCommand(io: CliIO): Command {
           regexp: opts.regex ? { raw: pattern } : null,
         };
         validateRules([rule], 'the');
-        const target = ruleTarget(store, opts);
-        target.save([...target.rules, rule]);
+        const target = await ruleTarget(store, opts);
+        await target.save([...target.rules, rule]);
         printRules(io, [...target.rules, rule]);
       }),
     );
@@ -43,7 +43,7 @@ export function rulesCommand(io: CliIO): Command {
   withTarget(rules.command('ls'))
     .description('list the rules')
     .action((opts: TargetOptions, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => printRules(io, ruleTarget(store, opts).rules)),
+      withStore(cmd, io, async ({ store }) => printRules(io, (await ruleTarget(store, opts)).rules)),
     );
 
   withTarget(rules.command('rm'))
@@ -58,13 +58,13 @@ export function rulesCommand(io: CliIO): Command {
         opts: TargetOptions & { index?: string },
         cmd: Command,
       ) =>
-        withStore(cmd, io, ({ store }) => {
+        withStore(cmd, io, async ({ store }) => {
           const start = first ?? opts.index;
           if (start === undefined) throw new CliError('give the index of the rule to remove');
-          const target = ruleTarget(store, opts);
+          const target = await ruleTarget(store, opts);
           const [i, j] = indexRange(start, last, target.rules.length, 'rules');
           const next = target.rules.filter((_r, k) => k < i || k > j);
-          target.save(next);
+          await target.save(next);
           printRules(io, next);
         }),
     );
@@ -74,25 +74,25 @@ export function rulesCommand(io: CliIO): Command {
 
 interface RuleTarget {
   rules: Rule[];
-  save(rules: Rule[]): void;
+  save(rules: Rule[]): Promise<unknown>;
 }
 
-function ruleTarget(store: Store, opts: TargetOptions): RuleTarget {
+async function ruleTarget(store: Store, opts: TargetOptions): Promise<RuleTarget> {
   if (opts.username !== undefined && opts.id !== undefined) {
     throw new CliError('give either --username or --id, not both');
   }
   const ref = opts.username ?? opts.id;
   if (ref !== undefined) {
     if (opts.id !== undefined && !/^\d+$/.test(opts.id)) throw new CliError(`"${opts.id}" is not a user id`);
-    const user = opts.id !== undefined ? findUser(store, opts.id) : findUserByName(store, ref);
+    const user = opts.id !== undefined ? await findUser(store, opts.id) : await findUserByName(store, ref);
     return { rules: user.rules, save: (rules) => store.users.update({ ...user, rules }) };
   }
   const settings = store.settings.get();
-  return { rules: settings.rules, save: (rules) => store.settings.save({ ...settings, rules }) };
+  return { rules: settings.rules, save: async (rules) => store.settings.save({ ...settings, rules }) };
 }
 
-function findUserByName(store: Store, username: string) {
-  const user = store.users.getByUsername(username);
+async function findUserByName(store: Store, username: string) {
+  const user = await store.users.getByUsername(username);
   if (!user) throw new CliError(`user "${username}" does not exist`);
   return user;
 }

@@ -57,7 +57,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   let app: FastifyInstance | undefined;
   // What this start created for the first administrator, taken back if the server cannot listen:
   // its password is shown only once, and only by a start that went on to serve.
-  let undoSetup = firstStart ? () => forgetDatabase(database, existedEmpty) : (): void => {};
+  let undoSetup: () => unknown = firstStart ? () => forgetDatabase(database, existedEmpty) : () => undefined;
   try {
     const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
     checkRootFolder(config.root);
@@ -75,7 +75,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
         serverRecordFromConfig(config, pick(explicit.values, ['disableImageResolutionCalc'])),
       );
       announce = () => announceAdmin(io, result.username, result.generatedPassword);
-    } else if (store.users.count() === 0) {
+    } else if ((await store.users.count()) === 0) {
       // A database made by `config init|import` without users: nobody could sign in.
       const username = (explicit.values.username as string | undefined) || 'admin';
       const admin = await createFirstAdmin(
@@ -84,7 +84,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
         explicit.values.password as string | undefined,
       );
       announce = () => announceAdmin(io, username, admin.generatedPassword);
-      undoSetup = () => void store.users.delete(admin.id);
+      undoSetup = () => store.users.delete(admin.id);
     }
     const listening = await listen(app, config);
     undoSetup = () => {};
@@ -116,10 +116,10 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     return running;
   } catch (err) {
     await app?.close();
-    if (!firstStart) undoSetup();
+    if (!firstStart) await undoSetup();
     store.close();
     // After closing: the first start's database goes as a whole, -wal folded in and removed.
-    if (firstStart) undoSetup();
+    if (firstStart) await undoSetup();
     lock.release();
     throw err;
   }

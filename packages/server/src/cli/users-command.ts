@@ -35,13 +35,15 @@ export function usersCommand(io: CliIO): Command {
 
   addStoreOptions(users.command('ls'))
     .description('list all users')
-    .action((_opts, cmd: Command) => withStore(cmd, io, ({ store }) => printUsers(io, store.users.list())));
+    .action((_opts, cmd: Command) =>
+      withStore(cmd, io, async ({ store }) => printUsers(io, await store.users.list())),
+    );
 
   addStoreOptions(users.command('find'))
     .argument('<id|username>')
     .description('show one user')
     .action((ref: string, _opts, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => printUsers(io, [findUser(store, ref)])),
+      withStore(cmd, io, async ({ store }) => printUsers(io, [await findUser(store, ref)])),
     );
 
   addOptions(addStoreOptions(users.command('update')), USER_OPTIONS)
@@ -52,7 +54,7 @@ export function usersCommand(io: CliIO): Command {
     .action((ref: string, opts: { password?: string; username?: string }, cmd: Command) =>
       withStore(cmd, io, async (opened) => {
         const ctx = commandContext(opened, io);
-        const target = findUser(opened.store, ref);
+        const target = await findUser(opened.store, ref);
         const values = flagValues(cmd, USER_OPTIONS);
         const { data, fields } = userChangesFromFlags(values, target.perm);
         if (fields.includes('sorting')) data.sorting = sortingFromFlags(values, target.sorting);
@@ -77,9 +79,9 @@ export function usersCommand(io: CliIO): Command {
     .argument('<id|username>')
     .description('delete a user (never the last administrator)')
     .action((ref: string, _opts, cmd: Command) =>
-      withStore(cmd, io, (opened) => {
-        const user = findUser(opened.store, ref);
-        deleteAccount(commandContext(opened, io), user.id);
+      withStore(cmd, io, async (opened) => {
+        const user = await findUser(opened.store, ref);
+        await deleteAccount(commandContext(opened, io), user.id);
         io.out(`User ${user.username} deleted.\n`);
       }),
     );
@@ -88,9 +90,9 @@ export function usersCommand(io: CliIO): Command {
     .argument('<file>', 'a .json, .yaml or .yml file')
     .description('write all users, with their password hashes, to a file (File Browser format)')
     .action((file: string, _opts, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => {
+      withStore(cmd, io, async ({ store }) => {
         formatOf(file);
-        writeExportFile(resolvePath(io, file), store.users.list().map(userToExport));
+        writeExportFile(resolvePath(io, file), (await store.users.list()).map(userToExport));
         io.out(`Users exported to ${file}\n`);
       }),
     );
@@ -109,12 +111,12 @@ export function usersCommand(io: CliIO): Command {
             path.dirname(opened.database),
             `users-backup-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
           );
-          writeExportFile(backup, store.users.list().map(userToExport));
+          writeExportFile(backup, (await store.users.list()).map(userToExport));
           io.out(`Current users saved to ${backup}\n`);
         }
         const counts = await store.transaction((tx) => importUsers(tx, list, opts));
         io.out(`Imported ${counts.created + counts.replaced} users (${counts.replaced} replaced).\n`);
-        if (store.users.countAdmins() === 0) {
+        if ((await store.users.countAdmins()) === 0) {
           io.err(
             'warning: no user is an administrator now; add one with "filebrowser users add --perm.admin"\n',
           );
@@ -125,8 +127,8 @@ export function usersCommand(io: CliIO): Command {
   return users;
 }
 
-export function findUser(store: Store, ref: string): StoredUser {
-  const user = /^\d+$/.test(ref) ? store.users.get(Number(ref)) : store.users.getByUsername(ref);
+export async function findUser(store: Store, ref: string): Promise<StoredUser> {
+  const user = /^\d+$/.test(ref) ? await store.users.get(Number(ref)) : await store.users.getByUsername(ref);
   if (!user) throw new CliError(`user "${ref}" does not exist`);
   return user;
 }
@@ -183,18 +185,18 @@ async function importUsers(
   opts: { overwrite?: boolean; replace?: boolean },
 ): Promise<{ created: number; replaced: number }> {
   if (opts.replace) {
-    for (const old of store.users.list()) {
+    for (const old of await store.users.list()) {
       // Links of a removed account must not pass to an imported user who gets its id.
       store.shares.deleteByUser(old.id);
       store.apiTokens.deleteByUser(old.id);
-      store.users.delete(old.id);
+      await store.users.delete(old.id);
     }
   }
   let created = 0;
   let replaced = 0;
   for (const { id, user } of list) {
-    const sameId = id ? store.users.get(id) : undefined;
-    const sameName = store.users.getByUsername(user.username);
+    const sameId = id ? await store.users.get(id) : undefined;
+    const sameName = await store.users.getByUsername(user.username);
     if (sameName && sameName.id !== sameId?.id) {
       throw new CliError(`username "${user.username}" is already taken by user ${sameName.id}`);
     }
@@ -204,13 +206,13 @@ async function importUsers(
           `user id ${id} (${sameId.username}) already exists: use --overwrite to replace it`,
         );
       }
-      store.users.update({ ...user, quota: user.quota ?? 0, id, updatedAt: Date.now() });
+      await store.users.update({ ...user, quota: user.quota ?? 0, id, updatedAt: Date.now() });
       await store.sessions.revokeUser(id);
       // An imported record may be another person: nothing made by the one it replaces carries over.
       store.apiTokens.deleteByUser(id);
       replaced++;
     } else {
-      store.users.create(user, id || undefined);
+      await store.users.create(user, id || undefined);
       created++;
     }
   }

@@ -70,7 +70,7 @@ async function authenticate(
   if (bearer !== undefined) {
     let grant: ApiTokenGrant;
     try {
-      grant = ctx.auth.verifyApiToken(bearer, request.ip);
+      grant = await ctx.auth.verifyApiToken(bearer, request.ip);
     } catch (err) {
       if (err instanceof AppError && (err.kind === 'unauthorized' || err.kind === 'too_many_requests')) {
         const token = apiTokenLabel(bearer);

@@ -74,7 +74,7 @@ export class PublicShares {
     if (!share) throw notFound();
     const token = await this.authorise(share, req);
 
-    const owner = this.ownerNow(share);
+    const owner = await this.ownerNow(share);
     // The owner's access as it is now: the item must still lie in the owner's scope, pass the
     // owner's rules and stay clear of the server's private paths, or the link serves nothing.
     const ownerAccess = await fileAccessFor(this.ctx, owner);
@@ -101,8 +101,8 @@ export class PublicShares {
   }
 
   /** The link's owner as stored now, refused when gone or no longer allowed to share. */
-  private ownerNow(share: StoredShare): StoredUser {
-    const owner = this.ctx.store.users.get(share.userId);
+  private async ownerNow(share: StoredShare): Promise<StoredUser> {
+    const owner = await this.ctx.store.users.get(share.userId);
     if (!owner) throw notFound();
     if (!may(owner.perm, 'share')) throw forbidden('the owner of this link may no longer share it');
     return owner;
@@ -130,7 +130,7 @@ export class PublicShares {
         ) {
           throw notFound('the link was removed or changed');
         }
-        const owner = this.ownerNow(share);
+        const owner = await this.ownerNow(share);
         if (accessTerms(this.ctx, owner) !== terms) {
           throw forbidden('the owner’s scope or rules changed since it started');
         }

@@ -129,7 +129,7 @@ export async function sharesFollowMove(
     if (share.rootId !== access.root.id) continue;
     const place = placeOf(share);
     if (!isInside(from, place)) continue;
-    const owner = ctx.store.users.get(share.userId);
+    const owner = await ctx.store.users.get(share.userId);
     const moved =
       to === undefined
         ? undefined

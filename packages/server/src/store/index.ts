@@ -51,7 +51,7 @@ export interface Store extends Repos {
 
 function reposOn(db: Db, sql: Sql): Repos {
   return {
-    users: new UsersRepo(db),
+    users: new UsersRepo(sql),
     settings: new SettingsRepo(db),
     sessions: new SessionsRepo(sql),
     shares: new SharesRepo(db),

@@ -1,4 +1,4 @@
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, PostgresAdapter, SqliteDialect, sql as raw } from 'kysely';
 import type { Db } from './db.js';
 import type { Schema } from './schema.js';
 
@@ -15,4 +15,26 @@ export type Dialect = 'sqlite' | 'postgres';
 /** The query layer over an open SQLite database; destroying it closes the database. */
 export function sqliteSql(db: Db): Sql {
   return new Kysely<Schema>({ dialect: new SqliteDialect({ database: db }) });
+}
+
+/** Which database `sql` (or a transaction on it) speaks. */
+export function dialectOf(sql: Sql): Dialect {
+  return sql.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
+
+/** A UNIQUE or PRIMARY KEY constraint refused a row, in either database. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * After a row was inserted with an id of its own (an import keeping ids): PostgreSQL's
+ * identity sequence does not see it and would hand the same id out again; SQLite's does.
+ */
+export async function afterExplicitId(sql: Sql, table: 'users'): Promise<void> {
+  if (dialectOf(sql) !== 'postgres') return;
+  await raw`SELECT setval(pg_get_serial_sequence(${table}, 'id'), (SELECT MAX(id) FROM ${raw.table(table)}))`.execute(
+    sql,
+  );
 }

@@ -1,7 +1,8 @@
 import type { Permissions, Rule, Sorting, User } from '@filebrowser/contract';
 import { conflict } from '../errors.js';
 import { usernameKey } from '../auth/usernames.js';
-import type { Db } from './db.js';
+import { sql } from 'kysely';
+import { afterExplicitId, isUniqueViolation, type Sql } from './sql.js';
 
 /** A user as the server keeps it: the wire User with the password hash instead of a password. */
 export interface StoredUser extends Omit<User, 'password' | 'uploadsLimit' | 'quota'> {
@@ -99,18 +100,22 @@ function fromRow(row: Row): StoredUser {
 
 /** The only module that reads or writes the users table. */
 export class UsersRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  list(): StoredUser[] {
-    return (this.db.prepare('SELECT * FROM users ORDER BY id').all() as Row[]).map(fromRow);
+  async list(): Promise<StoredUser[]> {
+    return (await this.sql.selectFrom('users').selectAll().orderBy('id').execute()).map(fromRow);
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+  async count(): Promise<number> {
+    const row = await this.sql
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  get(id: number): StoredUser | undefined {
-    const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as Row | undefined;
+  async get(id: number): Promise<StoredUser | undefined> {
+    const row = await this.sql.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     return row && fromRow(row);
   }
 
@@ -119,77 +124,74 @@ export class UsersRepo {
    * exactly as stored wins, so that accounts whose keys collided when the key was widened to NFKC
    * (see the schema migration) can still sign in by their own spelling.
    */
-  getByUsername(username: string): StoredUser | undefined {
+  async getByUsername(username: string): Promise<StoredUser | undefined> {
     const exact = username.normalize('NFC');
-    const row = this.db
-      .prepare(
-        'SELECT * FROM users WHERE username = ? OR username_key = ? ORDER BY username = ? DESC LIMIT 1',
-      )
-      .get(exact, usernameKey(username), exact) as Row | undefined;
+    const row = await this.sql
+      .selectFrom('users')
+      .selectAll()
+      .where((eb) => eb.or([eb('username', '=', exact), eb('username_key', '=', usernameKey(username))]))
+      .orderBy(sql`username = ${exact}`, 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row && fromRow(row);
   }
 
   /** Inserts a user; `id` may be given to keep ids when importing. Duplicate names or ids answer 409. */
-  create(user: NewUser, id?: number): StoredUser {
+  async create(user: NewUser, id?: number): Promise<StoredUser> {
     try {
-      const info = this.db
-        .prepare(
-          'INSERT INTO users (id, username, username_key, password_hash, profile, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .run(
-          id ?? null,
-          user.username,
-          usernameKey(user.username),
-          user.passwordHash,
-          JSON.stringify(toProfile(user)),
-          Date.now(),
-        );
-      return this.get(Number(info.lastInsertRowid))!;
+      const row = await this.sql
+        .insertInto('users')
+        .values({
+          ...(id === undefined ? {} : { id }),
+          username: user.username,
+          username_key: usernameKey(user.username),
+          password_hash: user.passwordHash,
+          profile: JSON.stringify(toProfile(user)),
+          updated_at: Date.now(),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (id !== undefined) await afterExplicitId(this.sql, 'users');
+      return fromRow(row);
     } catch (err) {
       throw translateUnique(err);
     }
   }
 
   /** Replaces a stored user by id. Duplicate names answer 409. */
-  update(user: StoredUser): StoredUser {
+  async update(user: StoredUser): Promise<StoredUser> {
     try {
-      this.db
-        .prepare(
+      const row = await this.sql
+        .updateTable('users')
+        .set({
+          username: user.username,
           // A kept name keeps its key: one that collided when keys were widened (see the
           // migrations) must not block every other change to that account.
-          `UPDATE users SET username = @username,
-             username_key = CASE WHEN username = @username THEN username_key ELSE @key END,
-             password_hash = @hash, profile = @profile, updated_at = @now WHERE id = @id`,
-        )
-        .run({
-          username: user.username,
-          key: usernameKey(user.username),
-          hash: user.passwordHash,
+          username_key: sql<string>`CASE WHEN username = ${user.username} THEN username_key ELSE ${usernameKey(user.username)} END`,
+          password_hash: user.passwordHash,
           profile: JSON.stringify(toProfile(user)),
-          now: Date.now(),
-          id: user.id,
-        });
-      return this.get(user.id)!;
+          updated_at: Date.now(),
+        })
+        .where('id', '=', user.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return fromRow(row);
     } catch (err) {
       throw translateUnique(err);
     }
   }
 
-  delete(id: number): boolean {
-    return this.db.prepare('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+  async delete(id: number): Promise<boolean> {
+    const result = await this.sql.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
-  countAdmins(): number {
-    return this.list().filter((u) => u.perm.admin).length;
-  }
-
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+  async countAdmins(): Promise<number> {
+    return (await this.list()).filter((u) => u.perm.admin).length;
   }
 }
 
 function translateUnique(err: unknown): unknown {
-  const code = (err as { code?: string }).code ?? '';
-  if (code.startsWith('SQLITE_CONSTRAINT')) return conflict('a user with this username already exists');
+  if (isUniqueViolation(err)) return conflict('a user with this username already exists');
   return err;
 }

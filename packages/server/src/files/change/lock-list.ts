@@ -20,17 +20,17 @@ export async function locksInForce(ctx: AppContext, opts: { sweep: boolean }): P
   };
   for (const lock of ctx.store.davLocks.all()) {
     if (opts.sweep && !(await liveFor(ctx, lock, lock.path, accessOf))) continue;
-    out.push(present(ctx, lock));
+    out.push(await present(ctx, lock));
   }
   return out;
 }
 
 /** Breaks a lock: its holder's next write through it is refused, and others may write. */
-export function breakLock(ctx: AppContext, token: string): DavLockInfo | undefined {
+export async function breakLock(ctx: AppContext, token: string): Promise<DavLockInfo | undefined> {
   const lock = ctx.store.davLocks.get(token);
   if (!lock) return undefined;
   ctx.store.davLocks.delete(token);
-  return present(ctx, lock);
+  return await present(ctx, lock);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -47,12 +47,12 @@ function ownerText(xml: string): string {
     .trim();
 }
 
-function present(ctx: AppContext, lock: DavLock): DavLockInfo {
+async function present(ctx: AppContext, lock: DavLock): Promise<DavLockInfo> {
   return {
     token: lock.token,
     path: lock.path,
     userID: lock.userId,
-    username: ctx.store.users.get(lock.userId)?.username ?? '',
+    username: (await ctx.store.users.get(lock.userId))?.username ?? '',
     scope: lock.scope,
     depth: lock.depth,
     owner: ownerText(lock.owner),

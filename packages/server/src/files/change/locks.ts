@@ -52,10 +52,12 @@ const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
 const timeText = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** "locked by alice through WebDAV until 2026-05-01T12:00:00Z". */
-export function lockedMessage(ctx: AppContext, locks: readonly DavLock[]): string {
-  const who = locks.map(
-    (l) =>
-      `${ctx.store.users.get(l.userId)?.username ?? 'a deleted user'} through WebDAV until ${timeText(l.expiresAt)}`,
+export async function lockedMessage(ctx: AppContext, locks: readonly DavLock[]): Promise<string> {
+  const who = await Promise.all(
+    locks.map(
+      async (l) =>
+        `${(await ctx.store.users.get(l.userId))?.username ?? 'a deleted user'} through WebDAV until ${timeText(l.expiresAt)}`,
+    ),
   );
   return `locked by ${[...new Set(who)].join(' and by ')}`;
 }
@@ -122,7 +124,7 @@ export class WriteLocks {
       }
     }
     if (unmet.length > 0) {
-      throw new LockedError([...new Set(unmet.map((l) => l.path))], lockedMessage(this.ctx, unmet));
+      throw new LockedError([...new Set(unmet.map((l) => l.path))], await lockedMessage(this.ctx, unmet));
     }
   }
 
@@ -152,7 +154,7 @@ export async function liveFor(
   place: string,
   accessOf: (user: StoredUser) => Promise<AccessView>,
 ): Promise<boolean> {
-  const holder = ctx.store.users.get(lock.userId);
+  const holder = await ctx.store.users.get(lock.userId);
   let reaches: ((p: string) => boolean) | undefined;
   if (holder && (may(holder.perm, 'modify') || may(holder.perm, 'create'))) {
     try {

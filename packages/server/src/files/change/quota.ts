@@ -197,7 +197,7 @@ export class QuotaLedger {
   /** Quotas by folder: the smallest non-zero quota of the users whose scope it is. */
   private async limits(access: AccessView): Promise<Limit[]> {
     const byScope = new Map<string, number>();
-    for (const user of this.ctx.store.users.list()) {
+    for (const user of await this.ctx.store.users.list()) {
       if (!(user.quota > 0)) continue;
       const place = await this.placeOf(access, user.scope);
       if (place === undefined) continue;

@@ -476,7 +476,7 @@ async function emptyTrashOf(ctx: AppContext, userId: number): Promise<number> {
 export async function purgeExpired(ctx: AppContext, now: number = Date.now()): Promise<number> {
   let purged = 0;
   for (const userId of ctx.store.trash.userIds()) {
-    if (!ctx.store.users.get(userId)) purged += await emptyTrashOf(ctx, userId);
+    if (!(await ctx.store.users.get(userId))) purged += await emptyTrashOf(ctx, userId);
   }
   const days = ctx.store.settings.get().trash.retentionDays;
   if (days <= 0) return purged;

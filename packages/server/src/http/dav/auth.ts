@@ -61,7 +61,7 @@ export async function davCredentials(
   if (isApiTokenSecret(secret)) {
     let grant: ApiTokenGrant;
     try {
-      grant = ctx.auth.verifyApiToken(secret, ip);
+      grant = await ctx.auth.verifyApiToken(secret, ip);
     } catch (err) {
       // With the challenge, so that the client asks its user again.
       if (err instanceof AppError && err.kind === 'unauthorized') throw challenge(err.message);
@@ -85,7 +85,7 @@ export async function davCredentials(
   const now = Date.now();
   const known = remembered.get(key);
   if (known && known.until > now) {
-    const user = ctx.store.users.get(known.userId);
+    const user = await ctx.store.users.get(known.userId);
     if (user && user.updatedAt === known.updatedAt) return user;
   }
   remembered.delete(key);
@@ -123,7 +123,7 @@ export async function davUser(
   const settings = ctx.store.settings.get();
   switch (settings.authMethod) {
     case 'noauth':
-      return ctx.auth.noauthUser();
+      return await ctx.auth.noauthUser();
     case 'proxy': {
       const header = settings.auther.header.toLowerCase();
       if (!header || !isTrustedAddress(request.socket.remoteAddress ?? '', ctx.config.trustedProxies)) {
@@ -131,7 +131,7 @@ export async function davUser(
       }
       const raw = request.headers[header];
       const name = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
-      const user = name ? ctx.store.users.getByUsername(name) : undefined;
+      const user = name ? await ctx.store.users.getByUsername(name) : undefined;
       if (!user) throw challenge();
       return user;
     }

@@ -39,7 +39,7 @@ export function lockRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         audit(request, { detail: request.params.token });
-        const broken = breakLock(ctx, request.params.token);
+        const broken = await breakLock(ctx, request.params.token);
         if (!broken) throw notFound('no such lock: it may have ended or been broken already');
         audit(request, { path: broken.path, detail: `${request.params.token} held by ${broken.username}` });
         return sendStatus(reply, 204);

@@ -75,7 +75,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         audit(request, { detail: request.params.id });
         const token = ctx.store.apiTokens.get(request.params.id);
         if (!token || (token.userId !== caller.id && !may(caller.perm, 'admin'))) throw notFound();
-        const owner = ctx.store.users.get(token.userId);
+        const owner = await ctx.store.users.get(token.userId);
         if (!owner) throw notFound();
         audit(request, { detail: `${token.id} ${token.name} of ${owner.username}` });
         revokeApiToken(ctx, owner, token.id);
@@ -94,7 +94,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const user = ctx.store.users.get(Number(request.params.id));
+        const user = await ctx.store.users.get(Number(request.params.id));
         if (!user) throw notFound();
         return listApiTokens(ctx, user);
       },

@@ -27,10 +27,10 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     }
   }
 
-  function target(id: string, caller: StoredUser): StoredUser {
+  async function target(id: string, caller: StoredUser): Promise<StoredUser> {
     const n = Number(id);
     if (n !== caller.id && !may(caller.perm, 'admin')) throw forbidden();
-    const user = ctx.store.users.get(n);
+    const user = await ctx.store.users.get(n);
     if (!user) throw notFound();
     return user;
   }
@@ -42,7 +42,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         config: { reach: ACCOUNT_CHANGES, needs: 'admin' },
         schema: { summary: 'every user (administrators)', response: { 200: Type.Array(User) } },
       },
-      async () => ctx.store.users.list().map((u) => presentUser(u, true)),
+      async () => (await ctx.store.users.list()).map((u) => presentUser(u, true)),
     );
 
     app.get(
@@ -57,7 +57,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const caller = currentUser(request);
-        return presentUser(target(request.params.id, caller), may(caller.perm, 'admin'));
+        return presentUser(await target(request.params.id, caller), may(caller.perm, 'admin'));
       },
     );
 
@@ -102,7 +102,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const caller = currentUser(request);
         const { what, which = [], current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
-        const user = target(request.params.id, caller);
+        const user = await target(request.params.id, caller);
         audit(request, { detail: `user ${user.username} (id ${user.id}): ${which.join(', ') || 'all'}` });
         const fields = which.map((w) => w.toLowerCase());
         const wholeRecord = fields.length === 0;
@@ -136,12 +136,12 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const caller = currentUser(request);
-        const user = target(request.params.id, caller);
+        const user = await target(request.params.id, caller);
         audit(request, { detail: `user ${user.username} (id ${user.id})` });
         const body = request.body as UserDeleteRequest | undefined;
         if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
         await requireCurrentPassword(caller, body.current_password);
-        deleteAccount(ctx, user.id);
+        await deleteAccount(ctx, user.id);
         // Their trash goes with them (the retention purge catches what this misses, or the CLI's).
         await emptyTrash(ctx, user).catch((err: unknown) =>
           ctx.log.warn({ err, user: user.id }, 'the trash of a deleted user could not be emptied'),
