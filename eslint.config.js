@@ -23,6 +23,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
       '@typescript-eslint/no-misused-promises': 'error',
+      // Awaiting what is not a promise hides which calls wait for the database and which do not.
+      '@typescript-eslint/await-thenable': 'error',
     },
   },
   {

@@ -45,7 +45,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     bcryptCost: 4,
     ...overrides,
   };
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   const { app, ctx } = await buildApp(config, store);
   await quickSetup(ctx, {
     username: ADMIN.username,

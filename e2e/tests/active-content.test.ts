@@ -88,7 +88,7 @@ beforeAll(async () => {
       `<script>${STEAL.replace(/</g, '&lt;')}</script><rect width="10" height="10"/></svg>`,
   );
   const s = server.ctx.store.settings.get();
-  server.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
+  await server.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
 });
 
 afterAll(async () => {

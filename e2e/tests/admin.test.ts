@@ -69,7 +69,7 @@ describe('user management', () => {
       await page.waitForURL((url) => /^\/settings\/users\/\d+$/.test(url.pathname));
       await screenshot(page, 'user-created');
 
-      const walter = server.ctx.store.users.getByUsername('walter');
+      const walter = await server.ctx.store.users.getByUsername('walter');
       expect(walter?.perm.admin).toBe(false);
       await page.getByRole('link', { name: 'User management' }).click();
       await page.getByRole('cell', { name: 'walter', exact: true }).waitFor();
@@ -169,7 +169,7 @@ describe('languages', () => {
       await page.getByRole('heading', { name: de.settings.profile.title, exact: true }).waitFor();
       await page.getByLabel(de.settings.language, { exact: true }).waitFor();
       expect(await page.getByRole('heading', { name: 'Profile settings' }).count()).toBe(0);
-      expect(server.ctx.store.users.getByUsername('greta')?.locale).toBe('de');
+      expect((await server.ctx.store.users.getByUsername('greta'))?.locale).toBe('de');
       await screenshot(page, 'profile-in-german');
 
       // The language belongs to the account: it is there again after signing in anew.

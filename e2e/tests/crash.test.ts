@@ -154,10 +154,10 @@ function stagingLeft(): string[] {
 }
 
 /** Records of writes or moves in progress, read from the database of a stopped server. */
-function recordsLeft(): { staging: number; moves: number } {
-  const store = openStore(path.join(data, 'fb.db'));
+async function recordsLeft(): Promise<{ staging: number; moves: number }> {
+  const store = await openStore(path.join(data, 'fb.db'));
   try {
-    return { staging: store.staging.all().length, moves: store.moves.all().length };
+    return { staging: (await store.staging.all()).length, moves: (await store.moves.all()).length };
   } finally {
     store.close();
   }
@@ -204,7 +204,7 @@ function manifest(top: string): Record<string, string> {
 async function expectClean(server: Server): Promise<void> {
   expect(stagingLeft()).toEqual([]);
   await stop(server);
-  expect(recordsLeft()).toEqual({ staging: 0, moves: 0 });
+  expect(await recordsLeft()).toEqual({ staging: 0, moves: 0 });
   expect(stagingLeft()).toEqual([]);
 }
 

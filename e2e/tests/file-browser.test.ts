@@ -280,9 +280,9 @@ describe('file browser', () => {
     await fs.writeFile(path.join(dir, 'alpha.txt'), 'x');
     await fs.writeFile(path.join(dir, 'beta.bin'), Buffer.alloc(50_000));
     await fs.writeFile(path.join(dir, 'gamma.txt'), 'x'.repeat(2000));
-    const admin = server.ctx.store.users.getByUsername(ADMIN.username);
+    const admin = await server.ctx.store.users.getByUsername(ADMIN.username);
     if (!admin) throw new Error('no admin');
-    server.ctx.store.users.update({ ...admin, viewMode: 'list', sorting: { by: 'name', asc: false } });
+    await server.ctx.store.users.update({ ...admin, viewMode: 'list', sorting: { by: 'name', asc: false } });
 
     const { context, page } = await newPage(browser);
     try {
@@ -302,7 +302,7 @@ describe('file browser', () => {
       );
       await page.getByRole('columnheader', { name: 'Size' }).getByRole('button').click();
       await expect.poll(names).toEqual(['folder', 'alpha.txt', 'gamma.txt', 'beta.bin']);
-      expect(server.ctx.store.users.getByUsername(ADMIN.username)?.sorting).toEqual({
+      expect((await server.ctx.store.users.getByUsername(ADMIN.username))?.sorting).toEqual({
         by: 'size',
         asc: true,
       });
@@ -310,7 +310,9 @@ describe('file browser', () => {
       // The view switch cycles list, mosaic, gallery and is saved too.
       await page.locator('.header [data-action="switch-view"]').click();
       await page.locator('.listing--mosaic').waitFor();
-      await expect.poll(() => server.ctx.store.users.getByUsername(ADMIN.username)?.viewMode).toBe('mosaic');
+      await expect
+        .poll(async () => (await server.ctx.store.users.getByUsername(ADMIN.username))?.viewMode)
+        .toBe('mosaic');
       await screenshot(page, 'files-view-mosaic');
 
       await page.reload();
@@ -323,12 +325,14 @@ describe('file browser', () => {
       await page.locator('.header [data-action="switch-view"]').click();
       await page.locator('.listing--gallery').waitFor();
       await expect
-        .poll(() => server.ctx.store.users.getByUsername(ADMIN.username)?.viewMode)
+        .poll(async () => (await server.ctx.store.users.getByUsername(ADMIN.username))?.viewMode)
         .toBe('mosaic gallery');
       await screenshot(page, 'files-view-gallery');
       await page.locator('.header [data-action="switch-view"]').click();
       await page.locator('.listing--list').waitFor();
-      await expect.poll(() => server.ctx.store.users.getByUsername(ADMIN.username)?.viewMode).toBe('list');
+      await expect
+        .poll(async () => (await server.ctx.store.users.getByUsername(ADMIN.username))?.viewMode)
+        .toBe('list');
     } finally {
       await context.close();
     }

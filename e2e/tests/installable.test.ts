@@ -52,7 +52,7 @@ describe('installable: Chromium offers to install the app', () => {
       const server = await startServer({ baseURL });
       servers.push(server);
       const s = server.ctx.store.settings.get();
-      server.ctx.store.settings.save({
+      await server.ctx.store.settings.save({
         ...s,
         branding: { ...s.branding, name: 'Team files', color: '#00796b' },
       });

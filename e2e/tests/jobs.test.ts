@@ -27,7 +27,7 @@ beforeAll(async () => {
   await fs.writeFile(path.join(bin, 'hold'), `#!/bin/sh\ncat '${gate}' > /dev/null\n`, { mode: 0o755 });
   server = await startServer({ disableExec: false, execPath: `${bin}:/usr/bin:/bin` });
   const settings = server.ctx.store.settings.get();
-  server.ctx.store.settings.save({
+  await server.ctx.store.settings.save({
     ...settings,
     commands: { ...settings.commands, before_copy: ['hold'] },
   } as StoredSettings);

@@ -27,7 +27,7 @@ describe('quota', () => {
       // Without a quota, the bar is the disk's.
       await page.getByRole('progressbar', { name: 'Disk usage' }).waitFor();
 
-      const id = server.ctx.store.users.getByUsername(ADMIN.username)!.id;
+      const id = (await server.ctx.store.users.getByUsername(ADMIN.username))!.id;
       await page.goto(`${server.url}/settings/users/${id}`);
       const quota = page.getByLabel('Storage quota (bytes)');
       await quota.fill(String(10 * 1024 * 1024));
@@ -37,7 +37,7 @@ describe('quota', () => {
       const renewed = page.waitForResponse((r) => r.url().endsWith('/api/renew'));
       await page.getByRole('button', { name: 'Save' }).click();
       expect((await renewed).status()).toBe(200);
-      expect(server.ctx.store.users.get(id)!.quota).toBe(10 * 1024 * 1024);
+      expect((await server.ctx.store.users.get(id))!.quota).toBe(10 * 1024 * 1024);
 
       // The usage answer is waited for (the first one walks the scope) before the bar is read.
       const answer = page.waitForResponse((r) => r.url().includes('/api/usage/'));

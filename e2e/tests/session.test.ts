@@ -108,7 +108,7 @@ describe('signing in and out', () => {
 
   it('signs up a new account when signup is allowed, without admin rights, in its own home folder', async () => {
     const settings = server.ctx.store.settings.get();
-    server.ctx.store.settings.save({ ...settings, signup: true, createUserDir: true });
+    await server.ctx.store.settings.save({ ...settings, signup: true, createUserDir: true });
     const { context, page } = await newPage(browser);
     try {
       await page.goto(`${server.url}/login`);
@@ -120,7 +120,7 @@ describe('signing in and out', () => {
       const alert = page.getByRole('alert');
       await alert.waitFor();
       expect(await alert.textContent()).toBe("Passwords don't match");
-      expect(server.ctx.store.users.getByUsername('newcomer')).toBeUndefined();
+      expect(await server.ctx.store.users.getByUsername('newcomer')).toBeUndefined();
 
       await page.getByLabel('Password confirmation').fill('a-long-signup-password');
       await screenshot(page, 'signup-form');
@@ -128,7 +128,7 @@ describe('signing in and out', () => {
       await page.waitForURL((url) => url.pathname === '/files/');
       await page.getByRole('link', { name: 'Settings' }).waitFor();
 
-      const user = server.ctx.store.users.getByUsername('newcomer');
+      const user = await server.ctx.store.users.getByUsername('newcomer');
       expect(user?.perm.admin).toBe(false);
       expect(user?.perm.execute).toBe(false);
       expect(user?.scope).toBe('/users/newcomer');
@@ -138,7 +138,7 @@ describe('signing in and out', () => {
       await page.waitForURL((url) => url.pathname === '/403');
     } finally {
       await context.close();
-      server.ctx.store.settings.save(settings);
+      await server.ctx.store.settings.save(settings);
     }
   });
 

@@ -196,8 +196,8 @@ describe(`concurrency soak: ${CLIENTS} clients × ${SECONDS} s in overlapping fo
       )) {
         expect(isIntact(await fs.readFile(f)), f).toBe(true);
       }
-      expect(server.ctx.store.staging.all()).toEqual([]);
-      expect(server.ctx.store.uploads.all()).toEqual([]);
+      expect(await server.ctx.store.staging.all()).toEqual([]);
+      expect(await server.ctx.store.uploads.all()).toEqual([]);
     },
     SECONDS * 1000 + 300_000,
   );

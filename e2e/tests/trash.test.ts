@@ -95,7 +95,7 @@ describe('trash', () => {
       await page.getByText('The trash is empty.').waitFor();
       await screenshot(page, 'trash-empty');
       expect(await onDisk('docs/old.txt')).toBe(false);
-      expect(server.ctx.store.trash.list(1)).toEqual([]);
+      expect(await server.ctx.store.trash.list(1)).toEqual([]);
       const trashDir = serverPaths(server.ctx.config).trashDir;
       const left = await fs.readdir(path.join(trashDir, '1')).catch(() => []);
       expect(left).toEqual([]);

@@ -24,7 +24,7 @@ export interface QuickSetupResult {
 export async function quickSetup(ctx: AppContext, opts: QuickSetupOptions): Promise<QuickSetupResult> {
   const settings = defaultSettings();
   if (opts.noauth) settings.authMethod = 'noauth';
-  ctx.store.settings.save(settings);
+  await ctx.store.settings.save(settings);
   const generatedPassword = opts.passwordHash ? undefined : randomPassword(12);
   // Random bytes need no check against the common passwords (a 15 MB list kept once loaded).
   const hash = opts.passwordHash || (await hashPassword(generatedPassword!, ctx.config.bcryptCost));

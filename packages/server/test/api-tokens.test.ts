@@ -119,7 +119,7 @@ describe('managing tokens', () => {
   });
 
   it('refuses a wrong current password, a bad name, expiry or folder, and stores nothing', async () => {
-    const before = t.ctx.store.apiTokens.countByUser(aliceId);
+    const before = await t.ctx.store.apiTokens.countByUser(aliceId);
     const attempt = (payload: Record<string, unknown>) =>
       t.request(alice, {
         method: 'POST',
@@ -147,7 +147,7 @@ describe('managing tokens', () => {
     expect([400, 404]).toContain(missing.statusCode);
     expect((await attempt({ folder: '/notes.txt' })).statusCode).toBe(400);
     expect((await attempt({ folder: '/../bob' })).statusCode).toBe(400);
-    expect(t.ctx.store.apiTokens.countByUser(aliceId)).toBe(before);
+    expect(await t.ctx.store.apiTokens.countByUser(aliceId)).toBe(before);
   });
 
   it('lets an administrator list and revoke anyone’s tokens, and nobody else', async () => {
@@ -164,11 +164,11 @@ describe('managing tokens', () => {
     // Someone else's token is not found for a non-administrator, and stays.
     const foreign = await t.request(alice, { method: 'DELETE', url: `/api/tokens/${adminsOwn.id}` });
     expect(foreign.statusCode).toBe(404);
-    expect(t.ctx.store.apiTokens.get(adminsOwn.id)).toBeDefined();
+    expect(await t.ctx.store.apiTokens.get(adminsOwn.id)).toBeDefined();
 
     const revoked = await t.request(t.adminToken, { method: 'DELETE', url: `/api/tokens/${made.id}` });
     expect(revoked.statusCode).toBe(200);
-    expect(t.ctx.store.apiTokens.get(made.id)).toBeUndefined();
+    expect(await t.ctx.store.apiTokens.get(made.id)).toBeUndefined();
     const gone = await bearer(made.secret, { method: 'GET', url: '/api/resources/' });
     expect(gone.statusCode).toBe(401);
   });
@@ -190,8 +190,8 @@ describe('managing tokens', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.body).toContain('API tokens cannot be used here');
     }
-    expect(t.ctx.store.apiTokens.get(other.id)).toBeDefined();
-    expect(t.ctx.store.apiTokens.listByUser(1).map((x) => x.name)).not.toContain('minted');
+    expect(await t.ctx.store.apiTokens.get(other.id)).toBeDefined();
+    expect((await t.ctx.store.apiTokens.listByUser(1)).map((x) => x.name)).not.toContain('minted');
     // Nor does a token end or renew a session.
     expect((await bearer(made.secret, { method: 'POST', url: '/api/logout' })).statusCode).toBe(403);
   });
@@ -245,14 +245,14 @@ describe('using tokens', () => {
     const made = await createToken(alice, { name: 'expiring', expiresInDays: 1 });
     expect((await bearer(made.secret, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(200);
     // A day later, as the check sees it.
-    const stored = t.ctx.store.apiTokens.get(made.id)!;
+    const stored = (await t.ctx.store.apiTokens.get(made.id))!;
     const reservation = { succeeded: () => undefined };
     await expect(verifyApiTokenSecret(t.ctx, made.secret, reservation, stored.expiresAt)).rejects.toThrow(
       /expired/,
     );
     // And over HTTP, with the expiry in the database already past.
-    t.ctx.store.apiTokens.delete(made.id);
-    t.ctx.store.apiTokens.create({ ...stored, expiresAt: Date.now() - 1 });
+    await t.ctx.store.apiTokens.delete(made.id, stored.userId);
+    await t.ctx.store.apiTokens.create({ ...stored, expiresAt: Date.now() - 1 });
     const res = await bearer(made.secret, { method: 'GET', url: '/api/resources/' });
     expect(res.statusCode).toBe(401);
     expect(res.body).toContain('expired');
@@ -277,7 +277,7 @@ describe('using tokens', () => {
     }
     expect(await fs.readFile(path.join(home, 'notes.txt'), 'utf8')).toBe('notes');
     expect((await fs.readdir(home)).sort()).toEqual(['docs', 'notes.txt', 'secret.txt']);
-    expect(t.ctx.store.shares.list(aliceId)).toEqual([]);
+    expect(await t.ctx.store.shares.list(aliceId)).toEqual([]);
   });
 
   it('refuses a password change and user administration to a read-only token', async () => {
@@ -443,8 +443,8 @@ describe('using tokens', () => {
       payload: { current_password: ADMIN_PASSWORD },
     });
     expect(res.statusCode).toBe(200);
-    expect(t.ctx.store.apiTokens.listByUser(carol.id)).toEqual([]);
-    expect(t.ctx.store.apiTokens.get(made.id)).toBeUndefined();
+    expect(await t.ctx.store.apiTokens.listByUser(carol.id)).toEqual([]);
+    expect(await t.ctx.store.apiTokens.get(made.id)).toBeUndefined();
     expect((await bearer(made.secret, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(401);
   });
 

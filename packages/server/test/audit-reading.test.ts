@@ -10,7 +10,7 @@ import { useAuditApp, t, alice, audit, count, as } from './audit-helpers.js';
 useAuditApp();
 
 describe('listing, filters and paging', () => {
-  beforeAll(() => {
+  beforeAll(async () => {
     // Records at known times, written through the same queue as requests'.
     const base = Date.UTC(2020, 0, 1);
     for (let i = 0; i < 25; i++) {
@@ -138,14 +138,14 @@ describe('retention', () => {
     });
     t.ctx.audit.record(rec(now - 10 * day));
     t.ctx.audit.record(rec(now - 2 * day));
-    t.ctx.audit.flush();
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 0 } });
+    await t.ctx.audit.flush();
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 0 } });
     await purgeExpiredAudit(t.ctx, now);
     expect((await audit({ user: 'retention-user' })).items).toHaveLength(2);
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 5 } });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 5 } });
     await purgeExpiredAudit(t.ctx, now);
     expect((await audit({ user: 'retention-user' })).items.map((e) => e.time)).toEqual([now - 2 * day]);
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 90 } });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), audit: { retentionDays: 90 } });
   });
 
   it('the setting is in the global settings, 90 days by default, checked', async () => {

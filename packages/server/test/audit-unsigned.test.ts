@@ -16,11 +16,11 @@ useAuditApp();
 
 describe('requests nobody signed in for', () => {
   /** Every record, oldest first, straight from the store (the listing would page). */
-  const all = (app: TestApp) => {
-    app.ctx.audit.flush();
-    return app.ctx.store.audit.list({}, 100_000).reverse();
+  const all = async (app: TestApp) => {
+    await app.ctx.audit.flush();
+    return (await app.ctx.store.audit.list({}, 100_000)).reverse();
   };
-  const bytes = (records: ReturnType<typeof all>) =>
+  const bytes = (records: Awaited<ReturnType<typeof all>>) =>
     records.reduce((n, r) => n + Object.values(r).reduce<number>((m, v) => m + String(v).length, 0), 0);
   const basic = (user: string, secret: string) =>
     'Basic ' + Buffer.from(`${user}:${secret}`).toString('base64');
@@ -30,7 +30,7 @@ describe('requests nobody signed in for', () => {
   it('leaves no record of a request refused before any credential was offered', async () => {
     const other = await startTestApp();
     try {
-      const before = all(other).length;
+      const before = (await all(other)).length;
       for (let i = 0; i < 200; i++) {
         const res = await other.app.inject({
           method: 'PUT',
@@ -50,7 +50,7 @@ describe('requests nobody signed in for', () => {
         const res = await other.app.inject({ method, url, remoteAddress: '198.51.100.20' });
         expect(res.statusCode, `${method} ${url}`).toBe(401);
       }
-      expect(all(other).slice(before)).toEqual([]);
+      expect((await all(other)).slice(before)).toEqual([]);
     } finally {
       await other.close();
     }
@@ -59,7 +59,7 @@ describe('requests nobody signed in for', () => {
   it('records a flood of sign-in attempts as a bounded number of records and bytes, then one summary per address', async () => {
     const other = await startTestApp();
     try {
-      const before = all(other).length;
+      const before = (await all(other)).length;
       const flood = [
         ...Array.from({ length: 1000 }, () => ({
           method: 'PUT' as const,
@@ -81,12 +81,12 @@ describe('requests nobody signed in for', () => {
         const res = await other.app.inject({ ...opts, remoteAddress: '198.51.100.30' });
         expect([401, 403, 429]).toContain(res.statusCode);
       }
-      const during = all(other).slice(before);
+      const during = (await all(other)).slice(before);
       expect(during.length).toBeLessThanOrEqual(ANONYMOUS_RECORDS_PER_ADDRESS);
       expect(bytes(during)).toBeLessThan(ANONYMOUS_RECORDS_PER_ADDRESS * 2 * 1024);
       // The rest is told in one record when the minute ends (here: when the server closes).
       await other.app.close();
-      const after = other.ctx.store.audit.list({}, 100_000).reverse().slice(before);
+      const after = (await other.ctx.store.audit.list({}, 100_000)).reverse().slice(before);
       const summaries = after.slice(during.length);
       expect(summaries).toHaveLength(1);
       expect(summaries[0]).toMatchObject({ address: '198.51.100.30', action: 'auth.login' });
@@ -101,7 +101,7 @@ describe('requests nobody signed in for', () => {
   it('keeps every field within its bound and free of control characters', async () => {
     const other = await startTestApp();
     try {
-      const before = all(other).length;
+      const before = (await all(other)).length;
       await other.app.inject({
         method: 'POST',
         url: '/api/login',
@@ -113,7 +113,7 @@ describe('requests nobody signed in for', () => {
       });
       // A signed-in user's request: its path is long and has line breaks too.
       await other.request(other.adminToken, { method: 'DELETE', url: '/api/resources' + longPath.slice(4) });
-      const records = all(other).slice(before);
+      const records = (await all(other)).slice(before);
       expect(records.map((r) => r.action)).toEqual(['auth.login', 'file.delete']);
       for (const r of records) {
         for (const [field, value] of Object.entries(r)) {
@@ -135,7 +135,7 @@ describe('requests nobody signed in for', () => {
   it('records failed WebDAV Basic and API token sign-ins as it records failed logins', async () => {
     const other = await startTestApp();
     try {
-      const before = all(other).length;
+      const before = (await all(other)).length;
       const from = '198.51.100.50';
       const token = `fbt_${'1'.repeat(16)}_${'B'.repeat(43)}`;
       const answers = [
@@ -166,16 +166,14 @@ describe('requests nobody signed in for', () => {
       ];
       expect(answers.map((a) => a.statusCode)).toEqual([403, 401, 401, 401]);
       expect(
-        all(other)
-          .slice(before)
-          .map(({ action, username, userId, address, status, detail }) => ({
-            action,
-            username,
-            userId,
-            address,
-            status,
-            detail,
-          })),
+        (await all(other)).slice(before).map(({ action, username, userId, address, status, detail }) => ({
+          action,
+          username,
+          userId,
+          address,
+          status,
+          detail,
+        })),
       ).toEqual([
         { action: 'auth.login', username: 'admin', userId: 0, address: from, status: 403, detail: '' },
         { action: 'auth.login', username: 'admin', userId: 0, address: from, status: 401, detail: 'webdav' },
@@ -205,20 +203,20 @@ describe('requests nobody signed in for', () => {
 describe('the writer', () => {
   it('writes a full batch on the next turn of the event loop, not per record', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-audit-log-'));
-    const store = openStore(path.join(base, 'fb.db'));
+    const store = await openStore(path.join(base, 'fb.db'));
     try {
       const log = new AuditLog(store.audit, t.ctx.log, { batchSize: 3, flushMs: 3_600_000 });
       const rec = (n: number) => ({ ...sample, path: `/${n}` });
       log.record(rec(1));
       log.record(rec(2));
-      expect(store.audit.list({}, 10)).toHaveLength(0);
+      expect(await store.audit.list({}, 10)).toHaveLength(0);
       log.record(rec(3));
-      expect(store.audit.list({}, 10)).toHaveLength(0);
+      expect(await store.audit.list({}, 10)).toHaveLength(0);
       await new Promise((resolve) => setImmediate(resolve));
-      expect(store.audit.list({}, 10).map((r) => r.path)).toEqual(['/3', '/2', '/1']);
+      expect((await store.audit.list({}, 10)).map((r) => r.path)).toEqual(['/3', '/2', '/1']);
       log.record(rec(4));
-      log.close();
-      expect(store.audit.list({}, 10)).toHaveLength(4);
+      await log.close();
+      expect(await store.audit.list({}, 10)).toHaveLength(4);
     } finally {
       store.close();
       await fs.rm(base, { recursive: true, force: true });
@@ -227,16 +225,16 @@ describe('the writer', () => {
 
   it('holds records while the database refuses them, up to its bound, dropping the oldest', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-audit-log-'));
-    const store = openStore(path.join(base, 'fb.db'));
+    const store = await openStore(path.join(base, 'fb.db'));
     try {
       const log = new AuditLog(store.audit, t.ctx.log, { batchSize: 100, flushMs: 3_600_000, maxQueued: 3 });
       store.db.exec('ALTER TABLE audit_log RENAME TO audit_log_away');
       for (let n = 1; n <= 5; n++) log.record({ ...sample, path: `/${n}` });
-      log.flush();
+      await log.flush();
       store.db.exec('ALTER TABLE audit_log_away RENAME TO audit_log');
-      log.flush();
-      expect(store.audit.list({}, 10).map((r) => r.path)).toEqual(['/5', '/4', '/3']);
-      log.close();
+      await log.flush();
+      expect((await store.audit.list({}, 10)).map((r) => r.path)).toEqual(['/5', '/4', '/3']);
+      await log.close();
     } finally {
       store.close();
       await fs.rm(base, { recursive: true, force: true });
@@ -248,7 +246,7 @@ describe('the writer', () => {
     try {
       await other.request(other.adminToken, { method: 'POST', url: '/api/resources/closing/' });
       await other.app.close();
-      expect(other.ctx.store.audit.list({ action: 'file.create' }, 10)).toHaveLength(1);
+      expect(await other.ctx.store.audit.list({ action: 'file.create' }, 10)).toHaveLength(1);
     } finally {
       await other.close();
     }
@@ -256,7 +254,7 @@ describe('the writer', () => {
 
   it('writes at most 151 records a minute of requests nobody signed in for, from however many addresses', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-audit-log-'));
-    const store = openStore(path.join(base, 'fb.db'));
+    const store = await openStore(path.join(base, 'fb.db'));
     try {
       const log = new AuditLog(store.audit, t.ctx.log, { flushMs: 3_600_000 });
       const attempt = (address: string) => ({
@@ -273,8 +271,8 @@ describe('the writer', () => {
       }
       // The next minute's first record brings the summaries of the one before.
       log.record(attempt('192.0.2.1'), minute + 60_000);
-      log.flush();
-      const records = store.audit.list({}, 100_000).reverse();
+      await log.flush();
+      const records = (await store.audit.list({}, 100_000)).reverse();
       expect(records).toHaveLength(100 + 50 + 1 + 1);
       expect(records.slice(0, 100).every((r) => r.detail === '')).toBe(true);
       const summaries = records.slice(100, 151);
@@ -285,7 +283,7 @@ describe('the writer', () => {
         detail: '9000 more requests nobody signed in for, from 450 other addresses in the last minute',
       });
       expect(records[151]).toMatchObject({ address: '192.0.2.1', detail: '' });
-      log.close();
+      await log.close();
     } finally {
       store.close();
       await fs.rm(base, { recursive: true, force: true });

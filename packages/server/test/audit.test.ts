@@ -234,11 +234,11 @@ describe('records of each kind', () => {
 
     const forGood = await takenOver('gone-for-good.txt');
     const settings = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...settings, trash: { ...settings.trash, enabled: false } });
+    await t.ctx.store.settings.save({ ...settings, trash: { ...settings.trash, enabled: false } });
     try {
       await restoreOver(forGood);
     } finally {
-      t.ctx.store.settings.save(settings);
+      await t.ctx.store.settings.save(settings);
     }
     expect(await last('file.delete', 'alice')).toMatchObject({
       path: '/gone-for-good.txt',

@@ -15,13 +15,13 @@ afterEach(async () => {
   captchaServer = undefined;
 });
 
-function useMethod(
+async function useMethod(
   app: TestApp,
   method: string,
   auther: Partial<ReturnType<TestApp['ctx']['store']['settings']['get']>['auther']> = {},
 ) {
   const s = app.ctx.store.settings.get();
-  app.ctx.store.settings.save({ ...s, authMethod: method, auther: { ...s.auther, ...auther } });
+  await app.ctx.store.settings.save({ ...s, authMethod: method, auther: { ...s.auther, ...auther } });
 }
 
 /** A stand-in for the reCAPTCHA verification service on loopback: accepts the response "good". */
@@ -47,12 +47,12 @@ describe('proxy auth', () => {
   it('signs in the user named by the header, creating them without admin or execute', async () => {
     t = await startTestApp();
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       createUserDir: true,
       defaults: { ...s.defaults, perm: { ...s.defaults.perm, admin: true, execute: true } },
     });
-    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -75,7 +75,7 @@ describe('proxy auth', () => {
 
   it('ignores the header from addresses that are not trusted proxies, and a missing header', async () => {
     t = await startTestApp();
-    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
     const foreign = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -90,7 +90,7 @@ describe('proxy auth', () => {
 
   it('believes the header from a trusted proxy that forwards the browser address, and only from it', async () => {
     t = await startTestApp();
-    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
     // nginx in front on loopback, passing the browser's address on.
     const behindProxy = await t.app.inject({
       method: 'POST',
@@ -114,8 +114,8 @@ describe('proxy auth', () => {
   it('gives auto-created users their home folder on disk', async () => {
     t = await startTestApp();
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, createUserDir: true, userHomeBasePath: '/homes' });
-    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    await t.ctx.store.settings.save({ ...s, createUserDir: true, userHomeBasePath: '/homes' });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -128,7 +128,7 @@ describe('proxy auth', () => {
 
   it('trusts configured proxy ranges', async () => {
     t = await startTestApp({ trustedProxies: ['10.1.0.0/16'] });
-    useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -142,7 +142,7 @@ describe('proxy auth', () => {
 describe('noauth', () => {
   it('signs everyone in as the first user', async () => {
     t = await startTestApp();
-    useMethod(t, 'noauth');
+    await useMethod(t, 'noauth');
     const res = await t.app.inject({ method: 'POST', url: '/api/login', payload: {} });
     expect(res.statusCode).toBe(200);
     expect((decodeJwt(res.body).user as { id: number }).id).toBe(1);
@@ -154,7 +154,7 @@ describe('reCAPTCHA', () => {
     const host = await startCaptcha();
     t = await startTestApp();
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       signup: true,
       auther: { ...s.auther, recaptcha: { host, key: 'site', secret: 'sekrit' } },

@@ -319,9 +319,9 @@ describe('POST /api/signup', () => {
   });
 
   describe('when enabled', () => {
-    beforeEach(() => {
+    beforeEach(async () => {
       const s = t.ctx.store.settings.get();
-      t.ctx.store.settings.save({
+      await t.ctx.store.settings.save({
         ...s,
         signup: true,
         createUserDir: true,
@@ -367,7 +367,7 @@ describe('POST /api/signup', () => {
 
     it('uses the default scope when home folders are off, still without admin or execute', async () => {
       const s = t.ctx.store.settings.get();
-      t.ctx.store.settings.save({
+      await t.ctx.store.settings.save({
         ...s,
         createUserDir: false,
         defaults: { ...s.defaults, scope: '/shared' },

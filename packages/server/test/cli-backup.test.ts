@@ -65,7 +65,7 @@ const digest = (file: string) => createHash('sha256').update(fs.readFileSync(fil
 
 /** The usernames in a database file, read with a connection of its own. */
 async function usernames(file: string): Promise<string[]> {
-  const store = openStore(file);
+  const store = await openStore(file);
   try {
     return (await store.users.list()).map((u) => u.username);
   } finally {

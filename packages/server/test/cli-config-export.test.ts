@@ -39,8 +39,8 @@ describe('config export and import', () => {
       const imported = await cli(['config', 'import', '-d', `from-${file}.db`, file]);
       expect(imported.err).toBe('');
       expect(imported.code).toBe(0);
-      const a = openStore(path.join(dir, 'a.db'));
-      const b = openStore(path.join(dir, `from-${file}.db`));
+      const a = await openStore(path.join(dir, 'a.db'));
+      const b = await openStore(path.join(dir, `from-${file}.db`));
       const { key: keyA, ...settingsA } = a.settings.get();
       const { key: keyB, ...settingsB } = b.settings.get();
       expect(settingsB).toEqual(settingsA);
@@ -219,7 +219,7 @@ auther:
       const r = await cli(['config', 'import', '-d', db, file]);
       expect(r.err).toBe('');
       expect(r.code).toBe(0);
-      const store = openStore(path.join(dir, db));
+      const store = await openStore(path.join(dir, db));
       const s = store.settings.get();
       expect(s).toMatchObject({
         signup: true,
@@ -268,7 +268,7 @@ auther:
 
   it('keeps the signing key of an existing database and turns hook auth into json with a warning', async () => {
     await cli(['config', 'init', '-d', 'fb.db']);
-    const store = openStore(path.join(dir, 'fb.db'));
+    const store = await openStore(path.join(dir, 'fb.db'));
     const key = store.settings.get().key;
     store.close();
     fs.writeFileSync(
@@ -282,7 +282,7 @@ auther:
     const r = await cli(['config', 'import', '-d', 'fb.db', 'hook.json']);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/^warning: hook authentication is not supported/);
-    const after = openStore(path.join(dir, 'fb.db'));
+    const after = await openStore(path.join(dir, 'fb.db'));
     expect(after.settings.get()).toMatchObject({ key, authMethod: 'json', auther: { command: 'check.sh' } });
     after.close();
   });

@@ -177,7 +177,7 @@ describe('config init, set, cat', () => {
       '9002',
     ]);
     expect(set.code).toBe(0);
-    const store = openStore(path.join(dir, 'fb.db'));
+    const store = await openStore(path.join(dir, 'fb.db'));
     const s = store.settings.get();
     expect(s).toMatchObject({ signup: false, minimumPasswordLength: 14 });
     expect(s.branding).toMatchObject({ name: 'Team files', theme: 'dark' });
@@ -242,7 +242,7 @@ describe('config init, set, cat', () => {
     expect((await cli(['config', 'cat', '-d', 'fb.db'])).out).toMatch(/WebDAV passwords:\s+false\n/);
     // Another flag leaves it as it is.
     expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
-    let store = openStore(path.join(dir, 'fb.db'));
+    let store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().webdavPasswords).toBe(false);
     store.close();
 
@@ -253,7 +253,7 @@ describe('config init, set, cat', () => {
     expect((await cli(['config', 'set', '-d', 'fb.db', '--webdavPasswords'])).out).toMatch(
       /WebDAV passwords:\s+true\n/,
     );
-    store = openStore(path.join(dir, 'fb.db'));
+    store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().webdavPasswords).toBe(true);
     store.close();
   });
@@ -263,17 +263,17 @@ describe('config init, set, cat', () => {
     const set = await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', 'find, env xargs,find']);
     expect(set.err).toBe('');
     expect(set.out).toMatch(/Unsafe commands:\s+find env xargs\n/);
-    let store = openStore(path.join(dir, 'fb.db'));
+    let store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
     store.close();
 
     expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
-    store = openStore(path.join(dir, 'fb.db'));
+    store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
     store.close();
 
     expect((await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', ''])).code).toBe(0);
-    store = openStore(path.join(dir, 'fb.db'));
+    store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual([]);
     store.close();
   });

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.js';
 import { runCli, type CliIO } from '../src/cli/index.js';
 import { loadConfig } from '../src/config/load.js';
 import type { ConfigPlaces } from '../src/config/sources.js';
-import { openStore } from '../src/store/index.js';
+import { openStore, type Store } from '../src/store/index.js';
 
 let dir: string;
 let places: ConfigPlaces;
@@ -42,11 +42,8 @@ async function expectError(argv: string[], message: RegExp) {
   expect(r.err.trim().split('\n')).toHaveLength(1);
 }
 
-async function withStore<T>(
-  fn: (store: ReturnType<typeof openStore>) => T | Promise<T>,
-  db = 'filebrowser.db',
-): Promise<T> {
-  const store = openStore(path.join(dir, db));
+async function withStore<T>(fn: (store: Store) => T | Promise<T>, db = 'filebrowser.db'): Promise<T> {
+  const store = await openStore(path.join(dir, db));
   try {
     return await fn(store);
   } finally {
@@ -56,7 +53,7 @@ async function withStore<T>(
 
 /** Signs in through the real HTTP API on the given database. */
 async function apiLogin(username: string, password: string, db = 'filebrowser.db'): Promise<number> {
-  const store = openStore(path.join(dir, db));
+  const store = await openStore(path.join(dir, db));
   const config = loadConfig([], {}, { ...places, persisted: store.settings.getServer() });
   const { app } = await buildApp(config, store);
   try {
@@ -335,12 +332,12 @@ describe('users export and import', () => {
       expiresAt: 0,
       lastUsedAt: 0,
     };
-    await withStore((s) => s.apiTokens.create(token));
+    await withStore(async (s) => await s.apiTokens.create(token));
     expect((await cli(['users', 'import', 'tokens.json', '--overwrite'])).code).toBe(0);
-    expect(await withStore((s) => s.apiTokens.listByUser(1))).toEqual([]);
-    await withStore((s) => s.apiTokens.create(token));
+    expect(await withStore(async (s) => await s.apiTokens.listByUser(1))).toEqual([]);
+    await withStore(async (s) => await s.apiTokens.create(token));
     expect((await cli(['users', 'import', 'tokens.json', '--replace'])).code).toBe(0);
-    expect(await withStore((s) => s.apiTokens.get(token.id))).toBeUndefined();
+    expect(await withStore(async (s) => await s.apiTokens.get(token.id))).toBeUndefined();
   });
 
   it('needs --overwrite for existing ids, refuses username clashes, and --replace keeps a backup', async () => {

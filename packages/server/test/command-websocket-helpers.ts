@@ -72,7 +72,7 @@ export async function startServer(): Promise<Server> {
     execPath: `${bin}:/usr/bin:/bin`,
     execSandbox: testExecSandbox(),
   };
-  const store = openStore(dbFile);
+  const store = await openStore(dbFile);
   const { app, ctx } = await buildApp(config, store);
   await quickSetup(ctx, { username: 'admin', passwordHash: await hashPassword(PASSWORD), noauth: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -191,8 +191,8 @@ export const as = (token: string) => ({ headers: { 'x-auth': token } });
 export const setCommands = async (commands: string[]) => {
   bob = await s.store.users.update({ ...(await s.store.users.get(bob.id))!, commands });
 };
-export const saveSettings = (patch: Partial<StoredSettings>) =>
-  s.store.settings.save({ ...s.store.settings.get(), ...patch });
+export const saveSettings = async (patch: Partial<StoredSettings>) =>
+  await s.store.settings.save({ ...s.store.settings.get(), ...patch });
 
 /**
  * Starts a server with bob (execute, an empty command list) and another user's secret before the
@@ -251,7 +251,7 @@ export function useCommandServer(): void {
     s.ctx.config.execTimeLimit = defaultConfig().execTimeLimit;
     s.ctx.config.execOutputLimit = defaultConfig().execOutputLimit;
     s.ctx.config.execPath = `${s.bin}:/usr/bin:/bin`;
-    saveSettings({ unsafeCommands: [], rules: [] });
+    await saveSettings({ unsafeCommands: [], rules: [] });
     // A fresh scope folder for each test, so "creates nothing" can be checked by listing it.
     await fs.rm(bobDir, { recursive: true, force: true });
     await fs.mkdir(bobDir, { recursive: true });

@@ -97,7 +97,7 @@ describe('command websocket', () => {
         'Command not allowed.',
       ]);
       await fs.mkdir(path.join(bobDir, 'private'));
-      saveSettings({ rules: [{ regex: false, allow: false, path: '/private', regexp: null }] });
+      await saveSettings({ rules: [{ regex: false, allow: false, path: '/private', regexp: null }] });
       expect((await run(`${s.url}/api/command/private`, 'pwd', as(bobToken))).lines).toEqual([
         'Command not allowed.',
       ]);

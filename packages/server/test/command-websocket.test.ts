@@ -144,7 +144,7 @@ describe('command websocket', () => {
 
     it('runs a deny-listed command an administrator named in unsafeCommands', async () => {
       await setCommands(['env']);
-      saveSettings({ unsafeCommands: ['env'] });
+      await saveSettings({ unsafeCommands: ['env'] });
       const r = await run(`${s.url}/api/command/`, 'env', as(bobToken));
       expect(r.code).toBe(1000);
       // The environment is minimal: nothing of the server's leaks into commands (the sandbox sets

@@ -68,7 +68,7 @@ export async function startFilesApp(
     webDist: path.join(base, 'web'),
     ...(typeof overrides === 'function' ? overrides(base) : overrides),
   };
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   const check = answerCheck();
   const { app, ctx, routes } = await buildApp(config, store, { onSend: check.onSend, ...build });
   check.install(app);
@@ -125,7 +125,7 @@ export async function testAccess(
     database: path.join(dbDir, 'filebrowser.db'),
     cacheDir: path.join(dbDir, 'cache'),
   };
-  const store = openStore(config.database);
+  const store = await openStore(config.database);
   const silent = { info() {}, warn() {}, error() {} };
   const ctx = { config, store, log: silent } as unknown as AppContext;
   const user = await createAccount(

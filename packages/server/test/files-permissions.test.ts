@@ -53,7 +53,7 @@ async function pendingUpload(userId: number, virtual: string, length: number): P
   const id = crypto.randomBytes(8).toString('hex');
   const staging = path.join(dir, `${id}.part`);
   await fs.writeFile(staging, '');
-  t.ctx.store.uploads.put({ id, userId, path: virtual, length, override: false, staging });
+  await t.ctx.store.uploads.put({ id, userId, path: virtual, length, override: false, staging });
 }
 
 const CASES: Case[] = [
@@ -266,7 +266,7 @@ async function resetFixture(): Promise<void> {
   await fs.writeFile(path.join(home, 'dir/b.txt'), 'beta');
   await fs.writeFile(path.join(home, 'dir/p.png'), png);
   await fs.writeFile(path.join(home, 'dir/s.srt'), '1\n00:00:01,000 --> 00:00:02,000\nHi\n');
-  for (const upload of t.ctx.store.uploads.all()) t.ctx.store.uploads.delete(upload.id);
+  for (const upload of await t.ctx.store.uploads.all()) await t.ctx.store.uploads.delete(upload.id);
 }
 
 beforeAll(async () => {

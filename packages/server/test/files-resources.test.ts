@@ -183,7 +183,7 @@ describe('GET /api/resources', () => {
 
   it('applies global rules before user rules, and regex rules', async () => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, rules: [denyRe('\\.md$')] });
+    await t.ctx.store.settings.save({ ...s, rules: [denyRe('\\.md$')] });
     expect((await t.get(bob, '/api/resources/docs/sub/b.md')).statusCode).toBe(403);
   });
 

@@ -61,7 +61,7 @@ export async function startTestApp(
     execSandbox: testExecSandbox(),
     ...overrides,
   };
-  const store = openStore(dbFile);
+  const store = await openStore(dbFile);
   const check = answerCheck();
   const { app, ctx } = await buildApp(config, store, { onSend: check.onSend, ...buildOptions });
   check.install(app);

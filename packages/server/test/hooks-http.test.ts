@@ -22,10 +22,10 @@ describe('event hooks around the file endpoints', () => {
   let token: string;
   let home: string;
 
-  const setHooks = (commands: Record<string, string[]>, shell: string[] = []) => {
+  const setHooks = async (commands: Record<string, string[]>, shell: string[] = []) => {
     const s = t.ctx.store.settings.get();
     const cleared = Object.fromEntries(Object.keys(s.commands).map((k) => [k, [] as string[]]));
-    t.ctx.store.settings.save({ ...s, shell, commands: { ...cleared, ...commands } } as StoredSettings);
+    await t.ctx.store.settings.save({ ...s, shell, commands: { ...cleared, ...commands } } as StoredSettings);
   };
   const log = async () => (await fs.readFile(logFile, 'utf8').catch(() => '')).trimEnd().split('\n');
   const req = (method: 'POST' | 'PUT' | 'DELETE' | 'PATCH', url: string, payload?: string) =>
@@ -55,7 +55,7 @@ describe('event hooks around the file endpoints', () => {
 
   beforeEach(async () => {
     t.ctx.config.disableExec = false;
-    setHooks({});
+    await setHooks({});
     await fs.rm(logFile, { force: true });
     await fs.rm(home, { recursive: true, force: true });
     await fs.mkdir(home);
@@ -63,7 +63,7 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('runs before and after hooks of a save with the real path as one argument', async () => {
-    setHooks({ before_save: ['log $FILE'], after_save: ['log $FILE'] });
+    await setHooks({ before_save: ['log $FILE'], after_save: ['log $FILE'] });
     const res = await req('PUT', '/api/resources/a.txt', 'new');
     expect(res.statusCode).toBe(200);
     const file = path.join(home, 'a.txt');
@@ -72,7 +72,7 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('a refusing before-hook answers 403 with its reason and changes nothing', async () => {
-    setHooks({ before_save: ['refuse'], before_delete: ['refuse'], before_upload: ['refuse'] });
+    await setHooks({ before_save: ['refuse'], before_delete: ['refuse'], before_upload: ['refuse'] });
     const save = await req('PUT', '/api/resources/a.txt', 'new');
     expect(save.statusCode).toBe(403);
     expect(save.body).toContain('the before_save hook refused the operation (exit status 3)');
@@ -90,7 +90,7 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('a failing after-hook leaves the operation reported as done, with a warning header', async () => {
-    setHooks({ after_delete: ['refuse'] });
+    await setHooks({ after_delete: ['refuse'] });
     const res = await req('DELETE', '/api/resources/a.txt');
     expect(res.statusCode).toBe(204);
     expect(decodeURIComponent(String(res.headers['x-hook-warning']))).toBe(
@@ -100,7 +100,7 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('gives copy and rename hooks the source and the destination', async () => {
-    setHooks({ before_copy: ['log $FILE $DESTINATION'], after_rename: ['log $FILE $DESTINATION'] });
+    await setHooks({ before_copy: ['log $FILE $DESTINATION'], after_rename: ['log $FILE $DESTINATION'] });
     expect((await req('PATCH', '/api/resources/a.txt?action=copy&destination=%2Fc.txt')).statusCode).toBe(
       200,
     );
@@ -114,14 +114,14 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('runs no hook for a request refused before the operation', async () => {
-    setHooks({ before_copy: ['log $FILE'], before_rename: ['log $FILE'] });
+    await setHooks({ before_copy: ['log $FILE'], before_rename: ['log $FILE'] });
     const bad = await req('PATCH', '/api/resources/a.txt?action=explode&destination=%2Fc.txt');
     expect(bad.statusCode).toBe(400);
     expect(await log()).toEqual(['']);
   });
 
   it('runs upload hooks around a resumable upload: before at creation, after at completion', async () => {
-    setHooks({ before_upload: ['log $FILE'], after_upload: ['log $FILE'] });
+    await setHooks({ before_upload: ['log $FILE'], after_upload: ['log $FILE'] });
     const target = path.join(home, 'big.bin');
     const create = await t.request(token, {
       method: 'POST',
@@ -146,7 +146,7 @@ describe('event hooks around the file endpoints', () => {
   });
 
   it('a refusing before_upload hook stops a resumable upload before anything is written', async () => {
-    setHooks({ before_upload: ['refuse'] });
+    await setHooks({ before_upload: ['refuse'] });
     const create = await t.request(token, {
       method: 'POST',
       url: '/api/tus/nope.bin',
@@ -154,12 +154,12 @@ describe('event hooks around the file endpoints', () => {
     });
     expect(create.statusCode).toBe(403);
     expect((await fs.readdir(home)).sort()).toEqual(['a.txt']);
-    expect(t.ctx.store.uploads.stale(Date.now() + 1)).toEqual([]);
+    expect(await t.ctx.store.uploads.stale(Date.now() + 1)).toEqual([]);
   });
 
   it('runs nothing while exec is disabled', async () => {
     t.ctx.config.disableExec = true;
-    setHooks({ before_save: ['refuse'] });
+    await setHooks({ before_save: ['refuse'] });
     expect((await req('PUT', '/api/resources/a.txt', 'new')).statusCode).toBe(200);
   });
 
@@ -203,7 +203,7 @@ describe('event hooks around the file endpoints', () => {
     };
 
     it('without a shell: each name is one argument of the hook', async () => {
-      setHooks({
+      await setHooks({
         before_upload: ['log $FILE'],
         after_upload: ['log "${FILE}"'],
         after_rename: ['log $FILE $DESTINATION'],
@@ -222,7 +222,7 @@ describe('event hooks around the file endpoints', () => {
     });
 
     it('with settings.shell: the names reach the shell as data in its environment', async () => {
-      setHooks(
+      await setHooks(
         {
           before_upload: ['log $FILE'],
           after_upload: ['log "$FILE"; echo "$FILE" > /dev/null'],

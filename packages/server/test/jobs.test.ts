@@ -37,11 +37,11 @@ async function makeBigFolder(dir: string): Promise<void> {
 const home = (...p: string[]) => path.join(t.root, 'ann', ...p);
 
 /** The audit records of a job's items (written now, not at the next batch). */
-function auditOf(jobId: string) {
-  t.ctx.audit.flush();
-  return t.ctx.store.audit
-    .list({ username: 'ann' }, 100)
-    .filter((r) => r.detail === `job ${jobId}` || r.detail.startsWith(`job ${jobId} `));
+async function auditOf(jobId: string) {
+  await t.ctx.audit.flush();
+  return (await t.ctx.store.audit.list({ username: 'ann' }, 100)).filter(
+    (r) => r.detail === `job ${jobId}` || r.detail.startsWith(`job ${jobId} `),
+  );
 }
 
 /** The next `finished` event of the job `id` (subscribed before the work can end). */
@@ -119,7 +119,7 @@ describe('copy and move jobs', () => {
     // A finished job is no longer among the running ones.
     expect((await t.get(ann, '/api/jobs')).json()).toEqual([]);
     // Its item is in the audit log as the same PATCH would have put it.
-    expect(auditOf(job.id)).toEqual([
+    expect(await auditOf(job.id)).toEqual([
       expect.objectContaining({ action: 'file.copy', path: '/big', destination: '/to/big', status: 200 }),
     ]);
   });
@@ -159,7 +159,7 @@ describe('copy and move jobs', () => {
     const del = await t.req(ann, { method: 'DELETE', url: `/api/jobs/${id}` });
     expect(del.statusCode).toBe(200);
     expect((del.json() as Job).state).toBe('cancelled');
-    expect(auditOf(id!)).toEqual([
+    expect(await auditOf(id!)).toEqual([
       expect.objectContaining({
         action: 'file.copy',
         path: '/big',

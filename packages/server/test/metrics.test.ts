@@ -130,7 +130,7 @@ describe('/metrics on a separate address', () => {
   it('serves metrics there without sign-in and nothing at /metrics of the main listener', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-metrics-'));
     await fs.mkdir(path.join(base, 'root'));
-    const store = openStore(path.join(base, 'fb.db'));
+    const store = await openStore(path.join(base, 'fb.db'));
     const { app, metricsListener } = await buildApp(
       {
         ...defaultConfig(),

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 /** Starts a second app over the same database and folders (the start after the crash), then stops it. */
 async function restart(app: FilesApp): Promise<void> {
-  const store = openStore(app.ctx.config.database);
+  const store = await openStore(app.ctx.config.database);
   const { app: next } = await buildApp(app.ctx.config, store);
   try {
     await next.ready();
@@ -78,7 +78,7 @@ async function leftMove(app: FilesApp, source?: (at: string) => Promise<void>) {
     stagingName: stagingName('docs'),
     destName: 'docs',
   };
-  const id = app.ctx.store.moves.add(record);
+  const id = await app.ctx.store.moves.add(record);
   return { home, from, to, record, id };
 }
 
@@ -96,7 +96,7 @@ describe('the start after a crash', () => {
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(from)).toEqual(['docs']);
     expect(await fs.readdir(to)).toEqual([]);
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 
   it('finishes a move whose copy was whole: the copy takes the name, the source goes', async () => {
@@ -104,13 +104,13 @@ describe('the start after a crash', () => {
     await t.user('bob');
     const { from, to, record, id } = await leftMove(t, source);
     await makeFolder(path.join(to, record.stagingName), 'the source');
-    t.ctx.store.moves.markCopied(id);
+    await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual(['docs']);
     expect(await fs.readdir(from)).toEqual([]);
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 
   it('finishes removing a source that was hidden and half removed when the process died', async () => {
@@ -120,24 +120,24 @@ describe('the start after a crash', () => {
     // Switched, then the source renamed to its hidden name and partly removed.
     await makeFolder(path.join(to, 'docs'), 'the source');
     await fs.mkdir(path.join(from, record.hiddenName, 'sub'), { recursive: true });
-    t.ctx.store.moves.markCopied(id);
+    await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(from)).toEqual([]);
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 
   it('keeps the source when no copy is to be found, whatever the record says', async () => {
     t = await startFilesApp();
     await t.user('bob');
     const { from, to, id } = await leftMove(t, (at) => makeFolder(at, 'the only one'));
-    t.ctx.store.moves.markCopied(id);
+    await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the only one', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual([]);
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 
   it('removes nothing that took the source’s name since the record was made', async () => {
@@ -148,12 +148,12 @@ describe('the start after a crash', () => {
     // The source went by other means, and a new folder took its name (or the database is a backup).
     await fs.rename(path.join(from, 'docs'), path.join(t.outside, 'old-docs'));
     await makeFolder(path.join(from, 'docs'), 'a new folder');
-    t.ctx.store.moves.markCopied(id);
+    await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'a new folder', link: 'sub/a.txt' });
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 
   it('never reaches through a link planted where a recorded folder was', async () => {
@@ -166,13 +166,13 @@ describe('the start after a crash', () => {
     // The source folder was replaced by a link to a folder outside the root.
     await fs.rm(record.sourceFolder, { recursive: true });
     await fs.symlink(path.join(t.outside, 'target'), record.sourceFolder);
-    t.ctx.store.moves.markCopied(id);
+    await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await fs.readFile(path.join(t.outside, 'target', record.hiddenName, 'keep.txt'), 'utf8')).toBe(
       'outside the root',
     );
-    expect(t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
   });
 });
 
@@ -192,8 +192,8 @@ describe('a folder moved onto an existing one', () => {
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'link', 'sub']);
     expect(await fs.readFile(path.join(home, 'into', 'docs', 'sub', 'a.txt'), 'utf8')).toBe('merged');
     expect(await fs.readdir(home)).toEqual(['into']);
-    expect(t.ctx.store.moves.all()).toEqual([]);
-    expect(t.ctx.store.staging.all()).toEqual([]);
+    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.staging.all()).toEqual([]);
   });
 });
 
@@ -228,8 +228,8 @@ describe('a move across file systems', () => {
     expect(await exists(path.join(m.home, 'docs'))).toBe(false);
     expect((await fs.readdir(m.home)).sort()).toEqual(['mnt']);
     expect(await fs.readdir(m.mnt)).toEqual(['docs']);
-    expect(t!.ctx.store.moves.all()).toEqual([]);
-    expect(t!.ctx.store.staging.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.all()).toEqual([]);
+    expect(await t!.ctx.store.staging.all()).toEqual([]);
   });
 
   it('replaces an existing file in one rename with override', async () => {
@@ -254,7 +254,7 @@ describe('a move across file systems', () => {
     expect(res.statusCode, res.body).toBe(403);
     expect((await fs.lstat(path.join(m.home, 'pipe'))).isFIFO()).toBe(true);
     expect(await fs.readdir(m.mnt)).toEqual([]);
-    expect(t!.ctx.store.moves.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.all()).toEqual([]);
   });
 
   it('onto a disk too small answers 507; the source stays whole and nothing is left on the disk', async () => {
@@ -268,7 +268,7 @@ describe('a move across file systems', () => {
     expect((await fs.readdir(path.join(m.home, 'docs'))).sort()).toEqual(['a.bin', 'b.bin']);
     expect((await fs.readFile(path.join(m.home, 'docs', 'b.bin'))).every((b) => b === 2)).toBe(true);
     expect(await fs.readdir(m.mnt)).toEqual([]);
-    expect(t!.ctx.store.moves.all()).toEqual([]);
-    expect(t!.ctx.store.staging.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.all()).toEqual([]);
+    expect(await t!.ctx.store.staging.all()).toEqual([]);
   });
 });

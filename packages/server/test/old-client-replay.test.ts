@@ -82,7 +82,7 @@ describe('the old web client, call by call', () => {
     expect(admin.jwt).not.toBe(before);
     expect(lastSeen('POST', '/api/renew')['content-type']).toBeUndefined();
 
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), signup: true });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), signup: true });
     const visitor = new OldClient(origin);
     await expectStatus(visitor.signup('carol', NEW_PASSWORD), 200);
     expect(await t.ctx.store.users.getByUsername('carol')).toBeDefined();
@@ -216,23 +216,23 @@ describe('the old web client, call by call', () => {
 
     const folder = await share(admin.share.create('/files/docs/'));
     expect(lastSeen('POST', '/api/share/docs/')['content-type']).toBe(TEXT);
-    expect(t.ctx.store.shares.get(folder.hash)).toMatchObject({
+    expect(await t.ctx.store.shares.get(folder.hash)).toMatchObject({
       path: '/docs/',
       expire: 0,
       passwordHash: '',
     });
 
     const guarded = await share(admin.share.create('/files/report.txt', 'secret'));
-    expect(t.ctx.store.shares.get(guarded.hash)!.passwordHash).not.toBe('');
+    expect((await t.ctx.store.shares.get(guarded.hash))!.passwordHash).not.toBe('');
 
     const now = Math.floor(Date.now() / 1000);
     const expiring = await share(admin.share.create('/files/docs/a.txt', '', '2', 'days'));
-    const { expire } = t.ctx.store.shares.get(expiring.hash)!;
+    const { expire } = (await t.ctx.store.shares.get(expiring.hash))!;
     expect(expire).toBeGreaterThanOrEqual(now + 2 * 86400 - 5);
     expect(expire).toBeLessThanOrEqual(now + 2 * 86400 + 60);
     const both = await share(admin.share.create('/files/report.txt', 'other', '30', 'minutes'));
-    expect(t.ctx.store.shares.get(both.hash)!.passwordHash).not.toBe('');
-    expect(t.ctx.store.shares.get(both.hash)!.expire).toBeGreaterThan(now);
+    expect((await t.ctx.store.shares.get(both.hash))!.passwordHash).not.toBe('');
+    expect((await t.ctx.store.shares.get(both.hash))!.expire).toBeGreaterThan(now);
 
     const listed = (await (await expectStatus(admin.share.list(), 200)).json()) as { hash: string }[];
     expect(listed.map((s) => s.hash).sort()).toEqual(
@@ -269,7 +269,7 @@ describe('the old web client, call by call', () => {
 
     await expectStatus(admin.share.remove(folder.hash), 200);
     expect(lastSeen('DELETE', `/api/share/${folder.hash}`)['content-type']).toBeUndefined();
-    expect(t.ctx.store.shares.get(folder.hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(folder.hash)).toBeUndefined();
   });
 
   it('lists, creates, uploads, saves, copies, moves, renames and deletes files', async () => {
@@ -456,7 +456,7 @@ describe('the old web client, call by call', () => {
     await firstChunkOnly('/files/up/cancelled.txt', true);
     expect(lastSeen('DELETE', '/api/tus/up/cancelled.txt')).toBeDefined();
     expect(await exists('up/cancelled.txt')).toBe(false);
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 });
 
@@ -481,7 +481,7 @@ describe('bodies as the old server read them', () => {
     }
     expect((await t.ctx.store.users.list()).map((u) => u.username)).toEqual(['admin']);
     expect(t.ctx.store.settings.get()).toEqual(settingsBefore);
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
   });
 
   it('reads JSON sent with no Content-Type or as a form, as scripts for the old server send it', async () => {
@@ -526,7 +526,7 @@ describe('bodies as the old server read them', () => {
     ).hash;
     const json = { 'Content-Type': 'application/json' };
     await expectStatus(send(`/api/share/${hash}`, { method: 'DELETE', headers: json }), 200);
-    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeUndefined();
     await expectStatus(send('/api/resources/made/', { method: 'POST', headers: json }), 200);
     expect(await exists('made')).toBe(true);
     const rename = '/api/resources/a.txt?action=rename&destination=%2Fb.txt&override=false&rename=false';
@@ -552,7 +552,7 @@ describe('bodies as the old server read them', () => {
     await fs.mkdir(onDisk('made'));
     const share = await expectStatus(send('/api/share/made/', { method: 'POST', headers: json }), 400);
     expect(await share.text()).toBe('400 Bad Request (a JSON body {password, expires, unit} is required)\n');
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
   });
 
   it('does not judge the body of a request no route takes', async () => {

@@ -191,7 +191,7 @@ describe('the page of the API document', () => {
 describe('the answer check of the tests', () => {
   it('fails an answer that does not validate against its declared schema', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-openapi-'));
-    const store = openStore(path.join(base, 'db', 'filebrowser.db'));
+    const store = await openStore(path.join(base, 'db', 'filebrowser.db'));
     const check = answerCheck();
     const { app } = await buildApp(
       {

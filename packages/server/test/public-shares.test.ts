@@ -291,12 +291,12 @@ describe('the owner’s live permissions and rules', () => {
   it('applies global and regex rules, and denies the whole link when its root is denied', async () => {
     const folder = await share('/docs/');
     const settings = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...settings, rules: [denyRe('\\.txt$')] });
+    await t.ctx.store.settings.save({ ...settings, rules: [denyRe('\\.txt$')] });
     const listing = (await pub(`/api/public/share/${folder}`)).json();
     expect(listing.items.map((i: { name: string }) => i.name)).toEqual(['secret', 'sub', '.hidden']);
     expect((await pub(`/api/public/dl/${folder}/a.txt`)).statusCode).toBe(403);
 
-    t.ctx.store.settings.save({ ...settings, rules: [deny('/docs')] });
+    await t.ctx.store.settings.save({ ...settings, rules: [deny('/docs')] });
     expect((await pub(`/api/public/share/${folder}`)).statusCode).toBe(403);
     expect((await pub(`/api/public/dl/${folder}`)).statusCode).toBe(403);
   });
@@ -345,7 +345,7 @@ describe('links follow their item', () => {
     await fs.mkdir(path.join(home, 'docs/sub'), { recursive: true });
     const listing = (await pub(`/api/public/share/${hash}`)).json();
     expect(listing.items.map((i: { name: string }) => i.name)).toEqual(['b.txt']);
-    expect(t.ctx.store.shares.get(hash)!.path).toBe('/archive/docs/sub/');
+    expect((await t.ctx.store.shares.get(hash))!.path).toBe('/archive/docs/sub/');
   });
 
   it('dies with a delete, even when the name comes back', async () => {
@@ -365,7 +365,7 @@ describe('links follow their item', () => {
 describe('expiry', () => {
   it('answers 404 for an expired link and removes it', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const expired = t.ctx.store.shares.create({
+    const expired = await t.ctx.store.shares.create({
       hash: 'expired-link-0123456789',
       path: '/docs/a.txt',
       rootId: 'default',
@@ -374,7 +374,7 @@ describe('expiry', () => {
       expire: now - 1,
       passwordHash: '',
     });
-    const live = t.ctx.store.shares.create({
+    const live = await t.ctx.store.shares.create({
       hash: 'live-link-0123456789abc',
       path: '/docs/a.txt',
       rootId: 'default',
@@ -388,7 +388,7 @@ describe('expiry', () => {
       expect(res.statusCode).toBe(404);
       expect(res.body).toBe('404 Not Found\n');
     }
-    expect(t.ctx.store.shares.get(expired.hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(expired.hash)).toBeUndefined();
     expect((await pub(`/api/public/dl/${live.hash}`)).body).toBe('hello world');
     expect((await pub('/api/public/share/')).statusCode).toBe(404);
     expect((await pub('/api/public/dl/unknown')).statusCode).toBe(404);
@@ -440,13 +440,13 @@ describe('password-protected links', () => {
   it('refuses an expired token and a token of another link', async () => {
     const hash = await share('/docs/', { password: PASSWORD });
     const other = await share('/docs/sub/', { password: PASSWORD });
-    const stored = t.ctx.store.shares.get(hash)!;
-    const expired = shareAccessToken(
+    const stored = (await t.ctx.store.shares.get(hash))!;
+    const expired = await shareAccessToken(
       t.ctx.store.shareGrants,
       stored,
       Date.now() - (ACCESS_TOKEN_SECONDS + 1) * 1000,
     );
-    const fresh = shareAccessToken(t.ctx.store.shareGrants, stored);
+    const fresh = await shareAccessToken(t.ctx.store.shareGrants, stored);
     for (const kind of ['share', 'dl']) {
       const res = await pub(`/api/public/${kind}/${hash}/a.txt?token=${expired}`);
       expect(res.statusCode).toBe(401);
@@ -458,7 +458,7 @@ describe('password-protected links', () => {
 
   it('leaves links without a password open and ignores tokens and passwords sent to them', async () => {
     const hash = await share('/docs/a.txt', { password: '   ' });
-    expect(t.ctx.store.shares.get(hash)!.passwordHash).toBe('');
+    expect((await t.ctx.store.shares.get(hash))!.passwordHash).toBe('');
     const res = await pub(`/api/public/share/${hash}?token=nonsense`, header('whatever'));
     expect(res.statusCode).toBe(200);
     expect(res.json().token).toBeUndefined();
@@ -487,7 +487,7 @@ describe('password guessing', () => {
       (await pub(`/api/public/dl/${hash}/a.txt`, { 'x-share-password': 'right' }, '10.0.0.1')).statusCode,
     ).toBe(429);
     // Someone who already entered the password keeps their token.
-    const token = shareAccessToken(t.ctx.store.shareGrants, t.ctx.store.shares.get(hash)!);
+    const token = await shareAccessToken(t.ctx.store.shareGrants, (await t.ctx.store.shares.get(hash))!);
     expect((await pub(`/api/public/dl/${hash}/a.txt?token=${token}`, {}, '10.0.0.1')).statusCode).toBe(200);
   });
 

@@ -125,7 +125,7 @@ describe('the quota refuses what does not fit, with 507 and nothing left behind'
     });
     expectRefused(res, '1.2 kB');
     expect(await namesBelow(file('bob'))).toEqual(['keep.bin']);
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 
   it('tus: a PATCH no longer fitting (the quota was lowered) drops the upload and its staging file', async () => {
@@ -147,7 +147,7 @@ describe('the quota refuses what does not fit, with 507 and nothing left behind'
       payload: bytes(500),
     });
     expectRefused(res, '200 B', '9 kB');
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
     expect(await namesBelow(serverPaths(t.ctx.config).uploadsDir)).toEqual([]);
     expect(await namesBelow(file('bob'))).toEqual(['keep.bin']);
   });
@@ -263,7 +263,7 @@ describe('the count follows every write without walking the tree', () => {
     expect((await usage()).used).toBe(750);
 
     // With the trash off, a delete is gone from the count at once.
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });
@@ -292,7 +292,7 @@ describe('the count follows every write without walking the tree', () => {
 
     const other = await takenOver('b.bin');
     expect((await usage()).used).toBe(2_800);
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });
@@ -329,7 +329,7 @@ describe('the count follows every write without walking the tree', () => {
       201,
     );
     expect((await usage()).used).toBe(1_200);
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });

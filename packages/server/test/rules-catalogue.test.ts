@@ -115,7 +115,7 @@ describe.each([
   });
 
   it('is hidden by a regex rule and reopened by an allow rule in the other form', async () => {
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), rules: [denyRe(`/${ruleName}/`)] });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), rules: [denyRe(`/${ruleName}/`)] });
     const home = path.join(t.root, 'bob');
     await tree(home, { [`${diskName}/x.txt`]: 'SECRET-X', [`${diskName}/pub/y.txt`]: 'open-y' });
     const bob = await t.user('bob', { rules: [allow(`/${ruleName}/pub`)] });
@@ -164,7 +164,7 @@ describe('path rules', () => {
   });
 
   it('are reopened by a later allow rule, and the user rules come after the global ones', async () => {
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), rules: [deny('/team')] });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), rules: [deny('/team')] });
     const bob = await t.user('bob', { rules: [allow('/team/public')] });
     await tree(path.join(t.root, 'bob'), { 'team/public/p.txt': 'public', 'team/secret.txt': 'SECRET' });
     // The denied folder itself stays closed (as in File Browser); the reopened part is reachable.

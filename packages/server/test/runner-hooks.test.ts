@@ -37,9 +37,13 @@ describe('event hooks', () => {
   let home: string;
   const config = () => t.ctx.config as ServerConfig;
 
-  const setHooks = (commands: Record<string, string[]>, shell: string[] = []) => {
+  const setHooks = async (commands: Record<string, string[]>, shell: string[] = []) => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, shell, commands: { ...s.commands, ...commands } } as StoredSettings);
+    await t.ctx.store.settings.save({
+      ...s,
+      shell,
+      commands: { ...s.commands, ...commands },
+    } as StoredSettings);
   };
   const record = async () => {
     try {
@@ -68,7 +72,7 @@ describe('event hooks', () => {
     config().disableExec = false;
     config().execTimeLimit = defaultConfig().execTimeLimit;
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       shell: [],
       commands: Object.fromEntries(Object.keys(s.commands).map((k) => [k, []])),
@@ -79,7 +83,7 @@ describe('event hooks', () => {
 
   it('substitutes variables as whole words only, and exports them', async () => {
     const file = path.join(home, 'a b.txt');
-    setHooks({
+    await setHooks({
       before_copy: [
         `record $FILE x$FILE \${FILE} '$FILE' "$FILE" \\$FILE $DESTINATION $SCOPE $TRIGGER $USERNAME $HOME $OTHER`,
       ],
@@ -110,13 +114,13 @@ describe('event hooks', () => {
   });
 
   it('gives DESTINATION the scope folder when the event has none', async () => {
-    setHooks({ after_delete: ['record $DESTINATION'] });
+    await setHooks({ after_delete: ['record $DESTINATION'] });
     await runHooks(t.ctx, bob, 'delete', 'after', { file: path.join(home, 'gone') });
     expect((await record())?.[0]).toBe(`arg=${home}`);
   });
 
   it('keeps the environment minimal', async () => {
-    setHooks({ after_save: ['envnames'] });
+    await setHooks({ after_save: ['envnames'] });
     await runHooks(t.ctx, bob, 'save', 'after', { file: path.join(home, 'x') });
     const names = (await fs.readFile(path.join(home, 'env-names.txt'), 'utf8')).trim().split('\n');
     // sh adds PWD (and some shells SHLVL, _); nothing of the server's own environment arrives.
@@ -136,7 +140,7 @@ describe('event hooks', () => {
     });
 
     it('without a shell: the name is one argument', async () => {
-      setHooks({ after_upload: ['record $FILE', 'record "$FILE" ${FILE}'] });
+      await setHooks({ after_upload: ['record $FILE', 'record "$FILE" ${FILE}'] });
       const report = await runHooks(t.ctx, bob, 'upload', 'after', { file });
       expect(report.warnings).toEqual([]);
       expect((await record())?.filter((l) => l.startsWith('arg='))).toEqual([
@@ -148,7 +152,7 @@ describe('event hooks', () => {
     });
 
     it('with settings.shell: the name reaches the shell as data in the environment', async () => {
-      setHooks(
+      await setHooks(
         {
           before_upload: [
             'echo $FILE > shell-1.txt',
@@ -166,7 +170,7 @@ describe('event hooks', () => {
   });
 
   it('aborts with a clear 403 when a blocking before-hook fails', async () => {
-    setHooks({ before_upload: ['refuse'] });
+    await setHooks({ before_upload: ['refuse'] });
     const err = await runHooks(t.ctx, bob, 'upload', 'before', { file: path.join(home, 'x') }).catch(
       (e) => e,
     );
@@ -176,7 +180,7 @@ describe('event hooks', () => {
   });
 
   it('stops at the first failing before-hook', async () => {
-    setHooks({ before_rename: ['refuse', 'record never'] });
+    await setHooks({ before_rename: ['refuse', 'record never'] });
     await expect(runHooks(t.ctx, bob, 'rename', 'before', { file: path.join(home, 'x') })).rejects.toThrow(
       /refused/,
     );
@@ -184,13 +188,13 @@ describe('event hooks', () => {
   });
 
   it('aborts with 500 when a before-hook cannot run or runs out of time', async () => {
-    setHooks({ before_save: ['no-such-program $FILE'] });
+    await setHooks({ before_save: ['no-such-program $FILE'] });
     const missing = await runHooks(t.ctx, bob, 'save', 'before', { file: path.join(home, 'x') }).catch(
       (e) => e,
     );
     expect(missing).toMatchObject({ status: 500 });
     config().execTimeLimit = 1;
-    setHooks({ before_save: ['sleep 5'] });
+    await setHooks({ before_save: ['sleep 5'] });
     const started = Date.now();
     const slow = await runHooks(t.ctx, bob, 'save', 'before', { file: path.join(home, 'x') }).catch((e) => e);
     expect(slow).toMatchObject({
@@ -201,14 +205,14 @@ describe('event hooks', () => {
   });
 
   it('reports a failing after-hook as a warning and does not throw', async () => {
-    setHooks({ after_save: ['refuse', 'record still-runs'] });
+    await setHooks({ after_save: ['refuse', 'record still-runs'] });
     const report = await runHooks(t.ctx, bob, 'save', 'after', { file: path.join(home, 'x') });
     expect(report.warnings).toEqual(['the after_save hook failed (exit status 3)']);
     expect((await record())?.[0]).toBe('arg=still-runs');
   });
 
   it('does not wait for a hook ending in &, and its failure never aborts', async () => {
-    setHooks({ before_delete: ['slowtouch &', 'refuse &'] });
+    await setHooks({ before_delete: ['slowtouch &', 'refuse &'] });
     const started = Date.now();
     await expect(runHooks(t.ctx, bob, 'delete', 'before', { file: path.join(home, 'x') })).resolves.toEqual({
       warnings: [],
@@ -225,7 +229,7 @@ describe('event hooks', () => {
 
   it('runs nothing when exec is disabled', async () => {
     config().disableExec = true;
-    setHooks({ before_upload: ['refuse'], after_upload: ['record x'] });
+    await setHooks({ before_upload: ['refuse'], after_upload: ['record x'] });
     await expect(runHooks(t.ctx, bob, 'upload', 'before', { file: path.join(home, 'x') })).resolves.toEqual({
       warnings: [],
     });

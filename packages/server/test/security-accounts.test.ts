@@ -215,7 +215,7 @@ describe('look-alike usernames', () => {
   });
 
   it('applies the same rule to signup', async () => {
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), signup: true });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), signup: true });
     const signup = (username: string) =>
       t.app.inject({
         method: 'POST',
@@ -262,7 +262,7 @@ describe('look-alike usernames in the CLI', () => {
     const rename = await cli(['users', 'update', 'bob', '--username', 'bob\u200b']);
     expect(rename.code).toBe(1);
     expect(rename.err).toContain('invisible or control character (U+200B)');
-    const store = openStore(path.join(dir, 'filebrowser.db'));
+    const store = await openStore(path.join(dir, 'filebrowser.db'));
     try {
       expect((await store.users.list()).map((u) => u.username)).toEqual(['admin', 'bob']);
     } finally {
@@ -287,7 +287,7 @@ describe('username keys in existing databases', () => {
       insert.run('Ｂｏｂ', 'ｂｏｂ');
       db.close();
 
-      const migrated = openStore(file);
+      const migrated = await openStore(file);
       try {
         expect((await migrated.users.getByUsername('Admin'))!.username).toBe('admin');
         expect((await migrated.users.getByUsername('ＡＤＭＩＮ'))!.username).toBe('ＡＤＭＩＮ');
@@ -344,7 +344,7 @@ describe('cross-site requests', () => {
     expect(fs.readFileSync(path.join(t.root, 'a.txt'), 'utf8')).toBe('keep me');
     expect(fs.readdirSync(t.root).sort()).toEqual(['a.txt']);
     expect((await t.ctx.store.users.list()).map((u) => [u.username, u.locale])).toEqual([['admin', 'en']]);
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
     // The session the cookie carried is alive.
     expect((await t.request(t.adminToken, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(200);
   });

@@ -274,7 +274,7 @@ describe('the branding folder', () => {
       await fs.writeFile(path.join(branding, 'img', name), body);
     await fs.writeFile(path.join(branding, 'custom.css'), 'body { color: red }');
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
+    await t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
   });
 
   it('serves logos and other img/ files as downloads are served: SVG sandboxed, scripts as text', async () => {

@@ -57,7 +57,7 @@ const stagingDir = () => serverPaths(t.ctx.config).uploadsDir;
 const stagingFiles = async () => (await fs.readdir(stagingDir()).catch(() => [] as string[])).sort();
 const pendingOf = async (username: string) => {
   const user = (await t.ctx.store.users.getByUsername(username))!;
-  return t.ctx.store.uploads.all().filter((u) => u.userId === user.id);
+  return (await t.ctx.store.uploads.all()).filter((u) => u.userId === user.id);
 };
 
 describe('upload limit options', () => {
@@ -182,7 +182,7 @@ describe('pending tus uploads', () => {
     expect(refused.body).toContain('more than the free space on the disk');
     await expect(fs.stat(path.join(t.root, 'alice', 'big'))).rejects.toThrow();
     expect(await stagingFiles()).toEqual([]);
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 });
 
@@ -194,7 +194,7 @@ describe('sweeping abandoned uploads', () => {
     expect((await patch(alice, '/old.txt', 0, 'half')).statusCode).toBe(204);
     expect((await post(alice, '/other.txt', 10)).statusCode).toBe(201);
     expect((await post(alice, '/third.txt', 10)).statusCode).toBe(429);
-    const staged = t.ctx.store.uploads.all().map((u) => u.staging);
+    const staged = (await t.ctx.store.uploads.all()).map((u) => u.staging);
     const now = Date.now();
 
     expect(await uploads.sweep(now)).toBe(0);
@@ -203,7 +203,7 @@ describe('sweeping abandoned uploads', () => {
 
     expect(await uploads.sweep(now + 601_000)).toBe(2);
     for (const file of staged) await expect(fs.stat(file)).rejects.toThrow();
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
     expect(await stagingFiles()).toEqual([]);
     expect((await t.request(alice, { method: 'HEAD', url: '/api/tus/old.txt' })).statusCode).toBe(404);
     await expect(fs.stat(path.join(t.root, 'alice', 'old.txt'))).rejects.toThrow();
@@ -215,7 +215,7 @@ describe('sweeping abandoned uploads', () => {
     const uploads = new ResumableUploads(t.ctx);
     expect((await post(alice, '/live.txt', 10)).statusCode).toBe(201);
     expect((await patch(alice, '/live.txt', 0, 'abc')).statusCode).toBe(204);
-    const [live] = t.ctx.store.uploads.all();
+    const [live] = await t.ctx.store.uploads.all();
     const now = Date.now();
     // Staging files left by a crash between their creation and their record: one old, one new.
     const oldOrphan = path.join(stagingDir(), 'old-orphan.part');
@@ -233,7 +233,7 @@ describe('sweeping abandoned uploads', () => {
     await fs.stat(newOrphan);
     await fs.stat(unrelated);
     await fs.stat(live!.staging);
-    expect(t.ctx.store.uploads.all()).toHaveLength(1);
+    expect(await t.ctx.store.uploads.all()).toHaveLength(1);
     // The offset is still there to resume from.
     const head = await t.request(alice, { method: 'HEAD', url: '/api/tus/live.txt' });
     expect(head.headers['upload-offset']).toBe('3');

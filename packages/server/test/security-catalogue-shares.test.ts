@@ -159,7 +159,7 @@ describe('folders the server makes for users', () => {
     await fs.symlink(t.outside, path.join(t.root, 'users'));
     const admin = await t.user('boss', { scope: '/', perm: { ...ALL, admin: true } });
     const before = await inventory(t.outside);
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       createUserDir: true,
       userHomeBasePath: '/users',

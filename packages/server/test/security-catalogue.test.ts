@@ -263,7 +263,7 @@ describe('path escapes through every endpoint that takes a path', () => {
     it(`${endpoint}: no outside byte out, no outside file in`, async () => {
       for (const [escape, p] of Object.entries(ESCAPES)) {
         await resetHome();
-        for (const upload of t.ctx.store.uploads.all()) t.ctx.store.uploads.delete(upload.id);
+        for (const upload of await t.ctx.store.uploads.all()) await t.ctx.store.uploads.delete(upload.id);
         const opts = request(p);
         const isPublic = opts.url!.toString().startsWith('/api/public/');
         const res = await send(port, isPublic ? undefined : eve, opts);

@@ -273,7 +273,7 @@ describe('a write meeting a full disk in the middle of its body', () => {
       headers: { 'x-auth': s.bob },
     });
     expect(deleted.status).toBe(204);
-    const [item] = s.small.app.ctx.store.trash.list(
+    const [item] = await s.small.app.ctx.store.trash.list(
       (await s.small.app.ctx.store.users.getByUsername('bob'))!.id,
     );
     await fillDisk(mnt, ROOM);
@@ -287,9 +287,9 @@ describe('a write meeting a full disk in the middle of its body', () => {
     expect(await everything(mnt)).toEqual(['.filler']);
     expect(await freeBytes(mnt)).toBe(before);
     expect(
-      s.small.app.ctx.store.trash
-        .list((await s.small.app.ctx.store.users.getByUsername('bob'))!.id)
-        .map((i) => i.id),
+      (
+        await s.small.app.ctx.store.trash.list((await s.small.app.ctx.store.users.getByUsername('bob'))!.id)
+      ).map((i) => i.id),
     ).toEqual([item!.id]);
     await stillServes(s);
   });

@@ -13,7 +13,7 @@ import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
 let t: TestApp;
 beforeEach(async () => {
   t = await startTestApp();
-  t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), createUserDir: true });
+  await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), createUserDir: true });
 });
 afterEach(() => t.close());
 

@@ -122,7 +122,7 @@ const changes: Array<{
   {
     what: 'its API token is revoked',
     as: 'apiToken',
-    act: async (who) => revokeApiToken(t.ctx, await user(who.userId), who.token!.id),
+    act: async (who) => await revokeApiToken(t.ctx, await user(who.userId), who.token!.id),
     status: 401,
     error: '401 Unauthorized (the API token was revoked)',
   },
@@ -198,9 +198,8 @@ describe('a renewal of the session', () => {
 describe('a move job', () => {
   it('stops within one item when its API token is revoked: the rest stays where it was', async () => {
     const who = await setUp('apiToken');
-    const job = await jobStoppedBy(who, moveAll, 0, async () =>
-      revokeApiToken(t.ctx, await user(who.userId), who.token!.id),
-    );
+    const owner = await user(who.userId);
+    const job = await jobStoppedBy(who, moveAll, 0, () => revokeApiToken(t.ctx, owner, who.token!.id));
     expect(job).toMatchObject({ state: 'failed', status: 401 });
     // Renames report no progress of their own: the totals' event came first, so nothing moved.
     expect(await fs.readdir(home('dest'))).toEqual([]);
@@ -317,7 +316,7 @@ describe('a share link’s archive', () => {
   it('is cut before its next member once the link is deleted', async () => {
     const hash = await shareOfSrc();
     const got = await download(hash, async () => {
-      t.ctx.store.shares.delete(hash);
+      await t.ctx.store.shares.delete(hash);
     });
     expect(got.complete).toBe(false);
     expect(got.bytes).toBeLessThan(total);

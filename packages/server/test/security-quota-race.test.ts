@@ -128,7 +128,7 @@ describe('a replacing write raced by a move of the file it replaces', () => {
       expect(await onDisk()).toEqual({ 'moved.bin': KEPT });
       expect(await fs.readFile(path.join(t.root, 'bob', 'moved.bin'))).toEqual(bytes(KEPT));
       expect(await usage()).toBe(KEPT);
-      expect(t.ctx.store.uploads.all()).toEqual([]);
+      expect(await t.ctx.store.uploads.all()).toEqual([]);
       expect(await fs.readdir(serverPaths(t.ctx.config).uploadsDir).catch(() => [])).toEqual([]);
       // And the count is the disk's: a recount finds the same.
       expect((await t.get(bob, '/api/usage/?recount=true')).json()).toMatchObject({ used: KEPT });

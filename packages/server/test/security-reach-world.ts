@@ -207,24 +207,24 @@ export async function buildWorld(): Promise<void> {
   if (!(await ctx.auth.verify(session).catch(() => undefined))) session = await login();
   const ownerId = (await ctx.store.users.getByUsername(owner))!.id;
   // What earlier requests left: uploads, trash, locks, props, users, tokens, settings.
-  for (const u of ctx.store.uploads.all()) {
-    ctx.store.uploads.delete(u.id);
+  for (const u of await ctx.store.uploads.all()) {
+    await ctx.store.uploads.delete(u.id);
     await fs.rm(u.staging, { force: true });
   }
   await ok(asSession({ method: 'DELETE', url: '/api/trash' }), 'empty the trash');
-  ctx.store.davLocks.removeWithin('default', '/');
-  ctx.store.davProps.remove('default', '/');
+  await ctx.store.davLocks.removeWithin('default', '/');
+  await ctx.store.davProps.remove('default', '/');
   for (const u of await ctx.store.users.list()) {
     if (!['admin', owner, 'spare'].includes(u.username)) await ctx.store.users.delete(u.id);
   }
   const keep = new Set([...Object.values(tokenIds), world?.spareTokenId]);
-  for (const tok of ctx.store.apiTokens.listByUser(ownerId)) {
-    if (!keep.has(tok.id)) ctx.store.apiTokens.delete(tok.id);
+  for (const tok of await ctx.store.apiTokens.listByUser(ownerId)) {
+    if (!keep.has(tok.id)) await ctx.store.apiTokens.delete(tok.id, ownerId);
   }
-  for (const s of ctx.store.shares.list(ownerId)) {
-    if (s.hash !== world?.shareHash) ctx.store.shares.delete(s.hash);
+  for (const s of await ctx.store.shares.list(ownerId)) {
+    if (s.hash !== world?.shareHash) await ctx.store.shares.delete(s.hash);
   }
-  ctx.store.settings.save(baselineSettings);
+  await ctx.store.settings.save(baselineSettings);
 
   await fs.rm(home(), { recursive: true, force: true });
   await fs.mkdir(path.join(home(), 'docs', 'sub'), { recursive: true });
@@ -241,7 +241,7 @@ export async function buildWorld(): Promise<void> {
   for (const p of ['/docs/trashed-inside.txt', `/trashed-${MARK}.txt`]) {
     await ok(asSession({ method: 'DELETE', url: `/api/resources${enc(p)}` }), `trash ${p}`);
   }
-  const items = ctx.store.trash.list(ownerId);
+  const items = await ctx.store.trash.list(ownerId);
   const trashInside = items.find((i) => i.path === '/docs/trashed-inside.txt')!.id;
   const trashOutside = items.find((i) => i.path === `/trashed-${MARK}.txt`)!.id;
 
@@ -263,7 +263,7 @@ export async function buildWorld(): Promise<void> {
   );
 
   let { shareHash, shareToken } = world ?? { shareHash: '', shareToken: '' };
-  if (!ctx.store.shares.get(shareHash)) {
+  if (!(await ctx.store.shares.get(shareHash))) {
     const share = await ok(
       asSession({ method: 'POST', url: '/api/share/docs', ...json({ password: SHARE_PASSWORD }) }),
       'share',
@@ -303,7 +303,7 @@ export async function buildWorld(): Promise<void> {
   }
   const spareUserId = (await ctx.store.users.getByUsername('spare'))!.id;
   let spareTokenId = world?.spareTokenId ?? '';
-  if (!ctx.store.apiTokens.get(spareTokenId)) spareTokenId = (await makeToken('spare', {})).id;
+  if (!(await ctx.store.apiTokens.get(spareTokenId))) spareTokenId = (await makeToken('spare', {})).id;
 
   // A job started from outside the folder (the session's), and one inside it (the token's).
   const known = (id: string | undefined) => id !== undefined && t.ctx.jobs.get({ id: ownerId }, id);
@@ -401,22 +401,22 @@ export async function inventory(): Promise<Inventory> {
     place(f.includes(`/${owner}/docs/`) || f.endsWith(`/${owner}/docs`), f);
   const inFolder = (rootPath: string) =>
     rootPath === `/${owner}/docs` || rootPath.startsWith(`/${owner}/docs/`);
-  for (const i of store.trash.list(ownerId)) place(inFolder(i.rootPath), `trash ${i.id}`);
-  for (const u of store.uploads.all()) {
+  for (const i of await store.trash.list(ownerId)) place(inFolder(i.rootPath), `trash ${i.id}`);
+  for (const u of await store.uploads.all()) {
     const size = await fs.stat(u.staging).then(
       (s) => s.size,
       () => -1,
     );
     place(u.path.startsWith('/docs/'), `upload ${u.path} ${u.id} ${size}`);
   }
-  for (const l of store.davLocks.related('default', '/')) place(inFolder(l.path), `lock ${l.path}`);
-  for (const [p, props] of store.davProps.listWithin('default', '/', true)) {
+  for (const l of await store.davLocks.related('default', '/')) place(inFolder(l.path), `lock ${l.path}`);
+  for (const [p, props] of await store.davProps.listWithin('default', '/', true)) {
     place(inFolder(p), `props ${p} ${props.length}`);
   }
   // What no folder token may change at all.
-  outside.push(...store.shares.list().map((s) => `share ${s.hash} ${s.rootPath}`));
+  outside.push(...(await store.shares.list()).map((s) => `share ${s.hash} ${s.rootPath}`));
   outside.push(...(await store.users.list()).map((u) => `user ${u.id} ${u.username} ${u.updatedAt}`));
-  outside.push(...store.apiTokens.listByUser(ownerId).map((k) => `token ${k.id}`));
+  outside.push(...(await store.apiTokens.listByUser(ownerId)).map((k) => `token ${k.id}`));
   outside.push(`settings ${JSON.stringify(store.settings.get())}`);
   const job = (id: string) => t.ctx.jobs.get({ id: ownerId }, id)?.job;
   if (world) outside.push(`job ${JSON.stringify(job(world.jobOutside))}`);

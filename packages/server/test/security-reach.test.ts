@@ -180,7 +180,7 @@ describe('what every caller reaches', () => {
 describe('a route without a declaration', () => {
   it('stops the server from starting, and so does one the policy could not serve as declared', async () => {
     const base = await fs.mkdtemp(path.join(t.base, 'undeclared-'));
-    const store = openStore(path.join(base, 'db', 'filebrowser.db'));
+    const store = await openStore(path.join(base, 'db', 'filebrowser.db'));
     try {
       const { app } = await buildApp(
         {

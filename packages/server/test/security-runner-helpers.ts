@@ -64,7 +64,7 @@ export async function startServer(sandbox: Mode, extra: Partial<ServerConfig> = 
     execSandbox: sandbox,
     ...extra,
   } as ServerConfig;
-  const store = openStore(dbFile);
+  const store = await openStore(dbFile);
   const { app, ctx } = await buildApp(config, store);
   await quickSetup(ctx, {
     username: 'admin',

@@ -72,7 +72,7 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
       PASSWORD,
       'cli',
     );
-    s.store.settings.save({ ...s.store.settings.get(), unsafeCommands: ['tar'] });
+    await s.store.settings.save({ ...s.store.settings.get(), unsafeCommands: ['tar'] });
     const adminToken = await login(s, 'admin');
     const aliceToken = await login(s, 'alice');
     bobToken = await login(s, 'bob');
@@ -285,7 +285,7 @@ describe('a rollback journal planted beside the database', () => {
       e.exec('ROLLBACK');
       e.close();
 
-      const store = openStore(dbFile);
+      const store = await openStore(dbFile);
       try {
         expect((await store.users.get(1))!.passwordHash).toBe(adminHash);
       } finally {

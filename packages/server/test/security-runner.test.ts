@@ -155,11 +155,11 @@ describe('runner and symbolic links', () => {
 
     it('refuses ln -s even when an administrator lists ln in unsafeCommands', async () => {
       const settings = t.ctx.store.settings.get();
-      t.ctx.store.settings.save({ ...settings, unsafeCommands: ['ln'] });
+      await t.ctx.store.settings.save({ ...settings, unsafeCommands: ['ln'] });
       try {
         expect(await refusal('ln -s note.txt x')).toBe('Command not allowed: ln -s creates symbolic links.');
       } finally {
-        t.ctx.store.settings.save(settings);
+        await t.ctx.store.settings.save(settings);
       }
     });
 

@@ -43,7 +43,7 @@ describe('deleting a shared folder', () => {
     await fs.writeFile(path.join(t.root, 'bob', 'a', 'f.txt'), 'NEW');
     for (const h of [hash, slashHash]) {
       expect((await publicFile(h)).statusCode).toBe(404);
-      expect(t.ctx.store.shares.get(h)).toBeUndefined();
+      expect(await t.ctx.store.shares.get(h)).toBeUndefined();
     }
   });
 

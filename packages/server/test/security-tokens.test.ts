@@ -42,7 +42,7 @@ describe('session tokens', () => {
     const expired = await adminTokenExpiring(-1);
     for (const method of ['json', 'proxy']) {
       const s = t.ctx.store.settings.get();
-      t.ctx.store.settings.save({
+      await t.ctx.store.settings.save({
         ...s,
         authMethod: method,
         auther: { ...s.auther, header: 'X-Remote-User' },
@@ -199,7 +199,7 @@ describe('a folder API token', () => {
       const res = await t.request(session, { method: 'DELETE', url: `/api/resources${p}` });
       expect(res.statusCode, res.body).toBe(204);
     }
-    const items = t.ctx.store.trash.list((await t.ctx.store.users.getByUsername('alice'))!.id);
+    const items = await t.ctx.store.trash.list((await t.ctx.store.users.getByUsername('alice'))!.id);
     const inside = items.find((i) => i.path === '/docs/inside.txt')!;
     const outside = items.find((i) => i.path === '/outside-secret.txt')!;
 
@@ -218,8 +218,8 @@ describe('a folder API token', () => {
     }
     const emptied = await bearer({ method: 'DELETE', url: '/api/trash' });
     expect(emptied.statusCode, emptied.body).toBe(204);
-    expect(t.ctx.store.trash.get(outside.id)).toBeDefined();
-    expect(t.ctx.store.trash.get(inside.id)).toBeUndefined();
+    expect(await t.ctx.store.trash.get(outside.id)).toBeDefined();
+    expect(await t.ctx.store.trash.get(inside.id)).toBeUndefined();
     const all = await t.request(session, { method: 'GET', url: '/api/trash' });
     expect(all.json<TrashItem[]>().map((i) => i.id)).toEqual([outside.id]);
     await expect(fs.stat(path.join(home(), 'outside-secret.txt'))).rejects.toThrow();

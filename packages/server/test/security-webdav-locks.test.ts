@@ -35,7 +35,8 @@ describe('dead properties and locks are bounded', () => {
     await tree({ 'b.txt': 'b' }, file('bob'));
   });
 
-  const stored = (place: string) => t.ctx.store.davProps.listWithin('default', place, false).get(place) ?? [];
+  const stored = async (place: string) =>
+    (await t.ctx.store.davProps.listWithin('default', place, false)).get(place) ?? [];
 
   it('refuses what passes a resource’s bounds: 507 for what it sets, 424 for the rest, nothing stored', async () => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`p${i}`, 'v']));
@@ -43,7 +44,7 @@ describe('dead properties and locks are bounded', () => {
     expect(tooMany.statusCode).toBe(207);
     expect(tooMany.body).toContain('HTTP/1.1 507 Insufficient Storage');
     expect(tooMany.body).toContain('at most 100 properties');
-    expect(stored('/ann/f.txt')).toEqual([]);
+    expect(await stored('/ann/f.txt')).toEqual([]);
 
     const mixed = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:remove><D:prop><Z:old/></D:prop></D:remove><D:set><D:prop><Z:big>${'x'.repeat(70 * 1024)}</Z:big></D:prop></D:set></D:propertyupdate>`;
     const tooBig = await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, mixed);
@@ -55,13 +56,13 @@ describe('dead properties and locks are bounded', () => {
       /<X:old xmlns:X="urn:z"\/><\/D:prop><D:status>HTTP\/1.1 424 Failed Dependency/,
     );
     expect(tooBig.body).toContain('at most 64 KiB');
-    expect(stored('/ann/f.txt')).toEqual([]);
+    expect(await stored('/ann/f.txt')).toEqual([]);
 
     const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`p${i}`, 'v']));
     expect((await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, setProps(hundred))).body).toContain('200 OK');
     const more = await dav('PROPPATCH', '/dav/f.txt', 'ann', {}, setProps({ extra: 'v' }));
     expect(more.body).toContain('507 Insufficient Storage');
-    expect(stored('/ann/f.txt')).toHaveLength(100);
+    expect(await stored('/ann/f.txt')).toHaveLength(100);
   });
 
   it('bounds what one user stores in all, copies included, and leaves others their own room', async () => {
@@ -73,12 +74,12 @@ describe('dead properties and locks are bounded', () => {
     const over = await dav('PROPPATCH', '/dav/n17.txt', 'ann', {}, setProps({ big }));
     expect(over.body).toContain('507 Insufficient Storage');
     expect(over.body).toContain('at most 1024 KiB in all');
-    expect(stored('/ann/n17.txt')).toEqual([]);
+    expect(await stored('/ann/n17.txt')).toEqual([]);
 
     const copy = await dav('COPY', '/dav/n0.txt', 'ann', { destination: '/dav/copy.txt' });
     expect(copy.statusCode).toBe(507);
     expect(await fs.readdir(file('ann'))).not.toContain('copy.txt');
-    expect(stored('/ann/copy.txt')).toEqual([]);
+    expect(await stored('/ann/copy.txt')).toEqual([]);
 
     expect((await dav('PROPPATCH', '/dav/b.txt', 'bob', {}, setProps({ big }))).body).toContain('200 OK');
     expect((await dav('PROPPATCH', '/dav/n0.txt', 'ann', {}, removeProp('big'))).body).toContain('200 OK');
@@ -97,7 +98,7 @@ describe('dead properties and locks are bounded', () => {
     );
     expect(refused.body).toContain('507 Insufficient Storage');
     expect(refused.body).toContain('Quota exceeded');
-    expect(stored('/carol/data.bin')).toEqual([]);
+    expect(await stored('/carol/data.bin')).toEqual([]);
 
     const kept = await dav('PROPPATCH', '/dav/data.bin', 'carol', {}, setProps({ p: 'x'.repeat(30 * 1024) }));
     expect(kept.body).toContain('200 OK');
@@ -120,12 +121,12 @@ describe('dead properties and locks are bounded', () => {
     }
     const seventeenth = await dav('LOCK', '/dav/f.txt', 'ann', { depth: '0' }, LOCKINFO('shared'));
     expect(seventeenth.statusCode).toBe(507);
-    expect(t.ctx.store.davLocks.countAt('default', '/ann/f.txt')).toBe(16);
+    expect(await t.ctx.store.davLocks.countAt('default', '/ann/f.txt')).toBe(16);
 
     const ann = (await t.ctx.store.users.getByUsername('ann'))!;
     const now = Date.now();
-    for (let i = 0; t.ctx.store.davLocks.countOfUser(ann.id) < 500; i++) {
-      t.ctx.store.davLocks.create({
+    for (let i = 0; (await t.ctx.store.davLocks.countOfUser(ann.id)) < 500; i++) {
+      await t.ctx.store.davLocks.create({
         token: `opaquelocktoken:00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
         rootId: 'default',
         path: `/ann/many/${i}`,
@@ -141,23 +142,23 @@ describe('dead properties and locks are bounded', () => {
     const over = await dav('LOCK', '/dav/g.txt', 'ann', {}, LOCKINFO());
     expect(over.statusCode).toBe(507);
     expect(over.body).toContain('500 WebDAV locks already');
-    expect(t.ctx.store.davLocks.related('default', '/ann/g.txt')).toEqual([]);
+    expect(await t.ctx.store.davLocks.related('default', '/ann/g.txt')).toEqual([]);
     // Another user is not held back by ann's count.
     expect((await dav('LOCK', '/dav/b.txt', 'bob', {}, LOCKINFO())).statusCode).toBe(200);
 
     // A week after it was taken a lock ends, refreshed or not: this one has an hour left.
     const WEEK = 7 * 24 * 3600_000;
-    const bobs = t.ctx.store.davLocks.related('default', '/bob/b.txt')[0]!;
+    const bobs = (await t.ctx.store.davLocks.related('default', '/bob/b.txt'))[0]!;
     const createdAt = Date.now() - WEEK + 3600_000;
-    t.ctx.store.davLocks.delete(bobs.token);
-    t.ctx.store.davLocks.create({ ...bobs, createdAt });
+    await t.ctx.store.davLocks.delete(bobs.token);
+    await t.ctx.store.davLocks.create({ ...bobs, createdAt });
     const refreshed = await dav('LOCK', '/dav/b.txt', 'bob', {
       if: `(<${bobs.token}>)`,
       timeout: 'Second-86400',
     });
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     expect(Number(/<D:timeout>Second-(\d+)<\/D:timeout>/.exec(refreshed.body)![1])).toBeLessThanOrEqual(3600);
-    expect(t.ctx.store.davLocks.get(bobs.token)!.expiresAt).toBeLessThanOrEqual(createdAt + WEEK);
+    expect((await t.ctx.store.davLocks.get(bobs.token))!.expiresAt).toBeLessThanOrEqual(createdAt + WEEK);
   });
 });
 
@@ -215,20 +216,20 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     let token = await annLocks('/dav/plan.txt', '0');
     await setUser('ann', { perm: { ...ALL, modify: false, create: false } });
     await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
+    expect(await t.ctx.store.davLocks.get(token)).toBeUndefined();
 
     await setUser('ann', { perm: ALL });
     token = await annLocks('/dav/plan.txt', '0');
     await setUser('ann', { rules: [deny('/plan.txt')] });
     await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
+    expect(await t.ctx.store.davLocks.get(token)).toBeUndefined();
 
     await setUser('ann', { rules: annUser.rules });
     token = await annLocks('/dav/plan.txt', '0');
     await fs.mkdir(file('elsewhere'));
     await setUser('ann', { scope: '/elsewhere' });
     await ok();
-    expect(t.ctx.store.davLocks.get(token)).toBeUndefined();
+    expect(await t.ctx.store.davLocks.get(token)).toBeUndefined();
   });
 
   it('the web API honours locks on every write, answering 423 with who holds them, and changes nothing', async () => {
@@ -305,8 +306,10 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     expect(
       (await t.req(bob, { method: 'PUT', url: '/api/resources/plan.txt', payload: 'b' })).statusCode,
     ).toBe(200);
-    t.ctx.audit.flush();
-    const broken = t.ctx.store.audit.list({ action: 'lock.break' }, 10).filter((r) => r.status === 204);
+    await t.ctx.audit.flush();
+    const broken = (await t.ctx.store.audit.list({ action: 'lock.break' }, 10)).filter(
+      (r) => r.status === 204,
+    );
     expect(broken).toMatchObject([{ username: 'boss', path: '/team/plan.txt' }]);
 
     let out = '';

@@ -104,7 +104,7 @@ describe('what an overwriting COPY or MOVE replaces', () => {
   });
 
   it('deletes for good with the trash off, still only with the delete permission', async () => {
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });
@@ -259,8 +259,8 @@ describe('XML bodies are bounded before they are parsed', () => {
       for (const { req } of hostile) req.destroy();
     }
     expect(xmlStats.parsed).toBe(parsed);
-    expect(t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false).size).toBe(0);
-    expect(t.ctx.store.davLocks.related('default', '/ann/f.txt')).toEqual([]);
+    expect((await t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false)).size).toBe(0);
+    expect(await t.ctx.store.davLocks.related('default', '/ann/f.txt')).toEqual([]);
   });
 
   it('refuses a flat body of too many elements or attributes with 400, unparsed', async () => {

@@ -203,7 +203,7 @@ describe('/api/settings', () => {
 
   it('keeps a colour imported from an old database that this form would refuse, until it is changed', async () => {
     const stored = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...stored, branding: { ...stored.branding, color: 'rgb(0, 0, 0)' } });
+    await t.ctx.store.settings.save({ ...stored, branding: { ...stored.branding, color: 'rgb(0, 0, 0)' } });
     const current = (await t.request(t.adminToken, { method: 'GET', url: '/api/settings' })).json();
     const res = await t.request(t.adminToken, {
       method: 'PUT',

@@ -80,7 +80,7 @@ describe('share management', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(status);
       expect(res.body).toContain(message);
     }
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
   });
 
   it('needs share and download permissions', async () => {
@@ -112,12 +112,12 @@ describe('share management', () => {
     const eve = await t.login('eve');
     const denied = await t.request(eve, { method: 'DELETE', url: `/api/share/${hash}` });
     expect(denied.statusCode).toBe(403);
-    expect(t.ctx.store.shares.get(hash)).toBeDefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeDefined();
     expect((await t.request(eve, { method: 'DELETE', url: '/api/share/nope' })).statusCode).toBe(404);
     expect((await t.request(t.adminToken, { method: 'DELETE', url: `/api/share/${hash}` })).statusCode).toBe(
       200,
     );
-    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeUndefined();
   });
 
   it('answers 400 for a delete without a hash and 403 to users who may not share', async () => {
@@ -129,7 +129,7 @@ describe('share management', () => {
     await t.ctx.store.users.update({ ...bob, perm: { ...bob.perm, share: false } });
     const denied = await t.request(await t.login('bob'), { method: 'DELETE', url: `/api/share/${hash}` });
     expect(denied.statusCode).toBe(403);
-    expect(t.ctx.store.shares.get(hash)).toBeDefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeDefined();
   });
 
   it('lists only the caller’s own links to a path', async () => {
@@ -153,7 +153,7 @@ describe('share management', () => {
     const s = (await share(bobToken, '/docs/a.txt', { expires: '1', unit: 'seconds' })).json();
     await new Promise((r) => setTimeout(r, 1100));
     expect((await t.request(bobToken, { method: 'GET', url: '/api/shares' })).json()).toEqual([]);
-    expect(t.ctx.store.shares.get(s.hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(s.hash)).toBeUndefined();
   });
 
   it('follows moves and renames, and dies with deletes', async () => {
@@ -170,12 +170,12 @@ describe('share management', () => {
       (await fs.realpath(path.join(t.root, 'bob'))) + '/docs',
       await fs.realpath(to),
     );
-    expect(t.ctx.store.shares.get(file.hash)!.path).toBe('/papers/a.txt');
-    expect(t.ctx.store.shares.get(folder.hash)!.path).toBe('/papers/');
-    expect(t.ctx.store.shares.get(adminLink.hash)!.path).toBe('/bob/papers/a.txt');
+    expect((await t.ctx.store.shares.get(file.hash))!.path).toBe('/papers/a.txt');
+    expect((await t.ctx.store.shares.get(folder.hash))!.path).toBe('/papers/');
+    expect((await t.ctx.store.shares.get(adminLink.hash))!.path).toBe('/bob/papers/a.txt');
     await fs.rm(to, { recursive: true });
     await sharesFollowDelete(t.ctx, bobAccess, (await fs.realpath(path.join(t.root, 'bob'))) + '/papers');
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
   });
 
   it('removes the links of a deleted user', async () => {
@@ -185,6 +185,6 @@ describe('share management', () => {
       url: `/api/users/${bobId}`,
       payload: { current_password: 'admin-password-for-tests' },
     });
-    expect(t.ctx.store.shares.list()).toEqual([]);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
   });
 });

@@ -78,19 +78,19 @@ describe('a staging file', () => {
     await fs.symlink(path.join(t.outside, 'target'), path.join(home, 'link'));
 
     // What a process killed in the middle of the write leaves in the database.
-    t.ctx.store.staging.add(home, left);
-    t.ctx.store.staging.add(path.join(home, 'link'), outsideFile);
-    t.ctx.store.staging.add(home, stagingName('gone.txt'));
-    expect(t.ctx.store.staging.all()).toHaveLength(3);
+    await t.ctx.store.staging.add(home, left);
+    await t.ctx.store.staging.add(path.join(home, 'link'), outsideFile);
+    await t.ctx.store.staging.add(home, stagingName('gone.txt'));
+    expect(await t.ctx.store.staging.all()).toHaveLength(3);
 
     // The next start over the same database.
-    const store = openStore(t.ctx.config.database);
+    const store = await openStore(t.ctx.config.database);
     const { app } = await buildApp(t.ctx.config, store);
     try {
       await app.ready();
       expect((await fs.readdir(home)).sort()).toEqual(['link', unrecorded].sort());
       expect(await fs.readFile(path.join(t.outside, 'target', outsideFile), 'utf8')).toBe('outside the root');
-      expect(store.staging.all()).toEqual([]);
+      expect(await store.staging.all()).toEqual([]);
     } finally {
       await app.close();
       store.close();
@@ -109,6 +109,6 @@ describe('a staging file', () => {
       url: '/api/resources/a.txt?action=copy&destination=%2Fb.txt',
     });
     expect(copy.statusCode).toBe(200);
-    expect(t.ctx.store.staging.all()).toEqual([]);
+    expect(await t.ctx.store.staging.all()).toEqual([]);
   });
 });

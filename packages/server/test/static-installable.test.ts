@@ -35,7 +35,7 @@ async function brandingFolder(files: Record<string, string>) {
     await fs.writeFile(path.join(folder, rel), content);
   }
   const s = t.ctx.store.settings.get();
-  t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: folder } });
+  await t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: folder } });
 }
 
 const manifest = async (url = '/manifest.json') => {
@@ -112,7 +112,10 @@ describe('/manifest.json', () => {
   it('takes the name and theme colour from the branding settings', async () => {
     await withWeb();
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, branding: { ...s.branding, name: 'Family "files"', color: 'teal' } });
+    await t.ctx.store.settings.save({
+      ...s,
+      branding: { ...s.branding, name: 'Family "files"', color: 'teal' },
+    });
     expect(await manifest()).toMatchObject({
       name: 'Family "files"',
       short_name: 'Family "files"',
@@ -123,7 +126,7 @@ describe('/manifest.json', () => {
   it('falls back to the default colour for one the page could not use', async () => {
     await withWeb();
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, branding: { ...s.branding, color: 'rgb(1, 2, 3)' } });
+    await t.ctx.store.settings.save({ ...s, branding: { ...s.branding, color: 'rgb(1, 2, 3)' } });
     expect((await manifest()).theme_color).toBe('#2979ff');
   });
 

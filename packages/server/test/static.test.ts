@@ -101,7 +101,7 @@ describe('the page and static files', () => {
 
   it('escapes branding text in the title and the data block', async () => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       branding: { ...s.branding, name: '</script><script>alert(1)</script>' },
     });
@@ -129,7 +129,7 @@ describe('the page and static files', () => {
     await fs.writeFile(path.join(branding, 'custom.css'), 'body{color:red}');
     await fs.writeFile(path.join(t.outside, 'secret.txt'), 'secret');
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
+    await t.ctx.store.settings.save({ ...s, branding: { ...s.branding, files: branding } });
     expect((await t.app.inject({ method: 'GET', url: '/static/img/logo.svg' })).body).toBe(
       '<svg id="custom"/>',
     );
@@ -205,7 +205,7 @@ describe('methods, policies and branding', () => {
 
   it('allows the captcha host in the page policy and tells the page about it', async () => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       auther: { ...s.auther, recaptcha: { host: 'https://recaptcha.example', key: 'site-key', secret: 's' } },
     });
@@ -226,7 +226,7 @@ describe('methods, policies and branding', () => {
     await fs.mkdir(path.join(branding, 'img'), { recursive: true });
     await fs.writeFile(path.join(branding, 'img', 'logo.svg'), '<svg id="relative"/>');
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...s,
       branding: { ...s.branding, files: path.relative(process.cwd(), branding) },
     });

@@ -79,7 +79,7 @@ describe('a delete with the trash on', () => {
       deletedBy: 'alice',
     });
     expect(item.expiresAt - item.deletedAt).toBe(30 * 24 * 3600 * 1000);
-    const row = t.ctx.store.trash.get(item.id)!;
+    const row = (await t.ctx.store.trash.get(item.id))!;
     expect(row).toMatchObject({
       rootId: 'default',
       rootPath: '/docs/a.txt',
@@ -98,7 +98,7 @@ describe('a delete with the trash on', () => {
   it('records a scoped user’s path in their scope and the place below the root', async () => {
     const item = await trash(bob, '/mine.txt');
     expect(item.path).toBe('/mine.txt');
-    expect(t.ctx.store.trash.get(item.id)!.rootPath).toBe('/bob/mine.txt');
+    expect((await t.ctx.store.trash.get(item.id))!.rootPath).toBe('/bob/mine.txt');
     expect(await list(alice)).toEqual([]);
   });
 
@@ -129,7 +129,7 @@ describe('a delete with the trash on', () => {
     await setUser('alice', { rules: [deny('/docs/sub')] });
     expect((await del(alice, '/docs')).statusCode).toBe(403);
     expect(await exists(path.join(t.root, 'docs', 'sub', 'b.txt'))).toBe(true);
-    expect(t.ctx.store.trash.list(await userId('alice'))).toEqual([]);
+    expect(await t.ctx.store.trash.list(await userId('alice'))).toEqual([]);
   });
 
   it('takes the item’s share links with it', async () => {
@@ -137,7 +137,7 @@ describe('a delete with the trash on', () => {
     expect(res.statusCode).toBe(200);
     const hash = res.json().hash as string;
     await trash(alice, '/docs/a.txt');
-    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeUndefined();
     expect((await t.app.inject({ method: 'GET', url: `/api/public/share/${hash}` })).statusCode).toBe(404);
   });
 });
@@ -285,7 +285,7 @@ describe('POST /api/trash/:id/restore', () => {
     expect(await fs.readFile(path.join(itemDir(replaced!), 'sub', 'deeper', 'c.txt'), 'utf8')).toBe(
       'charlie',
     );
-    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeUndefined();
   });
 
   it('refuses an override whose replaced folder holds what a rule denies: 403, nothing moves', async () => {
@@ -397,10 +397,16 @@ describe('deleting forever', () => {
     const day = 24 * 3600 * 1000;
     expect(await purgeExpired(t.ctx, item.deletedAt + 29 * day)).toBe(0);
     expect(await exists(itemDir(item))).toBe(true);
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), trash: { enabled: true, retentionDays: 0 } });
+    await t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: true, retentionDays: 0 },
+    });
     expect(await purgeExpired(t.ctx, item.deletedAt + 3650 * day)).toBe(0);
     expect((await list(alice))[0]!.expiresAt).toBe(0);
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), trash: { enabled: true, retentionDays: 30 } });
+    await t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: true, retentionDays: 30 },
+    });
     expect(await purgeExpired(t.ctx, item.deletedAt + 30 * day + 1)).toBe(1);
     expect(await exists(itemDir(item))).toBe(false);
     expect(await list(alice)).toEqual([]);
@@ -423,7 +429,7 @@ describe('a deleted account', () => {
       payload: { current_password: 'files-password-for-tests' },
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(t.ctx.store.trash.list(mine.userID)).toEqual([]);
+    expect(await t.ctx.store.trash.list(mine.userID)).toEqual([]);
     expect(await exists(itemDir(mine))).toBe(false);
 
     // Deleted another way (the CLI): the next purge removes what is left, whatever the retention.
@@ -431,13 +437,13 @@ describe('a deleted account', () => {
     await t.ctx.store.users.delete(item.userID);
     expect(await purgeExpired(t.ctx, item.deletedAt)).toBe(1);
     expect(await exists(itemDir(item))).toBe(false);
-    expect(t.ctx.store.trash.get(item.id)).toBeUndefined();
+    expect(await t.ctx.store.trash.get(item.id)).toBeUndefined();
   });
 });
 
 describe('the trash off', () => {
   it('makes a delete permanent, as before', async () => {
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });
@@ -451,7 +457,7 @@ describe('the trash off', () => {
 
   it('makes the entry a restore with override=true replaces gone for good, as before', async () => {
     const item = await trash(alice, '/docs/a.txt');
-    t.ctx.store.settings.save({
+    await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
       trash: { enabled: false, retentionDays: 30 },
     });

@@ -55,7 +55,7 @@ describe('tus protocol', () => {
     });
     const written = await fs.readFile(path.join(t.root, 'bob', 'photos', 'big.bin'));
     expect(written.equals(data)).toBe(true);
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 
   it('answers the handshake and File Browser statuses', async () => {
@@ -194,7 +194,7 @@ describe('tus protocol', () => {
     expect((await post('/newdir/x.txt', '-1')).statusCode).toBe(400);
     expect((await post('/newdir/x.txt', '1.5')).statusCode).toBe(400);
     await expect(fs.stat(path.join(t.root, 'bob', 'newdir'))).rejects.toThrow();
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 
   it('abandons stale uploads by removing only their staging files', async () => {
@@ -207,13 +207,13 @@ describe('tus protocol', () => {
     });
     expect(created.statusCode).toBe(201);
     await patch('/kept.txt', '0', 'half');
-    const [upload] = t.ctx.store.uploads.all();
+    const [upload] = await t.ctx.store.uploads.all();
     expect(await new ResumableUploads(t.ctx).sweep(Date.now())).toBe(0);
     expect(
       await new ResumableUploads(t.ctx).sweep(Date.now() + t.ctx.config.uploadsExpiry * 1000 + 1000),
     ).toBe(1);
     await expect(fs.stat(upload!.staging)).rejects.toThrow();
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
     expect(await fs.readFile(target, 'utf8')).toBe('original');
     expect((await head('/kept.txt')).statusCode).toBe(404);
   });
@@ -221,7 +221,7 @@ describe('tus protocol', () => {
   it('completes zero-byte uploads at creation', async () => {
     expect((await post('/empty.txt', '0')).statusCode).toBe(201);
     expect((await fs.stat(path.join(t.root, 'bob', 'empty.txt'))).size).toBe(0);
-    expect(t.ctx.store.uploads.all()).toEqual([]);
+    expect(await t.ctx.store.uploads.all()).toEqual([]);
   });
 
   it('keeps uploads private to their owner', async () => {

@@ -128,7 +128,7 @@ describe('POST /api/users', () => {
 
   it('gives new users their own home when createUserDir is on and the scope is empty', async () => {
     const s = t.ctx.store.settings.get();
-    t.ctx.store.settings.save({ ...s, createUserDir: true });
+    await t.ctx.store.settings.save({ ...s, createUserDir: true });
     const res = await t.request(t.adminToken, {
       method: 'POST',
       url: '/api/users',

@@ -104,7 +104,7 @@ describe('WebDAV locks between users', () => {
     expect(
       (await dav('LOCK', '/dav/plan.txt', { user: 'bob', headers: { if: `(<${token}>)` } })).statusCode,
     ).toBe(403);
-    t.ctx.store.davLocks.refresh(token, 1, Date.now() - 1);
+    await t.ctx.store.davLocks.refresh(token, 1, Date.now() - 1);
     expect((await dav('PUT', '/dav/plan.txt', { user: 'bob', body: 'expired lock' })).statusCode).toBe(204);
   });
 
@@ -165,8 +165,8 @@ describe('WebDAV request bodies', () => {
         expect(res.body).not.toContain('root:');
       }
     }
-    expect(t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false).size).toBe(0);
-    expect(t.ctx.store.davLocks.related('default', '/ann/f.txt')).toEqual([]);
+    expect((await t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false)).size).toBe(0);
+    expect(await t.ctx.store.davLocks.related('default', '/ann/f.txt')).toEqual([]);
   });
 
   it('refuses bodies over 1 MiB with 413 in PROPFIND, PROPPATCH and LOCK', async () => {
@@ -175,7 +175,7 @@ describe('WebDAV request bodies', () => {
       const res = await dav(method, '/dav/f.txt', { user: 'ann', headers: { depth: '0' }, body: huge });
       expect(res.statusCode, method).toBe(413);
     }
-    expect(t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false).size).toBe(0);
+    expect((await t.ctx.store.davProps.listWithin('default', '/ann/f.txt', false)).size).toBe(0);
   });
 });
 
@@ -222,7 +222,7 @@ describe('WebDAV and event hooks', () => {
       const home = await fs.realpath(file('bob'));
       const s = t.ctx.store.settings.get();
       const commands = Object.fromEntries(Object.keys(s.commands).map((k) => [k, [] as string[]]));
-      t.ctx.store.settings.save({
+      await t.ctx.store.settings.save({
         ...s,
         commands: {
           ...commands,

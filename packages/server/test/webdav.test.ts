@@ -370,7 +370,7 @@ describe('WebDAV protocol', () => {
     expect(res.statusCode).toBe(207);
     expect(res.body).toContain('403 Forbidden');
     expect(res.body).toContain('424 Failed Dependency');
-    expect(t.ctx.store.davProps.listWithin('default', '/ann/docs/a b.txt', false).size).toBe(0);
+    expect((await t.ctx.store.davProps.listWithin('default', '/ann/docs/a b.txt', false)).size).toBe(0);
   });
 
   it('honours Overwrite and Depth on COPY and MOVE', async () => {
@@ -409,13 +409,13 @@ describe('WebDAV protocol', () => {
         })
       ).statusCode,
     ).toBe(201);
-    expect(t.ctx.store.shares.get(hash)?.path).toBe('/renamed.txt');
+    expect((await t.ctx.store.shares.get(hash))?.path).toBe('/renamed.txt');
     expect((await dav('DELETE', '/dav/renamed.txt', { user: 'ann' })).statusCode).toBe(204);
-    expect(t.ctx.store.shares.get(hash)).toBeUndefined();
+    expect(await t.ctx.store.shares.get(hash)).toBeUndefined();
   });
 
   it('per user: only accounts an administrator allowed, set through the users API', async () => {
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'per-user' });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'per-user' });
     const refused = await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } });
     expect(refused.statusCode).toBe(403);
     expect(refused.body).toContain('WebDAV is not enabled for this account');
@@ -438,7 +438,7 @@ describe('WebDAV protocol', () => {
   });
 
   it('is turned off by the webdav setting', async () => {
-    t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'off' });
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), webdav: 'off' });
     expect((await dav('PROPFIND', '/dav/', { user: 'ann', headers: { depth: '0' } })).statusCode).toBe(404);
     expect((await dav('PUT', '/dav/x.txt', { user: 'ann', body: 'x' })).statusCode).toBe(404);
     expect(await exists('ann', 'x.txt')).toBe(false);

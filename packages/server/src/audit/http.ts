@@ -91,7 +91,7 @@ export function installAudit(app: FastifyInstance, ctx: ServerContext): void {
   });
   app.addHook('onClose', async () => {
     clearInterval(timer);
-    ctx.audit.close();
+    await ctx.audit.close();
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../context.js';
+import { inBackground } from '../background.js';
 import { LINE_BREAKING } from '../logging.js';
 import type { AuditRecord, AuditRepo } from '../store/audit.js';
 import { AnonymousRecords } from './anonymous.js';
@@ -110,7 +111,7 @@ export class AuditLog {
     const record = boundedRecord(input);
     if (this.closed) {
       // A request finishing during shutdown, after the last flush: written now, as nothing follows.
-      this.write([record]);
+      this.writeSoon([record]);
       return;
     }
     this.queue.push(record);
@@ -119,15 +120,15 @@ export class AuditLog {
       this.dropped++;
     }
     if (this.queue.length >= this.batchSize) {
-      this.immediate ??= setImmediate(() => this.flush());
+      this.immediate ??= setImmediate(() => this.flushSoon());
     } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer = setTimeout(() => this.flushSoon(), this.flushMs);
       this.timer.unref();
     }
   }
 
   /** Writes what is queued now. Readers of the log call it first, so that they see every record. */
-  flush(): void {
+  async flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.immediate) clearImmediate(this.immediate);
@@ -135,30 +136,39 @@ export class AuditLog {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
-    if (!this.write(batch)) {
+    if (!(await this.write(batch))) {
       // Kept for the next attempt, in order, ahead of what came since.
       this.queue = batch.concat(this.queue);
       if (this.queue.length > this.maxQueued) {
         this.dropped += this.queue.length - this.maxQueued;
         this.queue.splice(0, this.queue.length - this.maxQueued);
       }
-      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer = setTimeout(() => this.flushSoon(), this.flushMs);
       this.timer.unref();
     }
   }
 
+  /** `flush` from a timer: `write` reports its own failures, so nothing is left to handle. */
+  private flushSoon(): void {
+    inBackground(this.flush(), (err) => this.log.error({ err }, 'audit records could not be written'));
+  }
+
+  private writeSoon(batch: AuditRecord[]): void {
+    inBackground(this.write(batch), (err) => this.log.error({ err }, 'audit records could not be written'));
+  }
+
   /** Writes the rest, summaries included, and takes later records one by one (the app is closing). */
-  close(): void {
+  async close(): Promise<void> {
     this.summarise();
-    this.flush();
+    await this.flush();
     clearTimeout(this.timer);
     this.timer = undefined;
     this.closed = true;
   }
 
-  private write(batch: AuditRecord[]): boolean {
+  private async write(batch: AuditRecord[]): Promise<boolean> {
     try {
-      this.repo.insertMany(batch);
+      await this.repo.insertMany(batch);
     } catch (err) {
       this.log.error({ err, records: batch.length }, 'audit records could not be written');
       return false;

@@ -11,7 +11,7 @@ export async function purgeExpiredAudit(ctx: AppContext, now: number = Date.now(
   const before = now - days * DAY_MS;
   let removed = 0;
   for (;;) {
-    const n = ctx.store.audit.deleteBefore(before, STEP);
+    const n = await ctx.store.audit.deleteBefore(before, STEP);
     removed += n;
     if (n < STEP) return removed;
     // Requests waiting for the database get their turn between steps.

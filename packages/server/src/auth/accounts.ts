@@ -240,9 +240,9 @@ export async function deleteAccount(ctx: AppContext, id: number): Promise<void> 
   }
   await ctx.store.transaction(async (tx) => {
     // A removed account's links must not outlive it, nor pass to a later user with its id.
-    tx.shares.deleteByUser(id);
+    await tx.shares.deleteByUser(id);
     // The foreign key would take them too; said here so the rule does not hang on a pragma.
-    tx.apiTokens.deleteByUser(id);
+    await tx.apiTokens.deleteByUser(id);
     await tx.users.delete(id);
   });
 }

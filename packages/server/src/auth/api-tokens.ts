@@ -82,13 +82,13 @@ export async function verifyApiTokenSecret(
   now = Date.now(),
 ): Promise<ApiTokenGrant> {
   const parts = parse(value);
-  const token = parts && ctx.store.apiTokens.get(parts.id);
+  const token = parts && (await ctx.store.apiTokens.get(parts.id));
   const expected = token ? Buffer.from(token.secretHash, 'hex') : crypto.randomBytes(32);
   const given = hashSecret(parts?.secret ?? value);
   if (!crypto.timingSafeEqual(expected, given) || !token) throw unauthorized('the API token is not valid');
   const grant = await liveGrant(ctx, token, now);
   reservation.succeeded(now);
-  if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) ctx.store.apiTokens.touch(token.id, now);
+  if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) await ctx.store.apiTokens.touch(token.id, now);
   return grant;
 }
 
@@ -110,7 +110,7 @@ export async function currentApiTokenGrant(
   id: string,
   now = Date.now(),
 ): Promise<ApiTokenGrant> {
-  const token = ctx.store.apiTokens.get(id);
+  const token = await ctx.store.apiTokens.get(id);
   if (!token) throw unauthorized('the API token was revoked');
   return await liveGrant(ctx, token, now);
 }
@@ -150,7 +150,7 @@ async function present(ctx: AppContext, owner: StoredUser, token: StoredApiToken
 }
 
 export async function listApiTokens(ctx: AppContext, owner: StoredUser): Promise<ApiToken[]> {
-  return Promise.all(ctx.store.apiTokens.listByUser(owner.id).map((t) => present(ctx, owner, t)));
+  return Promise.all((await ctx.store.apiTokens.listByUser(owner.id)).map((t) => present(ctx, owner, t)));
 }
 
 /** Makes a token for `owner`; the answer is the only place its secret ever appears. */
@@ -163,7 +163,7 @@ export async function createApiToken(
   const name = request.name.normalize('NFC').trim();
   if (!name) throw badRequest('the token needs a name');
   if (/\p{Cc}/u.test(name)) throw badRequest('the token name cannot contain control characters');
-  if (ctx.store.apiTokens.countByUser(owner.id) >= MAX_TOKENS_PER_USER) {
+  if ((await ctx.store.apiTokens.countByUser(owner.id)) >= MAX_TOKENS_PER_USER) {
     throw conflict(`a user can hold at most ${MAX_TOKENS_PER_USER} API tokens; revoke one first`);
   }
   const folder = request.folder ? canonicalise(request.folder).virtual : '/';
@@ -181,7 +181,7 @@ export async function createApiToken(
     expiresAt: request.expiresInDays > 0 ? now + request.expiresInDays * 86_400_000 : 0,
     lastUsedAt: 0,
   };
-  ctx.store.apiTokens.create(token);
+  await ctx.store.apiTokens.create(token);
   return { ...(await present(ctx, owner, token)), secret: `${API_TOKEN_PREFIX}${id}_${secret}` };
 }
 
@@ -199,8 +199,6 @@ async function folderPlace(ctx: AppContext, owner: StoredUser, folder: string): 
 }
 
 /** Revokes a token of `owner`; 404 when they have no token with this id. */
-export function revokeApiToken(ctx: AppContext, owner: StoredUser, id: string): void {
-  const token = ctx.store.apiTokens.get(id);
-  if (!token || token.userId !== owner.id) throw notFound();
-  ctx.store.apiTokens.delete(id);
+export async function revokeApiToken(ctx: AppContext, owner: StoredUser, id: string): Promise<void> {
+  if (!(await ctx.store.apiTokens.delete(id, owner.id))) throw notFound();
 }

@@ -24,10 +24,10 @@ export function cmdsCommand(io: CliIO): Command {
     .passThroughOptions()
     .description('add a command to an event')
     .action((event: string, words: string[], _opts, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => {
+      withStore(cmd, io, async ({ store }) => {
         const settings = store.settings.get();
         const list = [...(settings.commands[checkEvent(event)] ?? []), words.join(' ')];
-        store.settings.save({ ...settings, commands: { ...settings.commands, [event]: list } });
+        await store.settings.save({ ...settings, commands: { ...settings.commands, [event]: list } });
         printEvents(io, { [event]: list });
       }),
     );
@@ -48,12 +48,12 @@ export function cmdsCommand(io: CliIO): Command {
     .argument('[end]', 'remove every command from index to end')
     .description('remove a command, or a range of commands, of an event')
     .action((event: string, first: string, last: string | undefined, _opts, cmd: Command) =>
-      withStore(cmd, io, ({ store }) => {
+      withStore(cmd, io, async ({ store }) => {
         const settings = store.settings.get();
         const current = settings.commands[checkEvent(event)] ?? [];
         const [i, j] = indexRange(first, last, current.length, `commands of ${event}`);
         const list = current.filter((_c, k) => k < i || k > j);
-        store.settings.save({ ...settings, commands: { ...settings.commands, [event]: list } });
+        await store.settings.save({ ...settings, commands: { ...settings.commands, [event]: list } });
         printEvents(io, { [event]: list });
       }),
     );

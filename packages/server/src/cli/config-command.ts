@@ -25,14 +25,14 @@ export function configCommand(io: CliIO): Command {
   addOptions(addStoreOptions(config.command('set')), CONFIG_OPTIONS)
     .description('change the given settings; others stay as they are')
     .action((_opts, cmd: Command) =>
-      withStore(cmd, io, (opened) => {
+      withStore(cmd, io, async (opened) => {
         const values = flagValues(cmd, CONFIG_OPTIONS);
         const settings = applySettingsFlags(opened.store.settings.get(), values);
         const given = absolutePaths(pickServer(values), io.places);
         const server = { ...opened.store.settings.getServer(), ...serverRecordFromOptions(given) };
         checkServerRecord(given, server, io.places);
-        opened.store.settings.save(settings);
-        opened.store.settings.saveServer(server);
+        await opened.store.settings.save(settings);
+        await opened.store.settings.saveServer(server);
         printConfig(io, opened);
       }),
     );
@@ -69,13 +69,13 @@ export function configCommand(io: CliIO): Command {
       return withStore(
         cmd,
         io,
-        (opened) => {
+        async (opened) => {
           // The database's own signing key is kept (a new one for a new database): a key read
           // from a file may have been exposed, and old tokens cannot work here anyway.
           const base = opened.created ? defaultSettings() : opened.store.settings.get();
           const imported = configFromExport(doc, base);
-          opened.store.settings.save(imported.settings);
-          opened.store.settings.saveServer(imported.server);
+          await opened.store.settings.save(imported.settings);
+          await opened.store.settings.saveServer(imported.server);
           for (const w of imported.warnings) io.err(`warning: ${w}\n`);
           io.out(`Configuration imported from ${file}\n`);
         },
@@ -101,11 +101,11 @@ async function init(cmd: Command, io: CliIO): Promise<void> {
   const settings = applySettingsFlags(defaultSettings(), values);
   const given = absolutePaths(pickServer(values), io.places);
   const server = serverRecordFromConfig(checkServerRecord(given, {}, io.places), given);
-  const opened = openCommandStore(cmd, io, { mayCreate: true });
+  const opened = await openCommandStore(cmd, io, { mayCreate: true });
   try {
     if (!opened.created) throw new CliError(`database ${opened.database} already exists`);
-    opened.store.settings.save(settings);
-    opened.store.settings.saveServer(server);
+    await opened.store.settings.save(settings);
+    await opened.store.settings.saveServer(server);
     io.out(`Database ${opened.database} created.\n\n`);
     printConfig(io, opened);
   } finally {

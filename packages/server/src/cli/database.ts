@@ -48,7 +48,11 @@ export function commandDatabase(cmd: Command, io: CliIO): { explicit: ExplicitOp
 }
 
 /** Opens the database a command names. Most commands refuse to create one by accident. */
-export function openCommandStore(cmd: Command, io: CliIO, opts: { mayCreate?: boolean } = {}): OpenedStore {
+export async function openCommandStore(
+  cmd: Command,
+  io: CliIO,
+  opts: { mayCreate?: boolean } = {},
+): Promise<OpenedStore> {
   const { explicit, database } = commandDatabase(cmd, io);
   const created = isNewDatabase(database);
   if (created && !opts.mayCreate) {
@@ -56,7 +60,7 @@ export function openCommandStore(cmd: Command, io: CliIO, opts: { mayCreate?: bo
       `database ${database} does not exist: start the server once, or run "filebrowser config init" or "config import"`,
     );
   }
-  return { store: openStore(database), database, explicit, created };
+  return { store: await openStore(database), database, explicit, created };
 }
 
 /** Runs `fn` on the command's database and closes it afterwards, also on errors. */
@@ -66,7 +70,7 @@ export async function withStore<T>(
   fn: (opened: OpenedStore) => T | Promise<T>,
   opts: { mayCreate?: boolean } = {},
 ): Promise<T> {
-  const opened = openCommandStore(cmd, io, opts);
+  const opened = await openCommandStore(cmd, io, opts);
   try {
     return await fn(opened);
   } finally {

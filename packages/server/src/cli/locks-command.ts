@@ -26,7 +26,8 @@ export function locksCommand(io: CliIO): Command {
     .action((tokens: string[], _opts, cmd: Command) =>
       withStore(cmd, io, async (opened) => {
         const ctx = commandContext(opened, io);
-        const unknown = tokens.filter((t) => !ctx.store.davLocks.get(t));
+        const unknown: string[] = [];
+        for (const t of tokens) if (!(await ctx.store.davLocks.get(t))) unknown.push(t);
         if (unknown.length > 0) throw new CliError(`no such lock: ${unknown.join(', ')} (see "locks ls")`);
         for (const token of tokens) {
           const broken = (await breakLock(ctx, token))!;

@@ -88,7 +88,7 @@ async function ruleTarget(store: Store, opts: TargetOptions): Promise<RuleTarget
     return { rules: user.rules, save: (rules) => store.users.update({ ...user, rules }) };
   }
   const settings = store.settings.get();
-  return { rules: settings.rules, save: async (rules) => store.settings.save({ ...settings, rules }) };
+  return { rules: settings.rules, save: async (rules) => await store.settings.save({ ...settings, rules }) };
 }
 
 async function findUserByName(store: Store, username: string) {

@@ -49,7 +49,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   const lock = lockDatabase(database, 'serve');
   let store: Store;
   try {
-    store = openStore(database);
+    store = await openStore(database);
   } catch (err) {
     lock.release();
     throw err;
@@ -71,7 +71,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
         passwordHash: (explicit.values.password as string | undefined) ?? '',
         noauth: explicit.values.noauth === true,
       });
-      store.settings.saveServer(
+      await store.settings.saveServer(
         serverRecordFromConfig(config, pick(explicit.values, ['disableImageResolutionCalc'])),
       );
       announce = () => announceAdmin(io, result.username, result.generatedPassword);

@@ -187,8 +187,8 @@ async function importUsers(
   if (opts.replace) {
     for (const old of await store.users.list()) {
       // Links of a removed account must not pass to an imported user who gets its id.
-      store.shares.deleteByUser(old.id);
-      store.apiTokens.deleteByUser(old.id);
+      await store.shares.deleteByUser(old.id);
+      await store.apiTokens.deleteByUser(old.id);
       await store.users.delete(old.id);
     }
   }
@@ -209,7 +209,7 @@ async function importUsers(
       await store.users.update({ ...user, quota: user.quota ?? 0, id, updatedAt: Date.now() });
       await store.sessions.revokeUser(id);
       // An imported record may be another person: nothing made by the one it replaces carries over.
-      store.apiTokens.deleteByUser(id);
+      await store.apiTokens.deleteByUser(id);
       replaced++;
     } else {
       await store.users.create(user, id || undefined);

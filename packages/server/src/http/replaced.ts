@@ -31,7 +31,7 @@ export function followReplaced(
       });
     }
     await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, replaced.real));
-    await notify(ctx, 'delete', () => davFollowDelete(ctx, access, replaced.real));
+    await notify(ctx, 'delete', async () => await davFollowDelete(ctx, access, replaced.real));
     await notify(ctx, 'delete', () => events.deleted?.(replaced.real));
   };
 }

@@ -24,21 +24,25 @@ export const ACCESS_TOKEN_SECONDS = 2 * 3600;
  * the store as a hash only (store/share-grants.ts) and gone with the link, so neither a copy of
  * the database nor the server key makes one.
  */
-export function shareAccessToken(grants: ShareGrantsRepo, share: StoredShare, now = Date.now()): string {
+export async function shareAccessToken(
+  grants: ShareGrantsRepo,
+  share: StoredShare,
+  now = Date.now(),
+): Promise<string> {
   const exp = Math.floor(now / 1000) + ACCESS_TOKEN_SECONDS;
   const token = `${exp}.${crypto.randomBytes(32).toString('base64url')}`;
-  grants.add(share.hash, token, exp * 1000, now);
+  await grants.add(share.hash, token, exp * 1000, now);
   return token;
 }
 
-export function checkShareAccessToken(
+export async function checkShareAccessToken(
   grants: ShareGrantsRepo,
   share: StoredShare,
   token: string,
   now = Date.now(),
-): boolean {
+): Promise<boolean> {
   const [expText, secret, extra] = token.split('.');
   const exp = Number(expText);
   if (!secret || extra !== undefined || !Number.isInteger(exp) || exp <= Math.floor(now / 1000)) return false;
-  return grants.has(share.hash, token, now);
+  return await grants.has(share.hash, token, now);
 }

@@ -70,7 +70,7 @@ export class PublicShares {
 
   async open(req: PublicRequest): Promise<OpenedShare> {
     // The store drops expired links before it reads, so an expired link is simply unknown.
-    const share = req.hash ? this.ctx.store.shares.get(req.hash) : undefined;
+    const share = req.hash ? await this.ctx.store.shares.get(req.hash) : undefined;
     if (!share) throw notFound();
     const token = await this.authorise(share, req);
 
@@ -121,7 +121,7 @@ export class PublicShares {
       userId: share.userId,
       confinedTo: undefined,
       now: async () => {
-        const current = this.ctx.store.shares.get(share.hash);
+        const current = await this.ctx.store.shares.get(share.hash);
         if (
           !current ||
           current.rootId !== share.rootId ||
@@ -144,7 +144,7 @@ export class PublicShares {
     if (!share.passwordHash) return undefined;
     const grants = this.ctx.store.shareGrants;
     // A valid token keeps working without renewal: it ends when it expires, whatever the client does.
-    if (req.token && checkShareAccessToken(grants, share, req.token)) return req.token;
+    if (req.token && (await checkShareAccessToken(grants, share, req.token))) return req.token;
 
     const password = req.password ? decodeSharePassword(req.password) : '';
     if (!password) throw unauthorized('this link is protected by a password');
@@ -155,7 +155,7 @@ export class PublicShares {
       throw unauthorized('wrong password');
     }
     attempt.succeeded();
-    return shareAccessToken(grants, share);
+    return await shareAccessToken(grants, share);
   }
 
   /**

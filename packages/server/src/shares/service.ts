@@ -30,9 +30,9 @@ function marked(place: string, folder: boolean): string {
   return folder && place !== '/' ? place + '/' : place;
 }
 
-export function listShares(ctx: AppContext, user: StoredUser): Share[] {
+export async function listShares(ctx: AppContext, user: StoredUser): Promise<Share[]> {
   assertCanShare(user);
-  return ctx.store.shares.list(may(user.perm, 'admin') ? undefined : user.id).map(presentShare);
+  return (await ctx.store.shares.list(may(user.perm, 'admin') ? undefined : user.id)).map(presentShare);
 }
 
 /** Links to one path: the caller's own, or for admins every user's link to the same item. */
@@ -40,15 +40,11 @@ export async function sharesOfPath(ctx: AppContext, user: StoredUser, rawPath: s
   assertCanShare(user);
   const wanted = sharePath(rawPath);
   if (!may(user.perm, 'admin')) {
-    return ctx.store.shares
-      .list(user.id)
-      .filter((s) => s.path === wanted)
-      .map(presentShare);
+    return (await ctx.store.shares.list(user.id)).filter((s) => s.path === wanted).map(presentShare);
   }
   const access = await fileAccessFor(ctx, user);
   const place = access.rootPathOf((await access.resolve(wanted, { rules: false })).real);
-  return ctx.store.shares
-    .list()
+  return (await ctx.store.shares.list())
     .filter(
       (s) => (s.userId === user.id && s.path === wanted) || (place !== undefined && placeOf(s) === place),
     )
@@ -85,7 +81,7 @@ export async function createShare(
   if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
     throw badRequest(`the share password is too long, maximum length is ${MAX_PASSWORD_BYTES} bytes`);
   }
-  const share = ctx.store.shares.create({
+  const share = await ctx.store.shares.create({
     hash: newShareHash(),
     path,
     rootId: access.root.id,
@@ -97,13 +93,13 @@ export async function createShare(
   return presentShare(share);
 }
 
-export function deleteShare(ctx: AppContext, user: StoredUser, hash: string): void {
+export async function deleteShare(ctx: AppContext, user: StoredUser, hash: string): Promise<void> {
   assertCanShare(user);
   if (!hash) throw badRequest('the share hash is missing');
-  const share = ctx.store.shares.get(hash);
+  const share = await ctx.store.shares.get(hash);
   if (!share) throw notFound();
   if (share.userId !== user.id && !may(user.perm, 'admin')) throw forbidden();
-  ctx.store.shares.delete(hash);
+  await ctx.store.shares.delete(hash);
 }
 
 export async function checkSharePassword(share: StoredShare, password: string): Promise<boolean> {
@@ -125,7 +121,7 @@ export async function sharesFollowMove(
   const from = access.rootPathOf(fromReal);
   const to = access.rootPathOf(toReal);
   if (from === undefined) return;
-  for (const share of ctx.store.shares.list()) {
+  for (const share of await ctx.store.shares.list()) {
     if (share.rootId !== access.root.id) continue;
     const place = placeOf(share);
     if (!isInside(from, place)) continue;
@@ -140,11 +136,15 @@ export async function sharesFollowMove(
       owner && moved !== undefined ? await fileAccessFor(ctx, owner).catch(() => undefined) : undefined;
     const movedVirtual = moved === undefined ? undefined : ownerAccess?.virtualOfRootPath(moved);
     if (moved === undefined || movedVirtual === undefined) {
-      ctx.store.shares.delete(share.hash);
+      await ctx.store.shares.delete(share.hash);
       continue;
     }
     const folder = share.rootPath.endsWith('/');
-    ctx.store.shares.move(share.hash, marked(movedVirtual, share.path.endsWith('/')), marked(moved, folder));
+    await ctx.store.shares.move(
+      share.hash,
+      marked(movedVirtual, share.path.endsWith('/')),
+      marked(moved, folder),
+    );
   }
 }
 
@@ -156,8 +156,8 @@ export async function sharesFollowDelete(
 ): Promise<void> {
   const gone = access.rootPathOf(deletedReal);
   if (gone === undefined) return;
-  for (const share of ctx.store.shares.list()) {
+  for (const share of await ctx.store.shares.list()) {
     if (share.rootId === access.root.id && isInside(gone, placeOf(share)))
-      ctx.store.shares.delete(share.hash);
+      await ctx.store.shares.delete(share.hash);
   }
 }

@@ -1,5 +1,7 @@
 import type { AuditAction } from '@filebrowser/contract';
-import type { Db } from './db.js';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import type { AuditLogTable, Schema } from './schema.js';
+import type { Sql } from './sql.js';
 
 /** One audit record as written. Times are Unix milliseconds. */
 export interface AuditRecord {
@@ -31,21 +33,8 @@ export interface AuditFilter {
   beforeId?: number;
 }
 
-interface Row {
-  id: number;
-  time: number;
-  user_id: number;
-  username: string;
-  address: string;
-  action: string;
-  path: string;
-  destination: string;
-  status: number;
-  detail: string;
-}
-
-const fromRow = (r: Row): StoredAuditRecord => ({
-  id: r.id,
+const fromRow = (r: Selectable<AuditLogTable>): StoredAuditRecord => ({
+  id: Number(r.id),
   time: r.time,
   userId: r.user_id,
   username: r.username,
@@ -58,88 +47,73 @@ const fromRow = (r: Row): StoredAuditRecord => ({
 });
 
 /**
- * `path = p OR path BETWEEN p/ and p0`: "0" follows "/" in every collation SQLite uses, so the
- * range is exactly what lies below `p`, and the path index answers it (LIKE would not).
+ * `path = p OR path BETWEEN p/ and p0`: "0" follows "/" in bytewise order (SQLite's, and the
+ * "C" collation every text has on PostgreSQL), so the range is exactly what lies below `p`, and
+ * the path index answers it (LIKE would not).
  */
-function pathCondition(column: string, prefix: string, params: unknown[]): string {
+function below(
+  eb: ExpressionBuilder<Schema, 'audit_log'>,
+  column: 'path' | 'destination',
+  prefix: string,
+): Expression<SqlBool> {
   const base = prefix.replace(/\/+$/, '');
-  if (base === '') {
-    params.push('/');
-    return `${column} >= ?`;
-  }
-  params.push(base, base + '/', base + '0');
-  return `(${column} = ? OR (${column} >= ? AND ${column} < ?))`;
+  if (base === '') return eb(column, '>=', '/');
+  return eb.or([eb(column, '=', base), eb.and([eb(column, '>=', base + '/'), eb(column, '<', base + '0')])]);
 }
 
 /** The audit log's records (audit/log.ts writes them in batches). */
 export class AuditRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  /** Writes records in one transaction: one fsync for a whole batch. */
-  insertMany(records: readonly AuditRecord[]): void {
-    const insert = this.db.prepare(
-      `INSERT INTO audit_log (time, user_id, username, address, action, path, destination, status, detail)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.db.transaction(() => {
-      for (const r of records) {
-        insert.run(
-          r.time,
-          r.userId,
-          r.username,
-          r.address,
-          r.action,
-          r.path,
-          r.destination,
-          r.status,
-          r.detail,
-        );
-      }
-    })();
+  /** Writes records in one statement: one fsync for a whole batch. */
+  async insertMany(records: readonly AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.sql
+      .insertInto('audit_log')
+      .values(
+        records.map((r) => ({
+          time: r.time,
+          user_id: r.userId,
+          username: r.username,
+          address: r.address,
+          action: r.action,
+          path: r.path,
+          destination: r.destination,
+          status: r.status,
+          detail: r.detail,
+        })),
+      )
+      .execute();
   }
 
   /** Up to `limit` records, newest first. */
-  list(filter: AuditFilter, limit: number): StoredAuditRecord[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.username !== undefined) {
-      where.push('username = ?');
-      params.push(filter.username);
+  async list(filter: AuditFilter, limit: number): Promise<StoredAuditRecord[]> {
+    let query = this.sql.selectFrom('audit_log').selectAll();
+    if (filter.username !== undefined) query = query.where('username', '=', filter.username);
+    if (filter.action !== undefined) query = query.where('action', '=', filter.action);
+    const prefix = filter.pathPrefix;
+    if (prefix !== undefined) {
+      query = query.where((eb) => eb.or([below(eb, 'path', prefix), below(eb, 'destination', prefix)]));
     }
-    if (filter.action !== undefined) {
-      where.push('action = ?');
-      params.push(filter.action);
-    }
-    if (filter.pathPrefix !== undefined) {
-      where.push(
-        `(${pathCondition('path', filter.pathPrefix, params)} OR ${pathCondition('destination', filter.pathPrefix, params)})`,
-      );
-    }
-    if (filter.from !== undefined) {
-      where.push('time >= ?');
-      params.push(filter.from);
-    }
-    if (filter.to !== undefined) {
-      where.push('time < ?');
-      params.push(filter.to);
-    }
-    if (filter.beforeId !== undefined) {
-      where.push('id < ?');
-      params.push(filter.beforeId);
-    }
-    const sql = `SELECT * FROM audit_log ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...params, limit) as Row[]).map(fromRow);
+    if (filter.from !== undefined) query = query.where('time', '>=', filter.from);
+    if (filter.to !== undefined) query = query.where('time', '<', filter.to);
+    if (filter.beforeId !== undefined) query = query.where('id', '<', filter.beforeId);
+    return (await query.orderBy('id', 'desc').limit(limit).execute()).map(fromRow);
   }
 
   /**
    * Removes up to `max` records made before `time`; answers how many went. Callers loop, so that
    * a long-unpurged log does not hold the database for one long statement.
    */
-  deleteBefore(time: number, max: number): number {
-    return this.db
-      .prepare(
-        'DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE time < ? ORDER BY time LIMIT ?)',
+  async deleteBefore(time: number, max: number): Promise<number> {
+    const result = await this.sql
+      .deleteFrom('audit_log')
+      .where(
+        'id',
+        'in',
+        this.sql.selectFrom('audit_log').select('id').where('time', '<', time).orderBy('time').limit(max),
       )
-      .run(time, max).changes;
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

@@ -1,4 +1,6 @@
-import type { Db } from './db.js';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { DavLocksTable, Schema } from './schema.js';
+import { dialectOf, inTransaction, type Sql } from './sql.js';
 
 /** A dead property of a WebDAV resource (PROPPATCH): its name and its element as XML text. */
 export interface DeadProp {
@@ -10,13 +12,17 @@ export interface DeadProp {
 
 /**
  * Places are a root id and a path below that root (`/a/b`, as `FileAccess.rootPathOf` gives):
- * properties and locks belong to the file, not to whichever user's scope named it.
+ * properties and locks belong to the file, not to whichever user's scope named it. `within` is a
+ * place and everything below it.
  */
-const within = '(path = ? OR substr(path, 1, ?) = ?)';
-const subtree = (path: string): [string, number, string] => {
+function within<T extends 'dav_props' | 'dav_locks'>(
+  eb: ExpressionBuilder<Schema, T>,
+  path: string,
+): Expression<SqlBool> {
   const prefix = path === '/' ? '/' : path + '/';
-  return [path, prefix.length, prefix];
-};
+  const e = eb as unknown as ExpressionBuilder<Schema, 'dav_props'>;
+  return e.or([e('path', '=', path), e(sql`substr(path, 1, ${prefix.length})`, '=', prefix)]);
+}
 
 /** A dead property as stored: who set it last (their limit counts it) and its size in bytes. */
 export interface StoredDeadProp {
@@ -26,8 +32,9 @@ export interface StoredDeadProp {
   bytes: number;
 }
 
-/** The bytes of a property element as stored (UTF-8), in SQL. */
-const BYTES = 'length(CAST(xml AS BLOB))';
+/** The bytes of a property element as stored (UTF-8), in SQL of the database at hand. */
+const bytesOf = (db: Sql) =>
+  dialectOf(db) === 'postgres' ? sql<number>`octet_length(xml)` : sql<number>`length(CAST(xml AS BLOB))`;
 
 /**
  * Dead properties, kept per resource; they follow moves and copies and go with deletes. Each
@@ -35,67 +42,55 @@ const BYTES = 'length(CAST(xml AS BLOB))';
  * be bounded, and its bytes count against the quota of the scope it lies in (files/quota.ts).
  */
 export class DavPropsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
   /** The properties of one place: names, who set them, their bytes. */
-  rowsAt(rootId: string, path: string): StoredDeadProp[] {
-    return this.db
-      .prepare(
-        `SELECT ns, name, user_id AS userId, ${BYTES} AS bytes FROM dav_props WHERE root_id = ? AND path = ?`,
-      )
-      .all(rootId, path) as StoredDeadProp[];
+  async rowsAt(rootId: string, path: string): Promise<StoredDeadProp[]> {
+    const rows = await this.sql
+      .selectFrom('dav_props')
+      .select(['ns', 'name', 'user_id', bytesOf(this.sql).as('bytes')])
+      .where('root_id', '=', rootId)
+      .where('path', '=', path)
+      .execute();
+    return rows.map((r) => ({ ns: r.ns, name: r.name, userId: r.user_id, bytes: Number(r.bytes) }));
   }
 
   /** Bytes of the properties a user set, but for those of one place (which the caller counts itself). */
-  bytesOfUser(userId: number, except?: { rootId: string; path: string }): number {
-    const row = (
-      except
-        ? this.db
-            .prepare(
-              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props
-               WHERE user_id = ? AND NOT (root_id = ? AND path = ?)`,
-            )
-            .get(userId, except.rootId, except.path)
-        : this.db
-            .prepare(`SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE user_id = ?`)
-            .get(userId)
-    ) as { bytes: number };
-    return row.bytes;
+  async bytesOfUser(userId: number, except?: { rootId: string; path: string }): Promise<number> {
+    let query = this.sql
+      .selectFrom('dav_props')
+      .select(sql<number>`COALESCE(SUM(${bytesOf(this.sql)}), 0)`.as('bytes'))
+      .where('user_id', '=', userId);
+    if (except) {
+      query = query.where((eb) =>
+        eb.not(eb.and([eb('root_id', '=', except.rootId), eb('path', '=', except.path)])),
+      );
+    }
+    return Number((await query.executeTakeFirstOrThrow()).bytes);
   }
 
   /** Bytes of the properties of `path` and (unless `depth0`) of everything below it. */
-  bytesWithin(rootId: string, path: string, depth0 = false): number {
-    const row = (
-      depth0
-        ? this.db
-            .prepare(
-              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE root_id = ? AND path = ?`,
-            )
-            .get(rootId, path)
-        : this.db
-            .prepare(
-              `SELECT COALESCE(SUM(${BYTES}), 0) AS bytes FROM dav_props WHERE root_id = ? AND ${within}`,
-            )
-            .get(rootId, ...subtree(path))
-    ) as { bytes: number };
-    return row.bytes;
+  async bytesWithin(rootId: string, path: string, depth0 = false): Promise<number> {
+    const row = await this.sql
+      .selectFrom('dav_props')
+      .select(sql<number>`COALESCE(SUM(${bytesOf(this.sql)}), 0)`.as('bytes'))
+      .where('root_id', '=', rootId)
+      .where((eb) => (depth0 ? eb('path', '=', path) : within(eb, path)))
+      .executeTakeFirstOrThrow();
+    return Number(row.bytes);
   }
 
   /** The properties of `path` (and of everything below it with `below`), by path. */
-  listWithin(rootId: string, path: string, below: boolean): Map<string, DeadProp[]> {
-    const rows = (
-      below
-        ? this.db
-            .prepare(
-              `SELECT path, ns, name, xml FROM dav_props WHERE root_id = ? AND ${within} ORDER BY path, ns, name`,
-            )
-            .all(rootId, ...subtree(path))
-        : this.db
-            .prepare(
-              'SELECT path, ns, name, xml FROM dav_props WHERE root_id = ? AND path = ? ORDER BY ns, name',
-            )
-            .all(rootId, path)
-    ) as Array<DeadProp & { path: string }>;
+  async listWithin(rootId: string, path: string, below: boolean): Promise<Map<string, DeadProp[]>> {
+    const rows = await this.sql
+      .selectFrom('dav_props')
+      .select(['path', 'ns', 'name', 'xml'])
+      .where('root_id', '=', rootId)
+      .where((eb) => (below ? within(eb, path) : eb('path', '=', path)))
+      .orderBy('path')
+      .orderBy('ns')
+      .orderBy('name')
+      .execute();
     const byPath = new Map<string, DeadProp[]>();
     for (const { path: p, ...prop } of rows) byPath.set(p, [...(byPath.get(p) ?? []), prop]);
     return byPath;
@@ -105,67 +100,89 @@ export class DavPropsRepo {
    * Sets (with `xml`, as `userId`'s) and removes (without), in document order, in one
    * transaction: PROPPATCH is all or nothing.
    */
-  patch(
+  async patch(
     rootId: string,
     path: string,
     ops: Array<{ ns: string; name: string; xml?: string }>,
     userId: number,
-  ): void {
-    const put = this.db.prepare(
-      `INSERT INTO dav_props (root_id, path, ns, name, xml, user_id) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(root_id, path, ns, name) DO UPDATE SET xml = excluded.xml, user_id = excluded.user_id`,
-    );
-    const del = this.db.prepare(
-      'DELETE FROM dav_props WHERE root_id = ? AND path = ? AND ns = ? AND name = ?',
-    );
-    this.db.transaction(() => {
+  ): Promise<void> {
+    await inTransaction(this.sql, async (tx) => {
       for (const p of ops) {
-        if (p.xml === undefined) del.run(rootId, path, p.ns, p.name);
-        else put.run(rootId, path, p.ns, p.name, p.xml, userId);
+        if (p.xml === undefined) {
+          await tx
+            .deleteFrom('dav_props')
+            .where('root_id', '=', rootId)
+            .where('path', '=', path)
+            .where('ns', '=', p.ns)
+            .where('name', '=', p.name)
+            .execute();
+        } else {
+          const xml = p.xml;
+          await tx
+            .insertInto('dav_props')
+            .values({ root_id: rootId, path, ns: p.ns, name: p.name, xml, user_id: userId })
+            .onConflict((oc) =>
+              oc.columns(['root_id', 'path', 'ns', 'name']).doUpdateSet({ xml, user_id: userId }),
+            )
+            .execute();
+        }
       }
-    })();
+    });
   }
 
   /** The properties of `from` and everything below it now belong to `to` (a MOVE). */
-  move(rootId: string, from: string, to: string): void {
+  async move(rootId: string, from: string, to: string): Promise<void> {
     if (from === '/' || from === to) return;
-    this.db.transaction(() => {
-      this.remove(rootId, to);
-      this.db
-        .prepare(`UPDATE dav_props SET path = ? || substr(path, ?) WHERE root_id = ? AND ${within}`)
-        .run(to, from.length + 1, rootId, ...subtree(from));
-    })();
+    await inTransaction(this.sql, async (tx) => {
+      await new DavPropsRepo(tx).remove(rootId, to);
+      await tx
+        .updateTable('dav_props')
+        .set({ path: sql<string>`${to} || substr(path, ${from.length + 1})` })
+        .where('root_id', '=', rootId)
+        .where((eb) => within(eb, from))
+        .execute();
+    });
   }
 
   /** A copy of the properties of `from` and below at `to`, as `userId`'s (a COPY; what `to` had is replaced). */
-  copy(rootId: string, from: string, to: string, depth0: boolean, userId: number): void {
+  async copy(rootId: string, from: string, to: string, depth0: boolean, userId: number): Promise<void> {
     if (from === to) return;
-    this.db.transaction(() => {
-      this.remove(rootId, to);
-      const rows = depth0
-        ? this.db
-            .prepare('SELECT path, ns, name, xml FROM dav_props WHERE root_id = ? AND path = ?')
-            .all(rootId, from)
-        : this.db
-            .prepare(`SELECT path, ns, name, xml FROM dav_props WHERE root_id = ? AND ${within}`)
-            .all(rootId, ...subtree(from));
-      const put = this.db.prepare(
-        'INSERT INTO dav_props (root_id, path, ns, name, xml, user_id) VALUES (?, ?, ?, ?, ?, ?)',
-      );
-      for (const r of rows as Array<DeadProp & { path: string }>) {
-        const rest = r.path.slice(from.length);
-        put.run(rootId, from === '/' ? to + r.path : to + rest, r.ns, r.name, r.xml, userId);
-      }
-    })();
+    await inTransaction(this.sql, async (tx) => {
+      await new DavPropsRepo(tx).remove(rootId, to);
+      const rows = await tx
+        .selectFrom('dav_props')
+        .select(['path', 'ns', 'name', 'xml'])
+        .where('root_id', '=', rootId)
+        .where((eb) => (depth0 ? eb('path', '=', from) : within(eb, from)))
+        .execute();
+      if (rows.length === 0) return;
+      await tx
+        .insertInto('dav_props')
+        .values(
+          rows.map((r) => ({
+            root_id: rootId,
+            path: from === '/' ? to + r.path : to + r.path.slice(from.length),
+            ns: r.ns,
+            name: r.name,
+            xml: r.xml,
+            user_id: userId,
+          })),
+        )
+        .execute();
+    });
   }
 
   /** Forgets the properties of `path` and everything below it (a DELETE). */
-  remove(rootId: string, path: string): void {
-    this.db.prepare(`DELETE FROM dav_props WHERE root_id = ? AND ${within}`).run(rootId, ...subtree(path));
+  async remove(rootId: string, path: string): Promise<void> {
+    await this.sql
+      .deleteFrom('dav_props')
+      .where('root_id', '=', rootId)
+      .where((eb) => within(eb, path))
+      .execute();
   }
 
   /** Bytes of the properties at and below a place (what they add to the quota of a scope there). */
-  bytesBelow(rootId: string, place: string): number {
+  bytesBelow(rootId: string, place: string): Promise<number> {
     return this.bytesWithin(rootId, place);
   }
 }
@@ -186,20 +203,7 @@ export interface DavLock {
   createdAt: number;
 }
 
-interface LockRow {
-  token: string;
-  root_id: string;
-  path: string;
-  user_id: number;
-  scope: string;
-  depth: string;
-  owner: string;
-  timeout: number;
-  expires_at: number;
-  created_at: number;
-}
-
-const lockOf = (r: LockRow): DavLock => ({
+const lockOf = (r: DavLocksTable): DavLock => ({
   token: r.token,
   rootId: r.root_id,
   path: r.path,
@@ -217,91 +221,110 @@ const lockOf = (r: LockRow): DavLock => ({
  * lock is taken or listed, so that reading (every write asks) writes nothing.
  */
 export class DavLocksRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  create(lock: DavLock): void {
-    this.purgeExpired();
-    this.db
-      .prepare(
-        `INSERT INTO dav_locks (token, root_id, path, user_id, scope, depth, owner, timeout, expires_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        lock.token,
-        lock.rootId,
-        lock.path,
-        lock.userId,
-        lock.scope,
-        lock.depth,
-        lock.owner,
-        lock.timeout,
-        lock.expiresAt,
-        lock.createdAt,
-      );
+  async create(lock: DavLock): Promise<void> {
+    await this.purgeExpired();
+    await this.sql
+      .insertInto('dav_locks')
+      .values({
+        token: lock.token,
+        root_id: lock.rootId,
+        path: lock.path,
+        user_id: lock.userId,
+        scope: lock.scope,
+        depth: lock.depth,
+        owner: lock.owner,
+        timeout: lock.timeout,
+        expires_at: lock.expiresAt,
+        created_at: lock.createdAt,
+      })
+      .execute();
   }
 
-  get(token: string, now = Date.now()): DavLock | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM dav_locks WHERE token = ? AND expires_at > ?')
-      .get(token, now) as LockRow | undefined;
+  async get(token: string, now = Date.now()): Promise<DavLock | undefined> {
+    const row = await this.sql
+      .selectFrom('dav_locks')
+      .selectAll()
+      .where('token', '=', token)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
     return row && lockOf(row);
   }
 
-  refresh(token: string, timeout: number, expiresAt: number): void {
-    this.db
-      .prepare('UPDATE dav_locks SET timeout = ?, expires_at = ? WHERE token = ?')
-      .run(timeout, expiresAt, token);
+  async refresh(token: string, timeout: number, expiresAt: number): Promise<void> {
+    await this.sql
+      .updateTable('dav_locks')
+      .set({ timeout, expires_at: expiresAt })
+      .where('token', '=', token)
+      .execute();
   }
 
-  delete(token: string): boolean {
-    return this.db.prepare('DELETE FROM dav_locks WHERE token = ?').run(token).changes > 0;
+  async delete(token: string): Promise<boolean> {
+    const result = await this.sql.deleteFrom('dav_locks').where('token', '=', token).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   /** Locks whose root is `path`, one of its ancestors, or below it. */
-  related(rootId: string, path: string, now = Date.now()): DavLock[] {
+  async related(rootId: string, path: string, now = Date.now()): Promise<DavLock[]> {
     const ancestors = ['/'];
     const parts = path.split('/').filter(Boolean);
     for (let i = 1; i <= parts.length; i++) ancestors.push('/' + parts.slice(0, i).join('/'));
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM dav_locks WHERE root_id = ? AND expires_at > ?
-         AND (path IN (${ancestors.map(() => '?').join(',')}) OR ${within})`,
-      )
-      .all(rootId, now, ...ancestors, ...subtree(path)) as LockRow[];
+    const rows = await this.sql
+      .selectFrom('dav_locks')
+      .selectAll()
+      .where('root_id', '=', rootId)
+      .where('expires_at', '>', now)
+      .where((eb) => eb.or([eb('path', 'in', ancestors), within(eb, path)]))
+      .execute();
     return rows.map(lockOf);
   }
 
   /** Every lock in force, oldest first (for administrators). */
-  all(now = Date.now()): DavLock[] {
-    this.purgeExpired(now);
-    const rows = this.db.prepare('SELECT * FROM dav_locks ORDER BY created_at, token').all() as LockRow[];
+  async all(now = Date.now()): Promise<DavLock[]> {
+    await this.purgeExpired(now);
+    const rows = await this.sql
+      .selectFrom('dav_locks')
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('token')
+      .execute();
     return rows.map(lockOf);
   }
 
   /** How many locks in force a user holds. */
-  countOfUser(userId: number, now = Date.now()): number {
-    return (
-      this.db
-        .prepare('SELECT COUNT(*) AS n FROM dav_locks WHERE user_id = ? AND expires_at > ?')
-        .get(userId, now) as { n: number }
-    ).n;
+  async countOfUser(userId: number, now = Date.now()): Promise<number> {
+    const row = await this.sql
+      .selectFrom('dav_locks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** How many locks in force have their root at one place. */
-  countAt(rootId: string, path: string, now = Date.now()): number {
-    return (
-      this.db
-        .prepare('SELECT COUNT(*) AS n FROM dav_locks WHERE root_id = ? AND path = ? AND expires_at > ?')
-        .get(rootId, path, now) as { n: number }
-    ).n;
+  async countAt(rootId: string, path: string, now = Date.now()): Promise<number> {
+    const row = await this.sql
+      .selectFrom('dav_locks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('root_id', '=', rootId)
+      .where('path', '=', path)
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Drops the locks of `path` and everything below it (the resources are gone or moved away). */
-  removeWithin(rootId: string, path: string): void {
-    this.db.prepare(`DELETE FROM dav_locks WHERE root_id = ? AND ${within}`).run(rootId, ...subtree(path));
+  async removeWithin(rootId: string, path: string): Promise<void> {
+    await this.sql
+      .deleteFrom('dav_locks')
+      .where('root_id', '=', rootId)
+      .where((eb) => within(eb, path))
+      .execute();
   }
 
-  purgeExpired(now = Date.now()): void {
-    this.db.prepare('DELETE FROM dav_locks WHERE expires_at <= ?').run(now);
+  async purgeExpired(now = Date.now()): Promise<void> {
+    await this.sql.deleteFrom('dav_locks').where('expires_at', '<=', now).execute();
   }
 }

@@ -49,34 +49,43 @@ export interface Store extends Repos {
   close(): void;
 }
 
-function reposOn(db: Db, sql: Sql): Repos {
+function reposOn(sql: Sql, settings: SettingsRepo): Repos {
   return {
     users: new UsersRepo(sql),
-    settings: new SettingsRepo(db),
+    settings,
     sessions: new SessionsRepo(sql),
-    shares: new SharesRepo(db),
-    shareGrants: new ShareGrantsRepo(db),
-    uploads: new UploadsRepo(db),
-    apiTokens: new ApiTokensRepo(db),
-    staging: new StagingRepo(db),
-    moves: new MovesRepo(db),
-    davProps: new DavPropsRepo(db),
-    davLocks: new DavLocksRepo(db),
-    trash: new TrashRepo(db),
-    audit: new AuditRepo(db),
-    scopeUsage: new ScopeUsageRepo(db),
+    shares: new SharesRepo(sql),
+    shareGrants: new ShareGrantsRepo(sql),
+    uploads: new UploadsRepo(sql),
+    apiTokens: new ApiTokensRepo(sql),
+    staging: new StagingRepo(sql),
+    moves: new MovesRepo(sql),
+    davProps: new DavPropsRepo(sql),
+    davLocks: new DavLocksRepo(sql),
+    trash: new TrashRepo(sql),
+    audit: new AuditRepo(sql),
+    scopeUsage: new ScopeUsageRepo(sql),
   };
 }
 
-export function openStore(file: string): Store {
+export async function openStore(file: string): Promise<Store> {
   const db = openDatabase(file);
   const sql = sqliteSql(db);
+  // Settings are kept in memory, one copy for the store and its transactions; they are written
+  // outside transactions.
+  const settings = new SettingsRepo(sql);
+  try {
+    await settings.load();
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return {
     db,
     sql,
     dialect: 'sqlite',
-    ...reposOn(db, sql),
-    transaction: (work) => sql.transaction().execute((trx) => work(reposOn(db, trx))),
+    ...reposOn(sql, settings),
+    transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings))),
     ping: () => void db.prepare('SELECT 1').get(),
     close: () => db.close(),
   };

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Sql } from './sql.js';
 
 /**
  * Where a move across file systems stands. `copying`: the copy is being made under a staging name
@@ -24,69 +24,45 @@ export interface MoveRecord {
   createdAt: number;
 }
 
-interface Row {
-  id: number;
-  source_folder: string;
-  source_name: string;
-  source_id: string;
-  hidden_name: string;
-  dest_folder: string;
-  staging_name: string;
-  dest_name: string;
-  phase: string;
-  created_at: number;
-}
-
 /**
  * The journal of moves across file systems. A record outlives its move only when the process died
  * in the middle of it: the next start reads the phase and finishes or undoes the move.
  */
 export class MovesRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  add(move: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>): number {
-    const result = this.db
-      .prepare(
-        `INSERT INTO moves (source_folder, source_name, source_id, hidden_name, dest_folder, staging_name, dest_name, phase, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'copying', ?)`,
-      )
-      .run(
-        move.sourceFolder,
-        move.sourceName,
-        move.sourceId,
-        move.hiddenName,
-        move.destFolder,
-        move.stagingName,
-        move.destName,
-        Date.now(),
-      );
-    return Number(result.lastInsertRowid);
+  async add(move: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>): Promise<number> {
+    const row = await this.sql
+      .insertInto('moves')
+      .values({
+        source_folder: move.sourceFolder,
+        source_name: move.sourceName,
+        source_id: move.sourceId,
+        hidden_name: move.hiddenName,
+        dest_folder: move.destFolder,
+        staging_name: move.stagingName,
+        dest_name: move.destName,
+        phase: 'copying',
+        created_at: Date.now(),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
   }
 
-  /**
-   * Marks the copy whole, and runs `alongside` (other records that belong with the finished copy)
-   * in the same transaction: after a crash, both happened or neither did.
-   */
-  markCopied(id: number, alongside: () => void = () => undefined): void {
-    this.db.transaction(() => {
-      this.db.prepare(`UPDATE moves SET phase = 'copied' WHERE id = ?`).run(id);
-      alongside();
-    })();
+  /** Marks the copy whole (with what belongs with it, in one transaction: see files/change/moves.ts). */
+  async markCopied(id: number): Promise<void> {
+    await this.sql.updateTable('moves').set({ phase: 'copied' }).where('id', '=', id).execute();
   }
 
-  remove(id: number): void {
-    this.db.prepare('DELETE FROM moves WHERE id = ?').run(id);
+  async remove(id: number): Promise<void> {
+    await this.sql.deleteFrom('moves').where('id', '=', id).execute();
   }
 
-  all(): MoveRecord[] {
-    const rows = this.db
-      .prepare(
-        `SELECT id, source_folder, source_name, source_id, hidden_name, dest_folder, staging_name, dest_name, phase, created_at
-         FROM moves ORDER BY id`,
-      )
-      .all() as Row[];
+  async all(): Promise<MoveRecord[]> {
+    const rows = await this.sql.selectFrom('moves').selectAll().orderBy('id').execute();
     return rows.map((r) => ({
-      id: r.id,
+      id: Number(r.id),
       sourceFolder: r.source_folder,
       sourceName: r.source_name,
       sourceId: r.source_id,

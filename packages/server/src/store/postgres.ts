@@ -227,7 +227,9 @@ async function migratePostgres(db: Sql, url: string, version: number): Promise<v
         if (current > version) throw new NewerPostgresSchemaError(describePostgresUrl(url), current, version);
         if (current === version) return;
         if (current !== 0) {
-          throw new Error(`the database ${describePostgresUrl(url)} is at schema ${current}, which this version cannot upgrade`);
+          throw new Error(
+            `the database ${describePostgresUrl(url)} is at schema ${current}, which this version cannot upgrade`,
+          );
         }
         await raw.raw(BASELINE).execute(tx);
         await raw`INSERT INTO schema_version (version) VALUES (${version})`.execute(tx);

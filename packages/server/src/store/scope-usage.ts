@@ -1,4 +1,6 @@
-import type { Db } from './db.js';
+import { sql } from 'kysely';
+import type { ScopeUsageTable } from './schema.js';
+import type { Sql } from './sql.js';
 
 /** The bytes one scope's tree holds (the trash not included: its records say what it holds). */
 export interface ScopeUsage {
@@ -10,14 +12,7 @@ export interface ScopeUsage {
   countedAt: number;
 }
 
-interface Row {
-  root_id: string;
-  scope: string;
-  bytes: number;
-  counted_at: number;
-}
-
-const fromRow = (r: Row): ScopeUsage => ({
+const fromRow = (r: ScopeUsageTable): ScopeUsage => ({
   rootId: r.root_id,
   scope: r.scope,
   bytes: r.bytes,
@@ -26,40 +21,51 @@ const fromRow = (r: Row): ScopeUsage => ({
 
 /** Counted scopes (files/quota.ts keeps them current between walks). */
 export class ScopeUsageRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  all(): ScopeUsage[] {
-    return (this.db.prepare('SELECT * FROM scope_usage ORDER BY root_id, scope').all() as Row[]).map(fromRow);
+  async all(): Promise<ScopeUsage[]> {
+    return (
+      await this.sql.selectFrom('scope_usage').selectAll().orderBy('root_id').orderBy('scope').execute()
+    ).map(fromRow);
   }
 
-  get(rootId: string, scope: string): ScopeUsage | undefined {
-    const row = this.db
-      .prepare('SELECT * FROM scope_usage WHERE root_id = ? AND scope = ?')
-      .get(rootId, scope) as Row | undefined;
+  async get(rootId: string, scope: string): Promise<ScopeUsage | undefined> {
+    const row = await this.sql
+      .selectFrom('scope_usage')
+      .selectAll()
+      .where('root_id', '=', rootId)
+      .where('scope', '=', scope)
+      .executeTakeFirst();
     return row && fromRow(row);
   }
 
   /** Records the result of a walk. */
-  set(usage: ScopeUsage): void {
-    this.db
-      .prepare(
-        `INSERT INTO scope_usage (root_id, scope, bytes, counted_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT(root_id, scope) DO UPDATE SET bytes = excluded.bytes, counted_at = excluded.counted_at`,
+  async set(usage: ScopeUsage): Promise<void> {
+    await this.sql
+      .insertInto('scope_usage')
+      .values({ root_id: usage.rootId, scope: usage.scope, bytes: usage.bytes, counted_at: usage.countedAt })
+      .onConflict((oc) =>
+        oc.columns(['root_id', 'scope']).doUpdateSet({ bytes: usage.bytes, counted_at: usage.countedAt }),
       )
-      .run(usage.rootId, usage.scope, usage.bytes, usage.countedAt);
+      .execute();
   }
 
-  /** Adds `delta` bytes to each of `scopes` of a root in one transaction (never below zero). */
-  add(rootId: string, scopes: readonly string[], delta: number): void {
-    const update = this.db.prepare(
-      'UPDATE scope_usage SET bytes = MAX(0, bytes + ?) WHERE root_id = ? AND scope = ?',
-    );
-    this.db.transaction(() => {
-      for (const scope of scopes) update.run(delta, rootId, scope);
-    })();
+  /** Adds `delta` bytes to each of `scopes` of a root in one statement (never below zero). */
+  async add(rootId: string, scopes: readonly string[], delta: number): Promise<void> {
+    if (scopes.length === 0) return;
+    await this.sql
+      .updateTable('scope_usage')
+      .set({ bytes: sql<number>`CASE WHEN bytes + ${delta} < 0 THEN 0 ELSE bytes + ${delta} END` })
+      .where('root_id', '=', rootId)
+      .where('scope', 'in', [...scopes])
+      .execute();
   }
 
-  delete(rootId: string, scope: string): void {
-    this.db.prepare('DELETE FROM scope_usage WHERE root_id = ? AND scope = ?').run(rootId, scope);
+  async delete(rootId: string, scope: string): Promise<void> {
+    await this.sql
+      .deleteFrom('scope_usage')
+      .where('root_id', '=', rootId)
+      .where('scope', '=', scope)
+      .execute();
   }
 }

@@ -7,7 +7,7 @@ import {
   type UserDefaults,
   type WebDavMode,
 } from '@filebrowser/contract';
-import type { Db } from './db.js';
+import type { Sql } from './sql.js';
 
 /** Auth-method details that the settings API never exposes. */
 export interface AutherConfig {
@@ -131,54 +131,56 @@ export function normaliseSettings(s: Partial<StoredSettings>): StoredSettings {
 }
 
 /**
- * Key/value records of the config table: `settings` (StoredSettings) and `server`
- * (server options persisted by `config init|set|import`). Settings are cached in memory:
- * they are read on every request and written only through this class.
+ * Key/value records of the config table: `settings` (StoredSettings) and `server` (server options
+ * persisted by `config init|set|import`). Both are read once, when the store opens (`load`), and
+ * kept in memory: they are read on every request and written only through this class.
  */
 export class SettingsRepo {
-  private cached: StoredSettings | undefined;
+  private settings: StoredSettings | undefined;
+  private server: Record<string, unknown> = {};
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  exists(): boolean {
-    return this.read('settings') !== undefined;
+  /** Reads both records; a database without settings gets the defaults (and a new signing key) written. */
+  async load(): Promise<void> {
+    const raw = await this.read<Partial<StoredSettings>>('settings');
+    this.server = (await this.read<Record<string, unknown>>('server')) ?? {};
+    this.settings = normaliseSettings(raw ?? {});
+    if (!raw) await this.write('settings', this.settings);
   }
 
   get(): StoredSettings {
-    if (!this.cached) {
-      const raw = this.read<Partial<StoredSettings>>('settings');
-      this.cached = normaliseSettings(raw ?? {});
-      if (!raw) this.save(this.cached);
-    }
-    return this.cached;
+    if (!this.settings) throw new Error('the settings were read before the store loaded them');
+    return this.settings;
   }
 
-  save(settings: StoredSettings): StoredSettings {
+  async save(settings: StoredSettings): Promise<StoredSettings> {
     const normalised = normaliseSettings(settings);
-    this.write('settings', normalised);
-    this.cached = normalised;
+    await this.write('settings', normalised);
+    this.settings = normalised;
     return normalised;
   }
 
   getServer(): Record<string, unknown> {
-    return this.read<Record<string, unknown>>('server') ?? {};
+    return this.server;
   }
 
-  saveServer(server: Record<string, unknown>): void {
-    this.write('server', server);
+  async saveServer(server: Record<string, unknown>): Promise<void> {
+    await this.write('server', server);
+    this.server = server;
   }
 
-  private read<T>(key: string): T | undefined {
-    const row = this.db.prepare('SELECT value FROM config WHERE key = ?').get(key) as
-      { value: string } | undefined;
+  private async read<T>(key: string): Promise<T | undefined> {
+    const row = await this.sql.selectFrom('config').select('value').where('key', '=', key).executeTakeFirst();
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
-  private write(key: string, value: unknown): void {
-    this.db
-      .prepare(
-        'INSERT INTO config (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
-      )
-      .run(key, JSON.stringify(value));
+  private async write(key: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value);
+    await this.sql
+      .insertInto('config')
+      .values({ key, value: text })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: text }))
+      .execute();
   }
 }

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Db } from './db.js';
+import { inTransaction, type Sql } from './sql.js';
 
 /** Grants one link keeps at most: the oldest go first (each is a correct password, typed again). */
 export const MAX_GRANTS_PER_SHARE = 1000;
@@ -14,29 +14,41 @@ function hashOf(token: string): string {
  * bits, and nothing in the database lets anyone make one.
  */
 export class ShareGrantsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  add(shareHash: string, token: string, expiresAt: number, now = Date.now()): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM share_grants WHERE expires_at <= ?').run(now);
-      this.db
-        .prepare('INSERT INTO share_grants (token_hash, share_hash, expires_at) VALUES (?, ?, ?)')
-        .run(hashOf(token), shareHash, expiresAt);
-      this.db
-        .prepare(
-          `DELETE FROM share_grants WHERE share_hash = ? AND token_hash NOT IN (
-             SELECT token_hash FROM share_grants WHERE share_hash = ? ORDER BY expires_at DESC LIMIT ?)`,
+  async add(shareHash: string, token: string, expiresAt: number, now = Date.now()): Promise<void> {
+    await inTransaction(this.sql, async (tx) => {
+      await tx.deleteFrom('share_grants').where('expires_at', '<=', now).execute();
+      await tx
+        .insertInto('share_grants')
+        .values({ token_hash: hashOf(token), share_hash: shareHash, expires_at: expiresAt })
+        .execute();
+      await tx
+        .deleteFrom('share_grants')
+        .where('share_hash', '=', shareHash)
+        .where(
+          'token_hash',
+          'not in',
+          tx
+            .selectFrom('share_grants')
+            .select('token_hash')
+            .where('share_hash', '=', shareHash)
+            .orderBy('expires_at', 'desc')
+            .limit(MAX_GRANTS_PER_SHARE),
         )
-        .run(shareHash, shareHash, MAX_GRANTS_PER_SHARE);
-    })();
+        .execute();
+    });
   }
 
   /** Whether `token` is a live grant of the link `shareHash`. */
-  has(shareHash: string, token: string, now = Date.now()): boolean {
-    return (
-      this.db
-        .prepare('SELECT 1 FROM share_grants WHERE token_hash = ? AND share_hash = ? AND expires_at > ?')
-        .get(hashOf(token), shareHash, now) !== undefined
-    );
+  async has(shareHash: string, token: string, now = Date.now()): Promise<boolean> {
+    const row = await this.sql
+      .selectFrom('share_grants')
+      .select('token_hash')
+      .where('token_hash', '=', hashOf(token))
+      .where('share_hash', '=', shareHash)
+      .where('expires_at', '>', now)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 }

@@ -1,4 +1,5 @@
-import type { Db } from './db.js';
+import type { SharesTable } from './schema.js';
+import type { Sql } from './sql.js';
 
 export interface StoredShare {
   hash: string;
@@ -22,18 +23,7 @@ export interface StoredShare {
   createdAt: number;
 }
 
-interface Row {
-  hash: string;
-  path: string;
-  root_id: string;
-  root_path: string;
-  user_id: number;
-  expire: number;
-  password_hash: string;
-  created_at: number;
-}
-
-const fromRow = (r: Row): StoredShare => ({
+const fromRow = (r: SharesTable): StoredShare => ({
   hash: r.hash,
   path: r.path,
   rootId: r.root_id,
@@ -48,57 +38,77 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** Share links. Expired links are deleted before every read, so none is ever served. */
 export class SharesRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  private purgeExpired(): void {
-    this.db.prepare('DELETE FROM shares WHERE expire != 0 AND expire <= ?').run(nowSeconds());
+  private async purgeExpired(): Promise<void> {
+    await this.sql
+      .deleteFrom('shares')
+      .where('expire', '!=', 0)
+      .where('expire', '<=', nowSeconds())
+      .execute();
   }
 
-  create(share: Omit<StoredShare, 'createdAt'>): StoredShare {
+  async create(share: Omit<StoredShare, 'createdAt'>): Promise<StoredShare> {
     const created = { ...share, createdAt: Date.now() };
-    this.db
-      .prepare(
-        'INSERT INTO shares (hash, path, root_id, root_path, user_id, expire, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        created.hash,
-        created.path,
-        created.rootId,
-        created.rootPath,
-        created.userId,
-        created.expire,
-        created.passwordHash,
-        created.createdAt,
-      );
+    await this.sql
+      .insertInto('shares')
+      .values({
+        hash: created.hash,
+        path: created.path,
+        root_id: created.rootId,
+        root_path: created.rootPath,
+        user_id: created.userId,
+        expire: created.expire,
+        password_hash: created.passwordHash,
+        created_at: created.createdAt,
+      })
+      .execute();
     return created;
   }
 
-  get(hash: string): StoredShare | undefined {
-    this.purgeExpired();
-    const row = this.db.prepare('SELECT * FROM shares WHERE hash = ?').get(hash) as Row | undefined;
+  async get(hash: string): Promise<StoredShare | undefined> {
+    await this.purgeExpired();
+    const row = await this.sql.selectFrom('shares').selectAll().where('hash', '=', hash).executeTakeFirst();
     return row && fromRow(row);
   }
 
   /** All live shares, by owner then expiry (as File Browser lists them). */
-  list(userId?: number): StoredShare[] {
-    this.purgeExpired();
+  async list(userId?: number): Promise<StoredShare[]> {
+    await this.purgeExpired();
     const rows =
       userId === undefined
-        ? this.db.prepare('SELECT * FROM shares ORDER BY user_id, expire, created_at').all()
-        : this.db.prepare('SELECT * FROM shares WHERE user_id = ? ORDER BY expire, created_at').all(userId);
-    return (rows as Row[]).map(fromRow);
+        ? await this.sql
+            .selectFrom('shares')
+            .selectAll()
+            .orderBy('user_id')
+            .orderBy('expire')
+            .orderBy('created_at')
+            .execute()
+        : await this.sql
+            .selectFrom('shares')
+            .selectAll()
+            .where('user_id', '=', userId)
+            .orderBy('expire')
+            .orderBy('created_at')
+            .execute();
+    return rows.map(fromRow);
   }
 
   /** The shared item moved: its owner's path and its place below the root. */
-  move(hash: string, path: string, rootPath: string): void {
-    this.db.prepare('UPDATE shares SET path = ?, root_path = ? WHERE hash = ?').run(path, rootPath, hash);
+  async move(hash: string, path: string, rootPath: string): Promise<void> {
+    await this.sql
+      .updateTable('shares')
+      .set({ path, root_path: rootPath })
+      .where('hash', '=', hash)
+      .execute();
   }
 
-  delete(hash: string): boolean {
-    return this.db.prepare('DELETE FROM shares WHERE hash = ?').run(hash).changes > 0;
+  async delete(hash: string): Promise<boolean> {
+    const result = await this.sql.deleteFrom('shares').where('hash', '=', hash).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
-  deleteByUser(userId: number): void {
-    this.db.prepare('DELETE FROM shares WHERE user_id = ?').run(userId);
+  async deleteByUser(userId: number): Promise<void> {
+    await this.sql.deleteFrom('shares').where('user_id', '=', userId).execute();
   }
 }

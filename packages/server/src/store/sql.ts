@@ -38,3 +38,9 @@ export async function afterExplicitId(sql: Sql, table: 'users'): Promise<void> {
     sql,
   );
 }
+
+/** Runs `work` in a transaction on `sql`, or within the one `sql` already is. */
+export async function inTransaction<T>(sql: Sql, work: (tx: Sql) => Promise<T>): Promise<T> {
+  if (sql.isTransaction) return work(sql);
+  return sql.transaction().execute(work);
+}

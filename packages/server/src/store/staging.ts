@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import type { Sql } from './sql.js';
 
 /** A staging file a write made beside its target, recorded until the write renamed or removed it. */
 export interface StagingRecord {
@@ -9,35 +9,32 @@ export interface StagingRecord {
   createdAt: number;
 }
 
-interface Row {
-  id: number;
-  folder: string;
-  name: string;
-  created_at: number;
-}
-
 /**
  * Staging files in progress. A record outlives its write only when the process died in the
  * middle of it (SIGKILL, a crash, a power cut): the next start finds its file by it and removes it.
  */
 export class StagingRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  add(folder: string, name: string): number {
-    const result = this.db
-      .prepare('INSERT INTO staging_files (folder, name, created_at) VALUES (?, ?, ?)')
-      .run(folder, name, Date.now());
-    return Number(result.lastInsertRowid);
+  async add(folder: string, name: string): Promise<number> {
+    const row = await this.sql
+      .insertInto('staging_files')
+      .values({ folder, name, created_at: Date.now() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(row.id);
   }
 
-  remove(id: number): void {
-    this.db.prepare('DELETE FROM staging_files WHERE id = ?').run(id);
+  async remove(id: number): Promise<void> {
+    await this.sql.deleteFrom('staging_files').where('id', '=', id).execute();
   }
 
-  all(): StagingRecord[] {
-    const rows = this.db
-      .prepare('SELECT id, folder, name, created_at FROM staging_files ORDER BY id')
-      .all() as Row[];
+  async all(): Promise<StagingRecord[]> {
+    const rows = await this.sql
+      .selectFrom('staging_files')
+      .select(['id', 'folder', 'name', 'created_at'])
+      .orderBy('id')
+      .execute();
     return rows.map((r) => ({ id: r.id, folder: r.folder, name: r.name, createdAt: r.created_at }));
   }
 }

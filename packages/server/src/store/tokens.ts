@@ -1,4 +1,5 @@
-import type { Db } from './db.js';
+import type { ApiTokensTable } from './schema.js';
+import type { Sql } from './sql.js';
 
 /** A personal API token as the server keeps it: the hash of its secret, never the secret. */
 export interface StoredApiToken {
@@ -18,19 +19,7 @@ export interface StoredApiToken {
   lastUsedAt: number;
 }
 
-interface Row {
-  id: string;
-  user_id: number;
-  name: string;
-  secret_hash: string;
-  read_only: number;
-  root_path: string;
-  created_at: number;
-  expires_at: number;
-  last_used_at: number;
-}
-
-function fromRow(row: Row): StoredApiToken {
+function fromRow(row: ApiTokensTable): StoredApiToken {
   return {
     id: row.id,
     userId: row.user_id,
@@ -46,47 +35,71 @@ function fromRow(row: Row): StoredApiToken {
 
 /** The only module that reads or writes the api_tokens table. Rows go with their user (FK cascade). */
 export class ApiTokensRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  create(token: StoredApiToken): void {
-    this.db
-      .prepare(
-        `INSERT INTO api_tokens (id, user_id, name, secret_hash, read_only, root_path, created_at, expires_at, last_used_at)
-         VALUES (@id, @userId, @name, @secretHash, @readOnly, @rootPath, @createdAt, @expiresAt, @lastUsedAt)`,
-      )
-      .run({ ...token, readOnly: token.readOnly ? 1 : 0 });
+  async create(token: StoredApiToken): Promise<void> {
+    await this.sql
+      .insertInto('api_tokens')
+      .values({
+        id: token.id,
+        user_id: token.userId,
+        name: token.name,
+        secret_hash: token.secretHash,
+        read_only: token.readOnly ? 1 : 0,
+        root_path: token.rootPath,
+        created_at: token.createdAt,
+        expires_at: token.expiresAt,
+        last_used_at: token.lastUsedAt,
+      })
+      .execute();
   }
 
-  get(id: string): StoredApiToken | undefined {
-    const row = this.db.prepare('SELECT * FROM api_tokens WHERE id = ?').get(id) as Row | undefined;
+  async get(id: string): Promise<StoredApiToken | undefined> {
+    const row = await this.sql.selectFrom('api_tokens').selectAll().where('id', '=', id).executeTakeFirst();
     return row && fromRow(row);
   }
 
-  listByUser(userId: number): StoredApiToken[] {
-    const rows = this.db
-      .prepare('SELECT * FROM api_tokens WHERE user_id = ? ORDER BY created_at, id')
-      .all(userId) as Row[];
+  async listByUser(userId: number): Promise<StoredApiToken[]> {
+    const rows = await this.sql
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
     return rows.map(fromRow);
   }
 
-  countByUser(userId: number): number {
-    return (
-      this.db.prepare('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?').get(userId) as { n: number }
-    ).n;
+  async countByUser(userId: number): Promise<number> {
+    const row = await this.sql
+      .selectFrom('api_tokens')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM api_tokens WHERE id = ?').run(id).changes > 0;
+  /** Deletes a token of `userId` (one statement: nobody else's token, whatever the id). */
+  async delete(id: string, userId: number): Promise<boolean> {
+    const result = await this.sql
+      .deleteFrom('api_tokens')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
-  deleteByUser(userId: number): void {
-    this.db.prepare('DELETE FROM api_tokens WHERE user_id = ?').run(userId);
+  async deleteByUser(userId: number): Promise<void> {
+    await this.sql.deleteFrom('api_tokens').where('user_id', '=', userId).execute();
   }
 
   /** Records a use; only moves forward, so concurrent requests cannot set it back. */
-  touch(id: string, at: number): void {
-    this.db
-      .prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND last_used_at < ?')
-      .run(at, id, at);
+  async touch(id: string, at: number): Promise<void> {
+    await this.sql
+      .updateTable('api_tokens')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where('last_used_at', '<', at)
+      .execute();
   }
 }

@@ -1,4 +1,6 @@
-import type { Db } from './db.js';
+import { sql } from 'kysely';
+import type { TrashTable } from './schema.js';
+import type { Sql } from './sql.js';
 
 /** One item in a user's trash, as stored. Times are Unix milliseconds. */
 export interface StoredTrashItem {
@@ -20,20 +22,7 @@ export interface StoredTrashItem {
   location: string;
 }
 
-interface Row {
-  id: string;
-  user_id: number;
-  root_id: string;
-  root_path: string;
-  path: string;
-  size: number;
-  is_dir: number;
-  deleted_by: string;
-  deleted_at: number;
-  location: string;
-}
-
-const fromRow = (r: Row): StoredTrashItem => ({
+const fromRow = (r: TrashTable): StoredTrashItem => ({
   id: r.id,
   userId: r.user_id,
   rootId: r.root_id,
@@ -48,70 +37,76 @@ const fromRow = (r: Row): StoredTrashItem => ({
 
 /** Records of the trash; the bytes are in the trash folder (files/trash.ts). */
 export class TrashRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
-  add(item: StoredTrashItem): void {
-    this.db
-      .prepare(
-        `INSERT INTO trash (id, user_id, root_id, root_path, path, size, is_dir, deleted_by, deleted_at, location)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        item.id,
-        item.userId,
-        item.rootId,
-        item.rootPath,
-        item.path,
-        item.size,
-        item.isDir ? 1 : 0,
-        item.deletedBy,
-        item.deletedAt,
-        item.location,
-      );
+  async add(item: StoredTrashItem): Promise<void> {
+    await this.sql
+      .insertInto('trash')
+      .values({
+        id: item.id,
+        user_id: item.userId,
+        root_id: item.rootId,
+        root_path: item.rootPath,
+        path: item.path,
+        size: item.size,
+        is_dir: item.isDir ? 1 : 0,
+        deleted_by: item.deletedBy,
+        deleted_at: item.deletedAt,
+        location: item.location,
+      })
+      .execute();
   }
 
-  get(id: string): StoredTrashItem | undefined {
-    const row = this.db.prepare('SELECT * FROM trash WHERE id = ?').get(id) as Row | undefined;
+  async get(id: string): Promise<StoredTrashItem | undefined> {
+    const row = await this.sql.selectFrom('trash').selectAll().where('id', '=', id).executeTakeFirst();
     return row && fromRow(row);
   }
 
   /** A user's items, newest first. */
-  list(userId: number): StoredTrashItem[] {
-    const rows = this.db
-      .prepare('SELECT * FROM trash WHERE user_id = ? ORDER BY deleted_at DESC, id')
-      .all(userId) as Row[];
+  async list(userId: number): Promise<StoredTrashItem[]> {
+    const rows = await this.sql
+      .selectFrom('trash')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('deleted_at', 'desc')
+      .orderBy('id')
+      .execute();
     return rows.map(fromRow);
   }
 
   /** Items deleted before `time` (every user's), oldest first. */
-  deletedBefore(time: number): StoredTrashItem[] {
-    const rows = this.db
-      .prepare('SELECT * FROM trash WHERE deleted_at < ? ORDER BY deleted_at')
-      .all(time) as Row[];
+  async deletedBefore(time: number): Promise<StoredTrashItem[]> {
+    const rows = await this.sql
+      .selectFrom('trash')
+      .selectAll()
+      .where('deleted_at', '<', time)
+      .orderBy('deleted_at')
+      .execute();
     return rows.map(fromRow);
   }
 
   /** Every user with something in the trash. */
-  userIds(): number[] {
-    const rows = this.db.prepare('SELECT DISTINCT user_id FROM trash ORDER BY user_id').all() as {
-      user_id: number;
-    }[];
+  async userIds(): Promise<number[]> {
+    const rows = await this.sql.selectFrom('trash').select('user_id').distinct().orderBy('user_id').execute();
     return rows.map((r) => r.user_id);
   }
 
   /** Bytes of the items deleted from `place` of a root or below it (`/` for the whole root). */
-  bytesBelow(rootId: string, place: string): number {
+  async bytesBelow(rootId: string, place: string): Promise<number> {
     const prefix = place === '/' ? '/' : place + '/';
-    const row = this.db
-      .prepare(
-        `SELECT COALESCE(SUM(size), 0) AS bytes FROM trash
-         WHERE root_id = ? AND (root_path = ? OR substr(root_path, 1, length(?)) = ?)`,
+    const row = await this.sql
+      .selectFrom('trash')
+      .select(sql<number>`COALESCE(SUM(size), 0)`.as('bytes'))
+      .where('root_id', '=', rootId)
+      .where((eb) =>
+        eb.or([eb('root_path', '=', place), eb(sql`substr(root_path, 1, ${prefix.length})`, '=', prefix)]),
       )
-      .get(rootId, place, prefix, prefix) as { bytes: number };
-    return row.bytes;
+      .executeTakeFirstOrThrow();
+    return Number(row.bytes);
   }
 
-  delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM trash WHERE id = ?').run(id).changes > 0;
+  async delete(id: string): Promise<boolean> {
+    const result = await this.sql.deleteFrom('trash').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 }

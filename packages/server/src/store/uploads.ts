@@ -1,4 +1,6 @@
-import type { Db } from './db.js';
+import { sql } from 'kysely';
+import type { UploadsTable } from './schema.js';
+import { inTransaction, type Sql } from './sql.js';
 
 /** A resumable upload in progress: its bytes go to `staging` until all `length` have arrived. */
 export interface PendingUpload {
@@ -14,18 +16,7 @@ export interface PendingUpload {
   updatedAt: number;
 }
 
-interface Row {
-  id: string;
-  user_id: number;
-  path: string;
-  length: number;
-  override: number;
-  staging: string;
-  created_at: number;
-  updated_at: number;
-}
-
-const fromRow = (r: Row): PendingUpload => ({
+const fromRow = (r: UploadsTable): PendingUpload => ({
   id: r.id,
   userId: r.user_id,
   path: r.path,
@@ -38,70 +29,83 @@ const fromRow = (r: Row): PendingUpload => ({
 
 /** Pending uploads live in the database, so an upload resumes even across a server restart. */
 export class UploadsRepo {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly sql: Sql) {}
 
   /** Registers an upload, replacing (and returning) any earlier one of the same user and path. */
-  put(upload: Omit<PendingUpload, 'createdAt' | 'updatedAt'>): {
+  async put(upload: Omit<PendingUpload, 'createdAt' | 'updatedAt'>): Promise<{
     upload: PendingUpload;
     replaced?: PendingUpload;
-  } {
-    const replaced = this.find(upload.userId, upload.path);
+  }> {
     const now = Date.now();
-    this.db.transaction(() => {
-      if (replaced) this.db.prepare('DELETE FROM uploads WHERE id = ?').run(replaced.id);
-      this.db
-        .prepare(
-          'INSERT INTO uploads (id, user_id, path, length, override, staging, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-        )
-        .run(
-          upload.id,
-          upload.userId,
-          upload.path,
-          upload.length,
-          upload.override ? 1 : 0,
-          upload.staging,
-          now,
-          now,
-        );
-    })();
-    return { upload: { ...upload, createdAt: now, updatedAt: now }, replaced };
+    return inTransaction(this.sql, async (tx) => {
+      const replaced = await new UploadsRepo(tx).find(upload.userId, upload.path);
+      if (replaced) await tx.deleteFrom('uploads').where('id', '=', replaced.id).execute();
+      await tx
+        .insertInto('uploads')
+        .values({
+          id: upload.id,
+          user_id: upload.userId,
+          path: upload.path,
+          length: upload.length,
+          override: upload.override ? 1 : 0,
+          staging: upload.staging,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      return { upload: { ...upload, createdAt: now, updatedAt: now }, replaced };
+    });
   }
 
-  find(userId: number, path: string): PendingUpload | undefined {
-    const row = this.db.prepare('SELECT * FROM uploads WHERE user_id = ? AND path = ?').get(userId, path) as
-      Row | undefined;
+  async find(userId: number, path: string): Promise<PendingUpload | undefined> {
+    const row = await this.sql
+      .selectFrom('uploads')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('path', '=', path)
+      .executeTakeFirst();
     return row && fromRow(row);
   }
 
-  touch(id: string): void {
-    this.db.prepare('UPDATE uploads SET updated_at = ? WHERE id = ?').run(Date.now(), id);
+  async touch(id: string): Promise<void> {
+    await this.sql.updateTable('uploads').set({ updated_at: Date.now() }).where('id', '=', id).execute();
   }
 
-  delete(id: string): void {
-    this.db.prepare('DELETE FROM uploads WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.sql.deleteFrom('uploads').where('id', '=', id).execute();
   }
 
   /** How many uploads `userId` has pending and the bytes they declare, leaving out one path's. */
-  pendingOf(userId: number, exceptPath: string): { count: number; bytes: number } {
-    const row = this.db
-      .prepare(
-        'SELECT COUNT(*) AS count, COALESCE(SUM(length), 0) AS bytes FROM uploads WHERE user_id = ? AND path <> ?',
-      )
-      .get(userId, exceptPath) as { count: number; bytes: number };
-    return { count: row.count, bytes: row.bytes };
+  async pendingOf(userId: number, exceptPath: string): Promise<{ count: number; bytes: number }> {
+    const row = await this.sql
+      .selectFrom('uploads')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        sql<number>`COALESCE(SUM(length), 0)`.as('bytes'),
+      ])
+      .where('user_id', '=', userId)
+      .where('path', '<>', exceptPath)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), bytes: Number(row.bytes) };
   }
 
   /** Uploads nobody has touched since `before` (Unix ms). */
-  stale(before: number): PendingUpload[] {
-    return (this.db.prepare('SELECT * FROM uploads WHERE updated_at < ?').all(before) as Row[]).map(fromRow);
+  async stale(before: number): Promise<PendingUpload[]> {
+    return (await this.sql.selectFrom('uploads').selectAll().where('updated_at', '<', before).execute()).map(
+      fromRow,
+    );
   }
 
   /** Resumable uploads pending across all users (the metrics gauge). */
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n;
+  async count(): Promise<number> {
+    const row = await this.sql
+      .selectFrom('uploads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  all(): PendingUpload[] {
-    return (this.db.prepare('SELECT * FROM uploads').all() as Row[]).map(fromRow);
+  async all(): Promise<PendingUpload[]> {
+    return (await this.sql.selectFrom('uploads').selectAll().execute()).map(fromRow);
   }
 }

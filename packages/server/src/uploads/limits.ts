@@ -23,9 +23,9 @@ export class PendingLimits {
    * path is replaced, so it does not count); the returned function gives the place back once the
    * upload is recorded or refused.
    */
-  reserve(userId: number, virtual: string, length: number): () => void {
+  async reserve(userId: number, virtual: string, length: number): Promise<() => void> {
     const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
-    const stored = this.ctx.store.uploads.pendingOf(userId, virtual);
+    const stored = await this.ctx.store.uploads.pendingOf(userId, virtual);
     const creating = this.creating.get(userId) ?? { count: 0, bytes: 0 };
     if (stored.count + creating.count >= limit) {
       throw new AppError(

@@ -80,7 +80,7 @@ export class ResumableUploads {
         throw badRequest('Upload-Length must be a whole number of bytes');
       }
       const length = Number(lengthHeader);
-      const release = this.limits.reserve(user.id, access.scopePathOf(target.virtual), length);
+      const release = await this.limits.reserve(user.id, access.scopePathOf(target.virtual), length);
       let upload: PendingUpload;
       let quota: QuotaHold | undefined;
       try {
@@ -95,7 +95,7 @@ export class ResumableUploads {
         const id = crypto.randomBytes(16).toString('base64url');
         const staging = path.join(this.stagingDir, `${id}.part`);
         await (await fs.open(staging, 'wx', 0o600)).close();
-        const put = this.ctx.store.uploads.put({
+        const put = await this.ctx.store.uploads.put({
           id,
           userId: user.id,
           path: access.scopePathOf(target.virtual),
@@ -125,8 +125,8 @@ export class ResumableUploads {
    * The user's upload to `target`, known by its path in the user's whole scope: a request
    * confined to a folder (a folder API token) finds only the uploads to that folder.
    */
-  private pending(user: StoredUser, access: FileAccess, target: Resolved): PendingUpload {
-    const upload = this.ctx.store.uploads.find(user.id, access.scopePathOf(target.virtual));
+  private async pending(user: StoredUser, access: FileAccess, target: Resolved): Promise<PendingUpload> {
+    const upload = await this.ctx.store.uploads.find(user.id, access.scopePathOf(target.virtual));
     if (!upload) throw notFound('no upload in progress for this path');
     return upload;
   }
@@ -135,10 +135,10 @@ export class ResumableUploads {
   async status(user: StoredUser, rawPath: string): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
-    const upload = this.pending(user, access, target);
+    const upload = await this.pending(user, access, target);
     const st = await fs.stat(upload.staging).catch(() => undefined);
     if (!st) {
-      this.ctx.store.uploads.delete(upload.id);
+      await this.ctx.store.uploads.delete(upload.id);
       throw notFound('no upload in progress for this path');
     }
     // Asking keeps nothing alive: only bytes do (see sweep).
@@ -156,15 +156,15 @@ export class ResumableUploads {
     const target = await access.resolve(rawPath);
     if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader))
       throw badRequest('Upload-Offset must be a whole number');
-    const upload = this.pending(user, access, target);
+    const upload = await this.pending(user, access, target);
     return this.serialised(upload.id, async () => {
-      const current = this.ctx.store.uploads.find(user.id, upload.path);
+      const current = await this.ctx.store.uploads.find(user.id, upload.path);
       if (!current || current.id !== upload.id) throw notFound('no upload in progress for this path');
       const offset = Number(offsetHeader);
       if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
       await this.checkQuota(access, upload, target);
       const written = await this.writeAt(upload, offset, body);
-      this.ctx.store.uploads.touch(upload.id);
+      await this.ctx.store.uploads.touch(upload.id);
       const completed = written === upload.length ? await this.complete(access, upload) : undefined;
       return { offset: written, length: upload.length, completed };
     });
@@ -186,7 +186,7 @@ export class ResumableUploads {
       );
       this.holds.set(upload.id, quota);
     } catch (err) {
-      this.ctx.store.uploads.delete(upload.id);
+      await this.ctx.store.uploads.delete(upload.id);
       this.letGo(upload.id);
       await removeQuietly(upload.staging);
       throw err;
@@ -255,7 +255,7 @@ export class ResumableUploads {
         await target.close();
       }
     } finally {
-      this.ctx.store.uploads.delete(upload.id);
+      await this.ctx.store.uploads.delete(upload.id);
       this.letGo(upload.id);
       await removeQuietly(upload.staging);
     }
@@ -271,9 +271,9 @@ export class ResumableUploads {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
     if (target.virtual === '/') throw forbidden();
-    const upload = this.pending(user, access, target);
+    const upload = await this.pending(user, access, target);
     await this.serialised(upload.id, async () => {
-      this.ctx.store.uploads.delete(upload.id);
+      await this.ctx.store.uploads.delete(upload.id);
       this.letGo(upload.id);
       await removeQuietly(upload.staging);
     });
@@ -286,13 +286,13 @@ export class ResumableUploads {
    */
   async sweep(now = Date.now()): Promise<number> {
     const before = now - this.ctx.config.uploadsExpiry * 1000;
-    const stale = this.ctx.store.uploads.stale(before);
+    const stale = await this.ctx.store.uploads.stale(before);
     for (const upload of stale) {
-      this.ctx.store.uploads.delete(upload.id);
+      await this.ctx.store.uploads.delete(upload.id);
       this.letGo(upload.id);
       await removeQuietly(upload.staging);
     }
-    const known = new Set(this.ctx.store.uploads.all().map((u) => path.basename(u.staging)));
+    const known = new Set((await this.ctx.store.uploads.all()).map((u) => path.basename(u.staging)));
     const names = await fs.readdir(this.stagingDir).catch(() => [] as string[]);
     for (const name of names) {
       if (!name.endsWith('.part') || known.has(name)) continue;

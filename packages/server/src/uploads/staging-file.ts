@@ -81,12 +81,12 @@ export async function replaceAtomically(
   }
   const temp = stagingName(name);
   const mode = (await fs.stat(upload.staging)).mode & 0o7777;
-  const forget = ledger.note(folder, temp);
+  const forget = await ledger.note(folder, temp);
   let out: fs.FileHandle;
   try {
     out = await createEntryFile(folder, temp, mode);
   } catch (err) {
-    forget();
+    await forget();
     throw err;
   }
   let placed = false;
@@ -109,7 +109,7 @@ export async function replaceAtomically(
       await out.close().catch(() => undefined);
       await unlinkEntry(folder, temp).catch(() => undefined);
     }
-    forget();
+    await forget();
   }
 }
 

@@ -18,7 +18,7 @@ export async function locksInForce(ctx: AppContext, opts: { sweep: boolean }): P
     if (!accesses.has(user.id)) accesses.set(user.id, fileAccessFor(ctx, user));
     return accesses.get(user.id)!;
   };
-  for (const lock of ctx.store.davLocks.all()) {
+  for (const lock of await ctx.store.davLocks.all()) {
     if (opts.sweep && !(await liveFor(ctx, lock, lock.path, accessOf))) continue;
     out.push(await present(ctx, lock));
   }
@@ -27,9 +27,9 @@ export async function locksInForce(ctx: AppContext, opts: { sweep: boolean }): P
 
 /** Breaks a lock: its holder's next write through it is refused, and others may write. */
 export async function breakLock(ctx: AppContext, token: string): Promise<DavLockInfo | undefined> {
-  const lock = ctx.store.davLocks.get(token);
+  const lock = await ctx.store.davLocks.get(token);
   if (!lock) return undefined;
-  ctx.store.davLocks.delete(token);
+  await ctx.store.davLocks.delete(token);
   return await present(ctx, lock);
 }
 

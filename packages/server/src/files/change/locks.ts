@@ -111,7 +111,7 @@ export class WriteLocks {
     }
     const unmet: DavLock[] = [];
     for (const place of places) {
-      const related = this.ctx.store.davLocks.related(access.root.id, place);
+      const related = await this.ctx.store.davLocks.related(access.root.id, place);
       if (related.length === 0) continue;
       const byRoot = new Map<string, DavLock[]>();
       for (const l of related) {
@@ -173,7 +173,7 @@ export async function liveFor(
     }
   }
   if (!reaches?.(lock.path)) {
-    ctx.store.davLocks.delete(lock.token);
+    await ctx.store.davLocks.delete(lock.token);
     ctx.log.info({ token: lock.token, path: lock.path }, 'a WebDAV lock ended: its holder lost the place');
     return false;
   }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../context.js';
-import type { Store } from '../../store/index.js';
+import type { Repos, Store } from '../../store/index.js';
 import type { MoveRecord, MovesRepo } from '../../store/moves.js';
 import { renameEntry, statEntry, type Pinned } from '../access/anchor.js';
 import { atRecordedFolder } from '../access/reach.js';
@@ -21,10 +21,14 @@ import { removeTree } from '../access/tree.js';
  *    move here does what is left of that. A folder being removed is never visible half empty.
  */
 export class MoveJournal {
+  private readonly repo: MovesRepo;
+
   constructor(
-    private readonly repo: MovesRepo,
+    private readonly store: Store,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.repo = store.moves;
+  }
 
   /** Records a move before its copy begins; the copy goes to the answer's `stagingName` in `to`. */
   async begin(from: Pinned, name: string, to: Pinned, toName: string): Promise<JournaledMove> {
@@ -37,9 +41,9 @@ export class MoveJournal {
       stagingName: stagingName(toName),
       destName: toName,
     };
-    const id = this.repo.add(record);
+    const id = await this.repo.add(record);
     return new JournaledMove(
-      this.repo,
+      this.store,
       this.log,
       id,
       from,
@@ -66,7 +70,7 @@ export class MoveJournal {
    */
   async recover(): Promise<number> {
     const log = this.log;
-    const records = this.repo.all();
+    const records = await this.repo.all();
     for (const record of records) {
       try {
         if (record.phase === 'copying') await undoCopy(record);
@@ -77,7 +81,7 @@ export class MoveJournal {
           'a move across file systems left by an earlier process could not be finished or undone',
         );
       }
-      this.repo.remove(record.id);
+      await this.repo.remove(record.id);
     }
     if (records.length > 0)
       log.info(
@@ -90,7 +94,7 @@ export class MoveJournal {
 /** One move across file systems in progress, from its record to its end. */
 export class JournaledMove {
   constructor(
-    private readonly repo: MovesRepo,
+    private readonly store: Store,
     private readonly log: Logger,
     private readonly id: number,
     private readonly from: Pinned,
@@ -105,16 +109,19 @@ export class JournaledMove {
   /** The copy failed: what it made goes, the source stays, the record is forgotten. */
   async undo(): Promise<void> {
     await removeTree(this.to, this.stagingName).catch(() => undefined);
-    this.repo.remove(this.id);
+    await this.store.moves.remove(this.id);
   }
 
   /**
    * The copy is whole: `alongside` runs in the transaction that records so (records that belong
    * with the finished move), then the copy takes the destination's name and the source goes.
    */
-  async finish(alongside?: () => void): Promise<void> {
+  async finish(alongside?: (tx: Repos) => Promise<unknown>): Promise<void> {
     try {
-      this.repo.markCopied(this.id, alongside);
+      await this.store.transaction(async (tx) => {
+        await tx.moves.markCopied(this.id);
+        await alongside?.(tx);
+      });
     } catch (err) {
       await this.undo();
       throw err;
@@ -135,7 +142,7 @@ export class JournaledMove {
    * finishes removing the source.
    */
   async finishInPlace(): Promise<void> {
-    this.repo.markCopied(this.id);
+    await this.store.moves.markCopied(this.id);
     await this.removeSource();
   }
 
@@ -152,7 +159,7 @@ export class JournaledMove {
       );
       return;
     }
-    this.repo.remove(this.id);
+    await this.store.moves.remove(this.id);
   }
 }
 
@@ -210,7 +217,7 @@ const journals = new WeakMap<Store, MoveJournal>();
 export function moveJournalOf(store: Store, log: Logger): MoveJournal {
   let journal = journals.get(store);
   if (!journal) {
-    journal = new MoveJournal(store.moves, log);
+    journal = new MoveJournal(store, log);
     journals.set(store, journal);
   }
   return journal;

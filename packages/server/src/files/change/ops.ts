@@ -54,7 +54,7 @@ export async function removeCounted(access: FileAccess, r: Opened): Promise<void
   const size = hold.active ? await bytesOf(access, r.isSymlink ? { virtual: r.virtual } : r, false) : 0;
   try {
     await removeTree(r.folder!, r.leaf);
-    hold.commit(-size);
+    await hold.commit(-size);
   } finally {
     hold.release();
   }
@@ -83,7 +83,7 @@ async function copyCounted(
       const size = await bytesOf(access, src, true);
       // A merge keeps what it does not replace: only a replaced file gives its bytes back, and
       // an entry deleted for good gives back all of it (one in the trash still counts).
-      hold.need(size - (replacing ? replacement.freed : dst.stat?.isFile() ? before : 0));
+      await hold.need(size - (replacing ? replacement.freed : dst.stat?.isFile() ? before : 0));
     }
     if (replacing) {
       await replacement.apply();
@@ -93,7 +93,7 @@ async function copyCounted(
     if (hold.active) {
       const after = await access.open(dst.virtual, { rules: false });
       try {
-        hold.commit((await bytesOf(access, after, false)) - before);
+        await hold.commit((await bytesOf(access, after, false)) - before);
       } finally {
         await after.close();
       }
@@ -128,14 +128,14 @@ async function moveCounted(
       ? await bytesOf(access, src.isSymlink ? { virtual: src.virtual } : src, false)
       : 0;
     const replaced = overwritten?.active ? await bytesOf(access, dst, false) : 0;
-    hold.need(size - replaced);
+    await hold.need(size - replaced);
     if (replacing) {
       await replacement.apply();
       target = await access.open(dst.virtual, { followFinal: false });
     }
     await movePath(access, src, target, dirMode, progress);
-    overwritten?.commit(-replaced);
-    hold.commit(size);
+    await overwritten?.commit(-replaced);
+    await hold.commit(size);
   } finally {
     hold.release();
     overwritten?.release();

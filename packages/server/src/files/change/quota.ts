@@ -100,12 +100,19 @@ export class QuotaHold {
    * the scopes hold and other writes reserved. Less than before is a no-op: what a write holds
    * only grows until it ends.
    */
-  need(bytes: number): void {
+  async need(bytes: number): Promise<void> {
+    if (this.done) return;
+    // The first call checks even a write adding nothing: none goes into a scope over its quota.
+    if (this.checked && bytes <= this.held) return;
+    await this.ledger.exclusive(() => this.needNow(bytes));
+  }
+
+  /** `need`, inside the ledger's exclusive section: what is read is what is checked and held. */
+  private async needNow(bytes: number): Promise<void> {
     if (this.done) return;
     const more = bytes - this.held;
-    // The first call checks even a write adding nothing: none goes into a scope over its quota.
     if (this.checked && more <= 0) return;
-    this.ledger.check(this.limits, bytes, this.held);
+    await this.ledger.check(this.limits, bytes, this.held);
     this.checked = true;
     if (more > 0) {
       this.ledger.hold(this.limits, more);
@@ -120,26 +127,32 @@ export class QuotaHold {
   async recheck(access: AccessView): Promise<void> {
     if (this.done || this.limits.length === 0) return;
     const now = await this.ledger.currentLimits(access, this.limits);
-    this.ledger.check(now, this.held, this.held);
+    await this.ledger.exclusive(() => this.ledger.check(now, this.held, this.held));
   }
 
   /**
    * Holds all the room the quotas covering the write have left (a command, whose writes the
    * server cannot see byte by byte) and answers it; undefined when no quota covers it.
    */
-  holdAllRoom(): number | undefined {
+  async holdAllRoom(): Promise<number | undefined> {
     if (this.done || this.limits.length === 0) return undefined;
-    const room = Math.max(0, this.ledger.room(this.limits, this.held));
-    this.need(this.held + room);
-    return room;
+    return this.ledger.exclusive(async () => {
+      const room = Math.max(0, await this.ledger.room(this.limits, this.held));
+      await this.needNow(this.held + room);
+      return room;
+    });
   }
 
   /** The write is done: `delta` bytes are now on the disk (or gone, negative), the hold goes. */
-  commit(delta: number): void {
+  async commit(delta: number): Promise<void> {
     if (this.done) return;
-    this.ledger.record(this.gaining, delta);
-    this.ledger.record(this.losing, -delta);
-    this.release();
+    // The bytes are counted and the hold let go in one step, so that no check in between sees
+    // them twice or not at all.
+    await this.ledger.exclusive(async () => {
+      await this.ledger.record(this.gaining, delta);
+      await this.ledger.record(this.losing, -delta);
+      this.release();
+    });
   }
 
   /** The write failed or was abandoned: what it held is free again. */
@@ -152,6 +165,8 @@ export class QuotaHold {
 }
 
 export class QuotaLedger {
+  /** The end of the last exclusive section (`exclusive`). */
+  private tail: Promise<unknown> = Promise.resolve();
   /** Bytes reserved by writes in progress, per quota'd scope. */
   private readonly reserved = new Map<string, number>();
   /** Walks in progress, shared by everyone who needs the count meanwhile. */
@@ -167,12 +182,9 @@ export class QuotaLedger {
 
   constructor(private readonly ctx: AppContext) {}
 
-  private countedScopes(): Set<string> {
+  private async countedScopes(): Promise<Set<string>> {
     this.counted ??= new Set(
-      this.ctx.store.scopeUsage
-        .all()
-        .filter((u) => u.rootId === USERS_ROOT)
-        .map((u) => u.scope),
+      (await this.ctx.store.scopeUsage.all()).filter((u) => u.rootId === USERS_ROOT).map((u) => u.scope),
     );
     return this.counted;
   }
@@ -238,7 +250,7 @@ export class QuotaLedger {
     const hold = await this.holdFor(access, real, from);
     if (!hold.active) return hold;
     const bytes = typeof need === 'number' ? need : await need();
-    hold.need(bytes);
+    await hold.need(bytes);
     return hold;
   }
 
@@ -253,25 +265,41 @@ export class QuotaLedger {
     const limits = (await this.limits(access)).filter((l) => newHere(l.scope));
     // Every scope with a quota is counted from the first write that needs it.
     for (const l of limits) await this.ensureCounted(access, l.scope);
-    const counted = [...this.countedScopes()];
+    const counted = [...(await this.countedScopes())];
     const gaining = counted.filter(newHere);
     const losing = was === undefined ? [] : counted.filter((s) => covers(s, was) && !covers(s, at));
     return new QuotaHold(this, limits, gaining, losing);
   }
 
+  /**
+   * Runs `work` when no other exclusive section runs. What the ledger reads from the store and
+   * what it holds in memory change together only inside one: a check and the hold it grants, a
+   * write's count and the release of its hold, a walk's result and the changes made during it.
+   * (The store answers asynchronously; without this, two writes could each check before either
+   * held.)
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
   /** Refuses `bytes` (with `mine` already held by the same write) beyond what any limit leaves. */
-  check(limits: readonly Limit[], bytes: number, mine: number): void {
+  async check(limits: readonly Limit[], bytes: number, mine: number): Promise<void> {
     for (const l of limits) {
-      const left = l.bytes - this.usedNow(l.scope) - ((this.reserved.get(l.scope) ?? 0) - mine);
+      const left = l.bytes - (await this.usedNow(l.scope)) - ((this.reserved.get(l.scope) ?? 0) - mine);
       if (bytes > left) throw quotaExceeded(Math.max(0, left), l.bytes);
     }
   }
 
   /** What the tightest of `limits` leaves (with `mine` already held by the asker): may be negative. */
-  room(limits: readonly Limit[], mine: number): number {
+  async room(limits: readonly Limit[], mine: number): Promise<number> {
     let room = Infinity;
     for (const l of limits) {
-      room = Math.min(room, l.bytes - this.usedNow(l.scope) - ((this.reserved.get(l.scope) ?? 0) - mine));
+      room = Math.min(
+        room,
+        l.bytes - (await this.usedNow(l.scope)) - ((this.reserved.get(l.scope) ?? 0) - mine),
+      );
     }
     return room;
   }
@@ -286,9 +314,9 @@ export class QuotaLedger {
   }
 
   /** Adds `delta` bytes to counted scopes (a completed write, delete, move). */
-  record(scopes: readonly string[], delta: number): void {
+  async record(scopes: readonly string[], delta: number): Promise<void> {
     if (delta === 0 || scopes.length === 0) return;
-    this.ctx.store.scopeUsage.add(USERS_ROOT, scopes, delta);
+    await this.ctx.store.scopeUsage.add(USERS_ROOT, scopes, delta);
     for (const s of scopes) {
       const pending = this.duringWalk.get(s);
       if (pending !== undefined) this.duringWalk.set(s, pending + delta);
@@ -298,26 +326,26 @@ export class QuotaLedger {
   /** A change of `delta` bytes at the real path `real` that nobody had to check (a delete). */
   async changed(access: AccessView, real: string, delta: number | (() => Promise<number>)): Promise<void> {
     const hold = await this.holdFor(access, real);
-    if (hold.active) hold.commit(typeof delta === 'number' ? delta : await delta());
+    if (hold.active) await hold.commit(typeof delta === 'number' ? delta : await delta());
   }
 
   /**
    * What a counted scope holds now, its trash and the WebDAV properties kept on what lies in it
    * included (both counted from their records; 0 for a scope never counted).
    */
-  private usedNow(scope: string): number {
-    const tree = this.ctx.store.scopeUsage.get(USERS_ROOT, scope)?.bytes ?? 0;
+  private async usedNow(scope: string): Promise<number> {
+    const tree = (await this.ctx.store.scopeUsage.get(USERS_ROOT, scope))?.bytes ?? 0;
     return (
       tree +
-      this.ctx.store.trash.bytesBelow(USERS_ROOT, scope) +
-      this.ctx.store.davProps.bytesBelow(USERS_ROOT, scope)
+      (await this.ctx.store.trash.bytesBelow(USERS_ROOT, scope)) +
+      (await this.ctx.store.davProps.bytesBelow(USERS_ROOT, scope))
     );
   }
 
   /** What a scope holds, trash included: counted by a walk first when it never was. */
   async usage(access: AccessView, scope: string): Promise<number> {
     await this.ensureCounted(access, scope);
-    return this.usedNow(scope);
+    return await this.usedNow(scope);
   }
 
   /** Bytes writes in progress hold against a scope's quota. */
@@ -326,7 +354,7 @@ export class QuotaLedger {
   }
 
   private async ensureCounted(access: AccessView, scope: string): Promise<void> {
-    if (this.countedScopes().has(scope)) return;
+    if ((await this.countedScopes()).has(scope)) return;
     await this.recount(access, scope);
   }
 
@@ -341,14 +369,16 @@ export class QuotaLedger {
       this.duringWalk.set(scope, 0);
       try {
         const bytes = await walkBytes(access, scope);
-        const meanwhile = this.duringWalk.get(scope) ?? 0;
-        this.ctx.store.scopeUsage.set({
-          rootId: USERS_ROOT,
-          scope,
-          bytes: Math.max(0, bytes + meanwhile),
-          countedAt: Date.now(),
+        await this.exclusive(async () => {
+          const meanwhile = this.duringWalk.get(scope) ?? 0;
+          await this.ctx.store.scopeUsage.set({
+            rootId: USERS_ROOT,
+            scope,
+            bytes: Math.max(0, bytes + meanwhile),
+            countedAt: Date.now(),
+          });
+          (await this.countedScopes()).add(scope);
         });
-        this.countedScopes().add(scope);
       } finally {
         this.duringWalk.delete(scope);
         this.walks.delete(scope);
@@ -414,7 +444,7 @@ export class QuotaLedger {
     try {
       const covering = (await this.limits(access)).filter((l) => isInside(l.scope, place));
       for (const l of covering) {
-        const used = this.usedNow(l.scope);
+        const used = await this.usedNow(l.scope);
         if (used > l.bytes) {
           hold.release();
           return { ...none, over: { used, limit: l.bytes } };
@@ -422,12 +452,14 @@ export class QuotaLedger {
       }
       const inside = (await this.limits(access)).filter((l) => l.scope !== place && isInside(place, l.scope));
       for (const l of inside) await this.ensureCounted(access, l.scope);
-      const rooms = [hold.holdAllRoom(), inside.length > 0 ? this.room(inside, 0) : undefined].filter(
-        (r): r is number => r !== undefined,
-      );
+      const rooms = [
+        await hold.holdAllRoom(),
+        inside.length > 0 ? await this.room(inside, 0) : undefined,
+      ].filter((r): r is number => r !== undefined);
       if (rooms.length === 0) return { settle, release };
       // A folder inside already past its quota leaves no room, and does not stop the command.
-      const limits = [...covering, ...inside].filter((l) => this.usedNow(l.scope) <= l.bytes);
+      const limits: Limit[] = [];
+      for (const l of [...covering, ...inside]) if ((await this.usedNow(l.scope)) <= l.bytes) limits.push(l);
       return {
         room: Math.max(0, Math.min(...rooms)),
         settle,
@@ -472,7 +504,9 @@ export class QuotaLedger {
         }
         took = Date.now() - started;
         if (!watching) return;
-        if (limits.some((l) => this.usedNow(l.scope) > l.bytes)) {
+        let over = false;
+        for (const l of limits) if ((await this.usedNow(l.scope)) > l.bytes) over = true;
+        if (over) {
           watching = false;
           overQuota();
           return;
@@ -491,7 +525,7 @@ export class QuotaLedger {
    * scopes overlapping it are walked again.
    */
   private async recountOverlapping(access: AccessView, place: string): Promise<void> {
-    for (const scope of this.countedScopes()) {
+    for (const scope of await this.countedScopes()) {
       if (!overlaps(scope, place)) continue;
       await this.recount(access, scope).catch((err: unknown) =>
         this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota'),
@@ -504,13 +538,13 @@ export class QuotaLedger {
     if (access.root.id !== USERS_ROOT) return;
     // Scopes may have been moved or relinked since they were looked up.
     this.places = new Map();
-    for (const scope of [...this.countedScopes()]) {
+    for (const scope of [...(await this.countedScopes())]) {
       try {
         await this.recount(access, scope);
       } catch (err) {
         // A scope folder that went away is counted again once it is needed.
-        this.ctx.store.scopeUsage.delete(USERS_ROOT, scope);
-        this.countedScopes().delete(scope);
+        await this.ctx.store.scopeUsage.delete(USERS_ROOT, scope);
+        (await this.countedScopes()).delete(scope);
         this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota');
       }
     }

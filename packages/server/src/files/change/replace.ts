@@ -92,7 +92,7 @@ async function replaceOnce(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const there = await statEntry(to, toName).catch(absent);
     if (there?.isDirectory()) throw conflict('a folder exists at this path');
-    hold.need(size - roomOf(there));
+    await hold.need(size - roomOf(there));
     await beforeRename?.();
 
     if (!there) {
@@ -104,7 +104,7 @@ async function replaceOnce(
         throw err;
       }
       if (!placed) await renameEntry(from, fromName, to, toName);
-      hold.commit(size);
+      await hold.commit(size);
       return;
     }
 
@@ -118,7 +118,7 @@ async function replaceOnce(
     }
     if (!exchanged) {
       await renameEntry(from, fromName, to, toName);
-      hold.commit(size - roomOf(there));
+      await hold.commit(size - roomOf(there));
       return;
     }
     // `fromName` now names what stood at the destination when the new file took its place.
@@ -127,7 +127,7 @@ async function replaceOnce(
     if (replaced.isDirectory()) refusal = conflict('a folder exists at this path');
     else {
       try {
-        hold.need(size - roomOf(replaced));
+        await hold.need(size - roomOf(replaced));
       } catch (err) {
         refusal = err;
       }
@@ -142,7 +142,7 @@ async function replaceOnce(
       // The new file was renamed on in these microseconds (by a move of the user's): what it
       // replaced is still measured exactly and counted below, so the quota refuses what follows.
     }
-    hold.commit(size - roomOf(replaced));
+    await hold.commit(size - roomOf(replaced));
     await unlinkEntry(from, fromName);
     return;
   }

@@ -16,11 +16,11 @@ export class StagingLedger {
    * Records `name` in `folder` before the file is made; the returned function forgets it once
    * the write renamed or removed it.
    */
-  note(folder: Pinned, name: string): () => void {
-    const id = this.repo.add(folder.real, name);
-    return () => {
+  async note(folder: Pinned, name: string): Promise<() => Promise<void>> {
+    const id = await this.repo.add(folder.real, name);
+    return async () => {
       try {
-        this.repo.remove(id);
+        await this.repo.remove(id);
       } catch {
         // A record left over is harmless: the next start finds no file by it and forgets it.
       }
@@ -35,7 +35,7 @@ export class StagingLedger {
    */
   async sweep(log: Logger): Promise<number> {
     let removed = 0;
-    for (const record of this.repo.all()) {
+    for (const record of await this.repo.all()) {
       try {
         if (await removeStaging(record.folder, record.name)) removed++;
       } catch (err) {
@@ -44,7 +44,7 @@ export class StagingLedger {
           'a staging file left by an earlier process could not be removed',
         );
       }
-      this.repo.remove(record.id);
+      await this.repo.remove(record.id);
     }
     if (removed > 0)
       log.info(`removed ${removed} staging file${removed === 1 ? '' : 's'} left by an earlier process`);

@@ -1,5 +1,6 @@
 import type fsp from 'node:fs/promises';
 import { conflict, forbidden, notFound } from '../../errors.js';
+import type { Repos } from '../../store/index.js';
 import type { FileAccess } from '../access/access.js';
 import {
   closeAll,
@@ -254,7 +255,7 @@ export async function moveEntry(
   name: string,
   to: Pinned,
   toName: string,
-  alongside?: () => void,
+  alongside?: (tx: Repos) => Promise<unknown>,
   progress: Progress = {},
 ): Promise<{ copied: boolean }> {
   try {

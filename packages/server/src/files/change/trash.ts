@@ -133,7 +133,14 @@ export async function moveToTrash(
       try {
         // Across file systems the item is on record exactly when its copy is whole, so that
         // a process killed at any point leaves it either in place or in the trash, never lost.
-        moved = await moveEntry(access, r.folder!, name, folder, name, () => ctx.store.trash.add(item));
+        moved = await moveEntry(
+          access,
+          r.folder!,
+          name,
+          folder,
+          name,
+          async (tx) => await tx.trash.add(item),
+        );
       } catch (err) {
         await removeTree(userFolder, id).catch(() => undefined);
         throw err;
@@ -144,7 +151,7 @@ export async function moveToTrash(
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
       } else {
-        ctx.store.trash.add(item);
+        await ctx.store.trash.add(item);
       }
       // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
       await access.quota.changed(access, r.entry, -item.size);
@@ -182,7 +189,7 @@ export async function reachableItems(
   ctx: AppContext,
   user: StoredUser & Confinement,
 ): Promise<{ item: StoredTrashItem; path: string }[]> {
-  const items = ctx.store.trash.list(user.id);
+  const items = await ctx.store.trash.list(user.id);
   if (user.confinedTo === undefined) return items.map((item) => ({ item, path: item.path }));
   const access = await fileAccessFor(ctx, user);
   return items.flatMap((item) => {
@@ -363,7 +370,7 @@ export async function restoreItem(
       try {
         await replacement?.apply();
         const restored = await putBack(ctx, access, folder, name, dst, item);
-        quota.commit(item.size);
+        await quota.commit(item.size);
         await forgetItem(ctx, item);
         return { path: dst.virtual, recreatedFolders, copied: restored.copied, real: dst.real };
       } finally {
@@ -390,8 +397,13 @@ async function putBack(
   let copied: boolean;
   try {
     // Across file systems the record goes exactly when the copy back is whole.
-    ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, () =>
-      ctx.store.trash.delete(item.id),
+    ({ copied } = await moveEntry(
+      access,
+      folder,
+      name,
+      place.folder,
+      place.name,
+      async (tx) => await tx.trash.delete(item.id),
     ));
   } catch (err) {
     // The folders made on the way for it go again with the failed restore.
@@ -439,7 +451,7 @@ async function forgetItem(ctx: AppContext, item: StoredTrashItem): Promise<void>
   await inTrash(ctx, [userDir!], false, (folder) => removeTree(folder, id!)).catch((err: unknown) => {
     ctx.log.warn({ err, id: item.id }, 'a trash folder could not be removed');
   });
-  ctx.store.trash.delete(item.id);
+  await ctx.store.trash.delete(item.id);
 }
 
 /** Deletes an item forever: its bytes, then its record. */
@@ -451,7 +463,7 @@ export async function deleteItemForever(ctx: AppContext, item: StoredTrashItem):
     // A trash folder already gone leaves only the record to remove.
     if (!(err instanceof AppError && err.kind === 'not_found')) throw err;
   }
-  ctx.store.trash.delete(item.id);
+  await ctx.store.trash.delete(item.id);
 }
 
 /** Empties what a request reaches of a user's trash (`reachableItems`); answers how many items went. */
@@ -463,7 +475,7 @@ export async function emptyTrash(ctx: AppContext, user: StoredUser & Confinement
 
 /** Empties the whole trash of an account that no longer exists. */
 async function emptyTrashOf(ctx: AppContext, userId: number): Promise<number> {
-  const items = ctx.store.trash.list(userId);
+  const items = await ctx.store.trash.list(userId);
   for (const item of items) await deleteItemForever(ctx, item);
   return items.length;
 }
@@ -475,12 +487,12 @@ async function emptyTrashOf(ctx: AppContext, userId: number): Promise<number> {
  */
 export async function purgeExpired(ctx: AppContext, now: number = Date.now()): Promise<number> {
   let purged = 0;
-  for (const userId of ctx.store.trash.userIds()) {
+  for (const userId of await ctx.store.trash.userIds()) {
     if (!(await ctx.store.users.get(userId))) purged += await emptyTrashOf(ctx, userId);
   }
   const days = ctx.store.settings.get().trash.retentionDays;
   if (days <= 0) return purged;
-  const expired = ctx.store.trash.deletedBefore(now - days * DAY_MS);
+  const expired = await ctx.store.trash.deletedBefore(now - days * DAY_MS);
   for (const item of expired) await deleteItemForever(ctx, item);
   return purged + expired.length;
 }

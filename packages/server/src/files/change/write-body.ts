@@ -155,7 +155,7 @@ export interface BodyWrite {
    * Called with the bytes received so far before each chunk is taken; it throws to refuse the
    * body (a quota, a declared length), which stops the write with that error.
    */
-  check?(received: number): void;
+  check?(received: number): Promise<void> | void;
 }
 
 /** Bytes gathered from the body before one write: fewer, larger writes through the thread pool. */
@@ -216,7 +216,7 @@ export async function writeBody(
       const chunk = await source.next();
       if (failure || chunk === undefined) break;
       received += chunk.length;
-      opts.check?.(received);
+      await opts.check?.(received);
       shortLivedBuffer(chunk.length);
       batch.push(chunk);
       size += chunk.length;

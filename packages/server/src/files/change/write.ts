@@ -130,12 +130,12 @@ export async function writeInto(
 ): Promise<void> {
   const staging = stagingName(name);
   // Recorded first: a process killed from here on leaves a file the next start removes.
-  const forget = ledger.note(folder, staging);
+  const forget = await ledger.note(folder, staging);
   let fh: fsp.FileHandle;
   try {
     fh = await createEntryFile(folder, staging, mode);
   } catch (err) {
-    forget();
+    await forget();
     throw err;
   }
   let renamed = false;
@@ -152,7 +152,7 @@ export async function writeInto(
       await fh.close().catch(() => undefined);
       await unlinkEntry(folder, staging).catch(() => undefined);
     }
-    forget();
+    await forget();
   }
 }
 

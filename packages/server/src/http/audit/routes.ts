@@ -54,8 +54,8 @@ export function auditRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
         if (limit < 1 || limit > AUDIT_MAX_PAGE)
           throw badRequest(`limit must be between 1 and ${AUDIT_MAX_PAGE}`);
         // Records still queued are written first: the page shows everything done so far.
-        ctx.audit.flush();
-        const rows = ctx.store.audit.list(filterOf(request.query), limit + 1);
+        await ctx.audit.flush();
+        const rows = await ctx.store.audit.list(filterOf(request.query), limit + 1);
         const items = rows.slice(0, limit).map(presentRecord);
         return { items, next: rows.length > limit ? String(items[items.length - 1]!.id) : '' };
       },
@@ -81,7 +81,7 @@ export function auditRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const { format, cursor: _cursor, limit: _limit, ...rest } = request.query;
         const filter = filterOf(rest);
-        ctx.audit.flush();
+        await ctx.audit.flush();
         const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
         const pages = exportPages(ctx, filter);
         const body =
@@ -112,7 +112,7 @@ export function auditRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
 async function* exportPages(ctx: ServerContext, filter: AuditFilter) {
   let beforeId = filter.beforeId;
   for (;;) {
-    const rows = ctx.store.audit.list(
+    const rows = await ctx.store.audit.list(
       { ...filter, ...(beforeId !== undefined && { beforeId }) },
       EXPORT_PAGE,
     );

@@ -76,9 +76,12 @@ export function authRoutes(ctx: ServerContext): FastifyPluginAsync {
             peer: request.socket.remoteAddress ?? '',
             headers: request.headers,
           })
-          .catch((err: unknown) => {
+          .catch(async (err: unknown) => {
             if (isRefusal(err)) {
-              credentialRefused(ctx, request, { username: str(body?.username) ?? '', status: err.status });
+              credentialRefused(ctx, request, {
+                username: str(body?.username) ?? '',
+                status: err.status,
+              });
             }
             throw err;
           });

@@ -204,7 +204,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
     async function run(socket: WebSocket, request: FastifyRequest, caller: Caller): Promise<void> {
       const line = await firstCommandLine(socket);
       if (line === undefined) return;
-      const record = (status: number, outcome: string) =>
+      const record = async (status: number, outcome: string) =>
         recordTakenOver(ctx, request, status, {
           path: folderOf(request),
           detail: `${line.trim()} (${outcome})`,
@@ -216,7 +216,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
         user = await caller.now();
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
-        record(err.status, err.message);
+        await record(err.status, err.message);
         send(socket, `Command not allowed: ${err.message}.`);
         close(socket, CLOSE.policy);
         return;
@@ -227,7 +227,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
         prepared = await prepareCommand(ctx, user, folderOf(request), line);
       } catch (err) {
         if (err instanceof CommandRefused) {
-          record(403, err.message);
+          await record(403, err.message);
           send(socket, err.message);
           close(socket, CLOSE.policy);
           return;
@@ -270,7 +270,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
       withdrawn.end();
 
       const what = describeResult(result, prepared);
-      record(succeeded(result) ? 200 : result.outcome === 'revoked' ? 403 : 500, what);
+      await record(succeeded(result) ? 200 : result.outcome === 'revoked' ? 403 : 500, what);
       if (succeeded(result)) return close(socket, CLOSE.normal, what);
       if (result.outcome === 'stopped') return;
       if (result.outcome === 'revoked') {

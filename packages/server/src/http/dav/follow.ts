@@ -5,19 +5,28 @@ import type { FileAccess } from '../../files/access/access.js';
  * WebDAV's records of a place (dead properties, locks) after a move, through WebDAV or the web
  * API alike: the properties go along, the locks end (RFC 4918 7.7: a lock never moves).
  */
-export function davFollowMove(ctx: AppContext, access: FileAccess, fromReal: string, toReal: string): void {
+export async function davFollowMove(
+  ctx: AppContext,
+  access: FileAccess,
+  fromReal: string,
+  toReal: string,
+): Promise<void> {
   const from = access.rootPathOf(fromReal);
   if (from === undefined) return;
   const to = access.rootPathOf(toReal);
-  if (to === undefined) ctx.store.davProps.remove(access.root.id, from);
-  else ctx.store.davProps.move(access.root.id, from, to);
-  ctx.store.davLocks.removeWithin(access.root.id, from);
+  if (to === undefined) await ctx.store.davProps.remove(access.root.id, from);
+  else await ctx.store.davProps.move(access.root.id, from, to);
+  await ctx.store.davLocks.removeWithin(access.root.id, from);
 }
 
 /** WebDAV's records of a place and everything below it after a delete. */
-export function davFollowDelete(ctx: AppContext, access: FileAccess, deletedReal: string): void {
+export async function davFollowDelete(
+  ctx: AppContext,
+  access: FileAccess,
+  deletedReal: string,
+): Promise<void> {
   const gone = access.rootPathOf(deletedReal);
   if (gone === undefined) return;
-  ctx.store.davProps.remove(access.root.id, gone);
-  ctx.store.davLocks.removeWithin(access.root.id, gone);
+  await ctx.store.davProps.remove(access.root.id, gone);
+  await ctx.store.davLocks.removeWithin(access.root.id, gone);
 }

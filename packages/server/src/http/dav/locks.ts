@@ -106,8 +106,8 @@ function covering(locks: DavLock[], place: string): DavLock[] {
   return locks.filter((l) => l.path === place || (l.depth === 'infinity' && isAncestor(l.path, place)));
 }
 
-export function locksOn(dav: DavRequest, place: string): DavLock[] {
-  return covering(dav.ctx.store.davLocks.related(dav.access.root.id, place), place);
+export async function locksOn(dav: DavRequest, place: string): Promise<DavLock[]> {
+  return covering(await dav.ctx.store.davLocks.related(dav.access.root.id, place), place);
 }
 
 async function stateOf(dav: DavRequest, virtual: string): Promise<{ place?: string; etag?: string }> {
@@ -150,7 +150,7 @@ export async function evaluateIf(dav: DavRequest): Promise<void> {
       state = await stateOf(dav, virtual);
       states.set(virtual, state);
     }
-    const locks = state.place === undefined ? [] : locksOn(dav, state.place);
+    const locks = state.place === undefined ? [] : await locksOn(dav, state.place);
     const holds = list.conditions.every((c) => {
       const match = c.token
         ? locks.some((l) => l.token === c.token)
@@ -195,7 +195,7 @@ async function ignorableConflicts(
 ): Promise<Set<string>> {
   const ignorable = new Set<string>();
   const byPath = pathConflicts(
-    dav.ctx.store.davLocks.related(dav.access.root.id, place),
+    await dav.ctx.store.davLocks.related(dav.access.root.id, place),
     place,
     scope,
     depth,
@@ -214,15 +214,15 @@ async function ignorableConflicts(
 const lockConflict = () => new DavError('locked', '<D:no-conflicting-lock/>', 'the resource is locked');
 
 /** 507 when the place or the user already has as many locks as they may. */
-function assertRoomForLock(dav: DavRequest, place: string): void {
+async function assertRoomForLock(dav: DavRequest, place: string): Promise<void> {
   const store = dav.ctx.store.davLocks;
-  if (store.countAt(dav.access.root.id, place) >= MAX_LOCKS_PER_PLACE) {
+  if ((await store.countAt(dav.access.root.id, place)) >= MAX_LOCKS_PER_PLACE) {
     throw new AppError(
       'insufficient_storage',
       `this resource has ${MAX_LOCKS_PER_PLACE} locks already, the most it may have`,
     );
   }
-  if (store.countOfUser(dav.user.id) >= MAX_LOCKS_PER_USER) {
+  if ((await store.countOfUser(dav.user.id)) >= MAX_LOCKS_PER_USER) {
     throw new AppError(
       'insufficient_storage',
       `you hold ${MAX_LOCKS_PER_USER} WebDAV locks already, the most one user may: unlock some first`,
@@ -310,7 +310,7 @@ export async function handleLock(dav: DavRequest) {
     const place = davPlace(dav, r);
     const store = dav.ctx.store.davLocks;
     const ignorable = await ignorableConflicts(dav, place, scope, depth);
-    assertRoomForLock(dav, place);
+    await assertRoomForLock(dav, place);
     if (!exists) {
       const { fileMode, dirMode } = dav.ctx.store.settings.get();
       await withHooks(dav.ctx, dav.user, dav.reply, 'upload', { file: r.real }, () =>
@@ -319,9 +319,9 @@ export async function handleLock(dav: DavRequest) {
       await notify(dav, 'upload', () => dav.events.changed?.(r.real));
     }
     // Checked again with nothing awaited before the lock is stored: a lock taken meanwhile wins.
-    const taken = pathConflicts(store.related(dav.access.root.id, place), place, scope, depth);
+    const taken = pathConflicts(await store.related(dav.access.root.id, place), place, scope, depth);
     if (taken.some((l) => !ignorable.has(l.token))) throw lockConflict();
-    assertRoomForLock(dav, place);
+    await assertRoomForLock(dav, place);
     const now = Date.now();
     const { timeout, expiresAt } = lifetimeOf(dav, now, now);
     const lock: DavLock = {
@@ -336,7 +336,7 @@ export async function handleLock(dav: DavRequest) {
       expiresAt,
       createdAt: now,
     };
-    store.create(lock);
+    await store.create(lock);
     void dav.reply.header('Lock-Token', `<${lock.token}>`);
     return sendLockDiscovery(dav, [lock], exists ? 200 : 201);
   } finally {
@@ -348,11 +348,11 @@ export async function handleLock(dav: DavRequest) {
 async function refresh(dav: DavRequest, r: Opened) {
   if (!r.linkStat) throw notFound();
   const place = davPlace(dav, r);
-  const lock = locksOn(dav, place).find((l) => dav.submitted.has(l.token));
+  const lock = (await locksOn(dav, place)).find((l) => dav.submitted.has(l.token));
   if (!lock) throw new AppError('precondition_failed', 'no lock of this resource was named in the If header');
   if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
   const { timeout, expiresAt } = lifetimeOf(dav, Date.now(), lock.createdAt);
-  dav.ctx.store.davLocks.refresh(lock.token, timeout, expiresAt);
+  await dav.ctx.store.davLocks.refresh(lock.token, timeout, expiresAt);
   return sendLockDiscovery(dav, [{ ...lock, timeout, expiresAt }], 200);
 }
 
@@ -363,11 +363,11 @@ export async function handleUnlock(dav: DavRequest) {
   if (!token) throw badRequest('a Lock-Token header is required');
   const r = await dav.access.resolve(dav.virtual, { followFinal: true });
   const place = dav.access.rootPathOf(r.entry);
-  const lock = dav.ctx.store.davLocks.get(token);
+  const lock = await dav.ctx.store.davLocks.get(token);
   if (!lock || place === undefined || !covering([lock], place).length) {
     throw new DavError('conflict', '<D:lock-token-matches-request-uri/>', 'no such lock on this resource');
   }
   if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
-  dav.ctx.store.davLocks.delete(token);
+  await dav.ctx.store.davLocks.delete(token);
   return dav.reply.code(204).send();
 }

@@ -236,9 +236,9 @@ export async function handlePropfind(dav: DavRequest) {
       (q.kind === 'prop' && q.names.some((n) => n.ns === DAV && n.name === 'lockdiscovery'));
     const rootId = dav.access.root.id;
     const dead = wantsDead
-      ? dav.ctx.store.davProps.listWithin(rootId, place, members.length > 0)
+      ? await dav.ctx.store.davProps.listWithin(rootId, place, members.length > 0)
       : new Map<string, DeadProp[]>();
-    const locks = wantsLocks ? dav.ctx.store.davLocks.related(rootId, place) : [];
+    const locks = wantsLocks ? await dav.ctx.store.davLocks.related(rootId, place) : [];
     const none: DeadProp[] = [];
     const render = (e: Entry) =>
       responseOf(
@@ -302,7 +302,7 @@ async function roomFor(
   const { davProps } = dav.ctx.store;
   const rootId = dav.access.root.id;
   const key = (ns: string, name: string) => `${ns}\u0000${name}`;
-  const before = davProps.rowsAt(rootId, place);
+  const before = await davProps.rowsAt(rootId, place);
   const after = new Map(before.map((p) => [key(p.ns, p.name), { userId: p.userId, bytes: p.bytes }]));
   for (const c of changes) {
     if (c.xml === undefined) after.delete(key(c.ns, c.name));
@@ -321,7 +321,7 @@ async function roomFor(
   }
   const mine = (rows: Iterable<{ userId: number; bytes: number }>) =>
     sum([...rows].filter((p) => p.userId === dav.user.id));
-  const elsewhere = davProps.bytesOfUser(dav.user.id, { rootId, path: place });
+  const elsewhere = await davProps.bytesOfUser(dav.user.id, { rootId, path: place });
   if (mine(after.values()) > mine(before) && elsewhere + mine(after.values()) > MAX_PROP_BYTES_PER_USER) {
     return {
       refused: `the properties you set may hold at most ${sizeKiB(MAX_PROP_BYTES_PER_USER)} in all: remove some first`,
@@ -383,7 +383,7 @@ export async function handleProppatch(dav: DavRequest) {
           `<D:responsedescription>${escapeXml(room.refused)}</D:responsedescription>`;
       } else {
         try {
-          dav.ctx.store.davProps.patch(dav.access.root.id, place, changes, dav.user.id);
+          await dav.ctx.store.davProps.patch(dav.access.root.id, place, changes, dav.user.id);
         } finally {
           room.done();
         }

@@ -79,7 +79,7 @@ async function remove(dav: DavRequest, r: Opened): Promise<void> {
   await withHooks(dav.ctx, dav.user, dav.reply, 'delete', { file: r.entry }, () =>
     deleteOrTrash(dav.ctx, dav.access, dav.user, r),
   );
-  davFollowDelete(dav.ctx, dav.access, r.entry);
+  await davFollowDelete(dav.ctx, dav.access, r.entry);
   await notify(dav, 'delete', () => sharesFollowDelete(dav.ctx, dav.access, r.entry));
   await notify(dav, 'delete', () => dav.events.deleted?.(r.entry));
 }
@@ -143,10 +143,10 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       const action = move ? 'rename' : 'copy';
       const file = move ? src.entry : src.real;
       // A copy's dead properties become the copier's: within their limit and the quota, checked now.
-      const propBytes = move ? 0 : dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
+      const propBytes = move ? 0 : await dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
       if (
         propBytes > 0 &&
-        dav.ctx.store.davProps.bytesOfUser(dav.user.id) + propBytes > MAX_PROP_BYTES_PER_USER
+        (await dav.ctx.store.davProps.bytesOfUser(dav.user.id)) + propBytes > MAX_PROP_BYTES_PER_USER
       ) {
         throw new AppError(
           'insufficient_storage',
@@ -193,12 +193,12 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
           },
           (result) => ({ file, destination: result.entry }),
         );
-        if (!move) dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
+        if (!move) await dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
       } finally {
         propHold?.release();
       }
       if (move) {
-        davFollowMove(dav.ctx, access, src.entry, done.entry);
+        await davFollowMove(dav.ctx, access, src.entry, done.entry);
         await notify(dav, 'rename', () => sharesFollowMove(dav.ctx, access, src.entry, done.entry));
         await notify(dav, 'rename', () => dav.events.moved?.(src.entry, done.entry));
       } else {

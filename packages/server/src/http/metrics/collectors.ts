@@ -42,8 +42,8 @@ export class AppMetrics {
       name: 'filebrowser_uploads_pending',
       help: 'Resumable uploads started and not yet finished, all users',
       registers,
-      collect() {
-        this.set(store.uploads.count());
+      async collect() {
+        this.set(await store.uploads.count());
       },
     });
     new Gauge({

@@ -320,7 +320,7 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
           await r.close();
         }
         await notify(ctx, 'delete', () => sharesFollowDelete(ctx, access, r.entry));
-        await notify(ctx, 'delete', () => davFollowDelete(ctx, access, r.entry));
+        await notify(ctx, 'delete', async () => await davFollowDelete(ctx, access, r.entry));
         await notify(ctx, 'delete', () => events.deleted?.(r.entry));
         return sendStatus(reply, 204);
       },

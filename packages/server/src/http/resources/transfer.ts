@@ -68,7 +68,7 @@ export async function transfer(
       );
       if (action === 'rename') {
         await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
-        await notify(ctx, 'rename', () => davFollowMove(ctx, access, src.entry, moved.entry));
+        await notify(ctx, 'rename', async () => await davFollowMove(ctx, access, src.entry, moved.entry));
         await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
       } else {
         await notify(ctx, 'copy', () => events.changed?.(moved.real));

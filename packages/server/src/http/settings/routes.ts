@@ -113,7 +113,7 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         audit(request, { detail: Object.keys(request.body).sort().join(', ') });
-        ctx.store.settings.save(mergeSettings(ctx.store.settings.get(), request.body));
+        await ctx.store.settings.save(mergeSettings(ctx.store.settings.get(), request.body));
         return sendStatus(reply, 200);
       },
     );

@@ -44,7 +44,11 @@ export function publicShareRoutes(ctx: ServerContext): FastifyPluginAsync {
       password: headerValue(request, SHARE_PASSWORD_HEADER.toLowerCase()),
       ip: request.ip,
       onWrongPassword: () =>
-        credentialRefused(ctx, request, { username: `share:${hash}`, status: 401, via: 'share password' }),
+        credentialRefused(ctx, request, {
+          username: `share:${hash}`,
+          status: 401,
+          via: 'share password',
+        }),
     });
     return { opened, subpath };
   };

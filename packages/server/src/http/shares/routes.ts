@@ -24,7 +24,7 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           response: { 200: Type.Array(Share) },
         },
       },
-      async (request) => listShares(ctx, currentUser(request)),
+      async (request) => await listShares(ctx, currentUser(request)),
     );
 
     app.get(
@@ -90,7 +90,7 @@ export function shareRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const hash = request.params['*'].replace(/\/+$/, '');
         audit(request, { detail: hash });
-        deleteShare(ctx, currentUser(request), hash);
+        await deleteShare(ctx, currentUser(request), hash);
         return sendStatus(reply, 200);
       },
     );

@@ -73,12 +73,12 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const caller = currentUser(request);
         audit(request, { detail: request.params.id });
-        const token = ctx.store.apiTokens.get(request.params.id);
+        const token = await ctx.store.apiTokens.get(request.params.id);
         if (!token || (token.userId !== caller.id && !may(caller.perm, 'admin'))) throw notFound();
         const owner = await ctx.store.users.get(token.userId);
         if (!owner) throw notFound();
         audit(request, { detail: `${token.id} ${token.name} of ${owner.username}` });
-        revokeApiToken(ctx, owner, token.id);
+        await revokeApiToken(ctx, owner, token.id);
         return sendStatus(reply, 200);
       },
     );

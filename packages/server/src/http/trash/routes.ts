@@ -72,10 +72,11 @@ export function trashRoutes(ctx: ServerContext, events: FileEvents = {}): Fastif
           if (!may(caller.perm, 'admin'))
             throw forbidden('only an administrator may list another user’s trash');
           userId = Number(request.query.user);
-          if (!(await ctx.store.users.get(userId)) && ctx.store.trash.list(userId).length === 0)
+          if (!(await ctx.store.users.get(userId)) && (await ctx.store.trash.list(userId)).length === 0)
             throw notFound();
         }
-        if (userId !== caller.id) return ctx.store.trash.list(userId).map((item) => presentItem(ctx, item));
+        if (userId !== caller.id)
+          return (await ctx.store.trash.list(userId)).map((item) => presentItem(ctx, item));
         return (await reachableItems(ctx, caller)).map((r) => presentItem(ctx, r.item, r.path));
       },
     );
