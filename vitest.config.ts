@@ -73,6 +73,41 @@ export default defineConfig({
         },
       },
       {
+        // The API tests that lean on the store again on PostgreSQL (FB_TEST_DATABASE=postgres, see
+        // test/helpers.ts): a throw-away cluster for the run (test/postgres/global-setup.ts), a
+        // database per test app.
+        test: {
+          name: 'server-postgres',
+          root: 'packages/server',
+          include: [
+            'test/auth.test.ts',
+            'test/users.test.ts',
+            'test/settings.test.ts',
+            'test/shares.test.ts',
+            'test/public-shares.test.ts',
+            'test/api-tokens.test.ts',
+            'test/trash.test.ts',
+            'test/audit.test.ts',
+            'test/audit-reading.test.ts',
+            'test/quota.test.ts',
+            'test/security-quota-race.test.ts',
+            'test/tus.test.ts',
+            'test/jobs.test.ts',
+            'test/moves.test.ts',
+            'test/staging.test.ts',
+            'test/webdav.test.ts',
+            'test/security-webdav-locks.test.ts',
+            'test/security-tokens.test.ts',
+            'test/security-accounts.test.ts',
+          ],
+          env: { FB_TEST_DATABASE: 'postgres' },
+          globalSetup: ['test/postgres/global-setup.ts'],
+          setupFiles: ['test/setup-pins.ts'],
+          ...limits,
+          execArgv: ['--import', new URL('packages/server/test/ts-register.mjs', import.meta.url).href],
+        },
+      },
+      {
         test: {
           name: 'web',
           root: 'packages/web',

@@ -1,6 +1,6 @@
 // Run first by `npm test` and `npm run test:e2e`: the one list of system programs the tests
 // drive. Missing ones are named in one line with the Debian packages that bring them; as root
-// (CI, a fresh container) they are installed with apt-get instead. A missing Chromium stops the
+// (CI, a fresh container) they are installed with apt-get instead. A missing Chromium or PostgreSQL stops the
 // run here, before the browser driver would fail with a stack trace; without the others, the
 // tests that need them are skipped with a printed reason (and fail under CI=true, where
 // everything must run).
@@ -31,7 +31,30 @@ const TOOLS = [
   { name: 'nginx', pkg: 'nginx', why: 'reverse-proxy recipe' },
   { name: 'caddy', pkg: 'caddy', why: 'reverse-proxy recipe' },
   { name: 'systemd-analyze', pkg: 'systemd', why: 'systemd unit' },
+  // Debian keeps PostgreSQL's server programs off PATH, in /usr/lib/postgresql/<version>/bin.
+  {
+    name: 'initdb',
+    find: postgresProgram('initdb'),
+    pkg: 'postgresql',
+    why: 'the store on PostgreSQL',
+    required: true,
+  },
+  { name: 'pg_dump', pkg: 'postgresql-client', why: 'backups of a PostgreSQL store' },
 ];
+
+/** Finds a PostgreSQL server program of any installed version, when it is asked. */
+function postgresProgram(name) {
+  return () => {
+    const base = '/usr/lib/postgresql';
+    let versions = [];
+    try {
+      versions = fs.readdirSync(base);
+    } catch {
+      return false;
+    }
+    return versions.some((v) => executable(path.join(base, v, 'bin', name)));
+  };
+}
 
 function executable(file) {
   try {
@@ -49,7 +72,7 @@ function onPath(name) {
     .some((dir) => executable(path.join(dir, name)));
 }
 
-const present = (tool) => (tool.path ? executable(tool.path) : onPath(tool.name));
+const present = (tool) => (tool.find ? tool.find() : tool.path ? executable(tool.path) : onPath(tool.name));
 const missingTools = () => TOOLS.filter((t) => !present(t));
 
 let missing = missingTools();

@@ -60,7 +60,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     ctx,
     stop: async () => {
       await app.close();
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     },
   };

@@ -159,7 +159,7 @@ async function recordsLeft(): Promise<{ staging: number; moves: number }> {
   try {
     return { staging: (await store.staging.all()).length, moves: (await store.moves.all()).length };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ApiToken, NewApiToken, Permissions } from '@filebrowser/contract';
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { verifyApiTokenSecret } from '../src/auth/api-tokens.js';
 import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
@@ -98,14 +99,25 @@ describe('managing tokens', () => {
     const listing = await t.request(alice, { method: 'GET', url: '/api/tokens' });
     expect(listing.body).not.toContain(made.secret.slice(21));
 
-    // At rest: the SHA-256 of the secret part, never the secret, in the database and its log.
-    t.ctx.store.db.pragma('wal_checkpoint(FULL)');
+    // At rest: the SHA-256 of the secret part, never the secret, in the database (its files and
+    // log on SQLite; every row of every table on PostgreSQL).
     const secretPart = made.secret.slice(21);
-    const stored = Buffer.concat(
-      await Promise.all(
-        [t.dbFile, `${t.dbFile}-wal`].map((f) => fs.readFile(f).catch(() => Buffer.alloc(0))),
-      ),
-    );
+    let stored: Buffer;
+    if (t.ctx.store.dialect === 'sqlite') {
+      await sql`PRAGMA wal_checkpoint(FULL)`.execute(t.ctx.store.sql);
+      stored = Buffer.concat(
+        await Promise.all(
+          [t.dbFile, `${t.dbFile}-wal`].map((f) => fs.readFile(f).catch(() => Buffer.alloc(0))),
+        ),
+      );
+    } else {
+      const tables = await sql<{ tablename: string }>`
+        SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`.execute(t.ctx.store.sql);
+      const rows = await Promise.all(
+        tables.rows.map((r) => sql`SELECT * FROM ${sql.table(r.tablename)}`.execute(t.ctx.store.sql)),
+      );
+      stored = Buffer.from(JSON.stringify(rows.map((r) => r.rows)));
+    }
     expect(stored.includes(Buffer.from(secretPart))).toBe(false);
     expect(stored.includes(Buffer.from(made.secret))).toBe(false);
     const hash = crypto.createHash('sha256').update(secretPart).digest('hex');

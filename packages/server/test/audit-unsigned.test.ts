@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { ANONYMOUS_RECORDS_PER_ADDRESS, AUDIT_FIELD_LIMITS, AuditLog } from '../src/audit/log.js';
 import { TokenUseThrottle } from '../src/audit/token-use.js';
 import { openStore } from '../src/store/index.js';
@@ -218,7 +219,7 @@ describe('the writer', () => {
       await log.close();
       expect(await store.audit.list({}, 10)).toHaveLength(4);
     } finally {
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     }
   });
@@ -228,15 +229,15 @@ describe('the writer', () => {
     const store = await openStore(path.join(base, 'fb.db'));
     try {
       const log = new AuditLog(store.audit, t.ctx.log, { batchSize: 100, flushMs: 3_600_000, maxQueued: 3 });
-      store.db.exec('ALTER TABLE audit_log RENAME TO audit_log_away');
+      await sql`ALTER TABLE audit_log RENAME TO audit_log_away`.execute(store.sql);
       for (let n = 1; n <= 5; n++) log.record({ ...sample, path: `/${n}` });
       await log.flush();
-      store.db.exec('ALTER TABLE audit_log_away RENAME TO audit_log');
+      await sql`ALTER TABLE audit_log_away RENAME TO audit_log`.execute(store.sql);
       await log.flush();
       expect((await store.audit.list({}, 10)).map((r) => r.path)).toEqual(['/5', '/4', '/3']);
       await log.close();
     } finally {
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     }
   });
@@ -285,7 +286,7 @@ describe('the writer', () => {
       expect(records[151]).toMatchObject({ address: '192.0.2.1', detail: '' });
       await log.close();
     } finally {
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     }
   });

@@ -69,7 +69,7 @@ async function usernames(file: string): Promise<string[]> {
   try {
     return (await store.users.list()).map((u) => u.username);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -47,8 +47,8 @@ describe('config export and import', () => {
       // A new database gets its own signing key (see docs/migrating-from-filebrowser.md).
       expect(keyB).not.toBe(keyA);
       expect(b.settings.getServer()).toMatchObject({ root: path.join(dir, 'files'), baseURL: '/fb' });
-      a.close();
-      b.close();
+      await a.close();
+      await b.close();
     }
     const json = JSON.parse(fs.readFileSync(path.join(dir, 'out.json'), 'utf8'));
     expect(Object.keys(json)).toEqual(['settings', 'server', 'auther']);
@@ -262,7 +262,7 @@ auther:
         disableExec: true,
         tokenExpirationTime: 6 * 3600,
       });
-      store.close();
+      await store.close();
     }
   });
 
@@ -270,7 +270,7 @@ auther:
     await cli(['config', 'init', '-d', 'fb.db']);
     const store = await openStore(path.join(dir, 'fb.db'));
     const key = store.settings.get().key;
-    store.close();
+    await store.close();
     fs.writeFileSync(
       path.join(dir, 'hook.json'),
       JSON.stringify({
@@ -284,7 +284,7 @@ auther:
     expect(r.err).toMatch(/^warning: hook authentication is not supported/);
     const after = await openStore(path.join(dir, 'fb.db'));
     expect(after.settings.get()).toMatchObject({ key, authMethod: 'json', auther: { command: 'check.sh' } });
-    after.close();
+    await after.close();
   });
 
   it('refuses files that are not config exports, with one line', async () => {

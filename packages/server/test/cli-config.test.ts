@@ -185,7 +185,7 @@ describe('config init, set, cat', () => {
     expect(s.defaults.perm).toMatchObject({ execute: false, create: true, admin: false });
     expect(store.settings.getServer()).toMatchObject({ root: path.join(dir, 'files'), port: '9002' });
     expect(await store.users.count()).toBe(0);
-    store.close();
+    await store.close();
 
     const cat = await cli(['config', 'cat', '-d', 'fb.db']);
     expect(cat.out).toMatch(/Sign up:\s+false/);
@@ -244,7 +244,7 @@ describe('config init, set, cat', () => {
     expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
     let store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().webdavPasswords).toBe(false);
-    store.close();
+    await store.close();
 
     const bad = await cli(['config', 'set', '-d', 'fb.db', '--webdavPasswords=maybe']);
     expect(bad.code).toBe(1);
@@ -255,7 +255,7 @@ describe('config init, set, cat', () => {
     );
     store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().webdavPasswords).toBe(true);
-    store.close();
+    await store.close();
   });
 
   it('sets and clears unsafeCommands, comma- or space-separated', async () => {
@@ -265,17 +265,17 @@ describe('config init, set, cat', () => {
     expect(set.out).toMatch(/Unsafe commands:\s+find env xargs\n/);
     let store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
-    store.close();
+    await store.close();
 
     expect((await cli(['config', 'set', '-d', 'fb.db', '--signup'])).code).toBe(0);
     store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual(['find', 'env', 'xargs']);
-    store.close();
+    await store.close();
 
     expect((await cli(['config', 'set', '-d', 'fb.db', '--unsafeCommands', ''])).code).toBe(0);
     store = await openStore(path.join(dir, 'fb.db'));
     expect(store.settings.get().unsafeCommands).toEqual([]);
-    store.close();
+    await store.close();
   });
 });
 

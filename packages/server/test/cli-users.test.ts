@@ -47,7 +47,7 @@ async function withStore<T>(fn: (store: Store) => T | Promise<T>, db = 'filebrow
   try {
     return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -61,7 +61,7 @@ async function apiLogin(username: string, password: string, db = 'filebrowser.db
     return res.statusCode;
   } finally {
     await app.close();
-    store.close();
+    await store.close();
   }
 }
 

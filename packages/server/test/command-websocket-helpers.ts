@@ -230,7 +230,7 @@ export function useCommandServer(): void {
   });
   afterAll(async () => {
     await s.app.close();
-    s.store.close();
+    await s.store.close();
     await fs.rm(s.base, { recursive: true, force: true });
   });
   beforeEach(async () => {

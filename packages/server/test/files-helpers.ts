@@ -100,7 +100,7 @@ export async function startFilesApp(
     get: (token, url, headers = {}) => req(token, { method: 'GET', url, headers }),
     close: async () => {
       await app.close();
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     },
   };
@@ -155,7 +155,7 @@ export async function testAccess(
       }
     },
     close: async () => {
-      store.close();
+      await store.close();
       await fs.rm(dbDir, { recursive: true, force: true });
     },
   };

@@ -9,7 +9,9 @@ import { defaultConfig } from '../src/config/defaults.js';
 import type { ServerConfig } from '../src/config/types.js';
 import type { ServerContext } from '../src/services.js';
 import { quickSetup } from '../src/setup.js';
+import { inject } from 'vitest';
 import { openStore } from '../src/store/index.js';
+import { createDatabase } from './postgres/cluster.js';
 import type { StoredUser } from '../src/store/users.js';
 import { answerCheck } from './openapi-check.js';
 import { testExecSandbox } from './tools.js';
@@ -61,7 +63,11 @@ export async function startTestApp(
     execSandbox: testExecSandbox(),
     ...overrides,
   };
-  const store = await openStore(dbFile);
+  // The server-postgres project runs these tests on PostgreSQL: a database of their own each.
+  const database =
+    process.env.FB_TEST_DATABASE === 'postgres' ? await createDatabase(inject('postgresAdminUrl')) : dbFile;
+  if (database !== dbFile) config.database = database;
+  const store = await openStore(database);
   const check = answerCheck();
   const { app, ctx } = await buildApp(config, store, { onSend: check.onSend, ...buildOptions });
   check.install(app);
@@ -101,7 +107,7 @@ export async function startTestApp(
       }),
     close: async () => {
       await app.close();
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     },
   };

@@ -160,7 +160,7 @@ describe('/metrics on a separate address', () => {
       expect((await get(url!.replace(/\/metrics$/, '/'))).status).toBe(404);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     }
     // Closing the app closed the metrics listener too.
@@ -196,7 +196,7 @@ describe('/health', () => {
     expect(ok.statusCode).toBe(200);
     expect(JSON.parse(ok.body)).toEqual({ status: 'OK' });
 
-    t.ctx.store.close();
+    await t.ctx.store.close();
     const down = await t.request(undefined, { method: 'GET', url: '/health' });
     expect(down.statusCode).toBe(503);
     expect(JSON.parse(down.body)).toEqual({

@@ -33,7 +33,7 @@ async function restart(app: FilesApp): Promise<void> {
     await next.ready();
   } finally {
     await next.close();
-    store.close();
+    await store.close();
   }
 }
 

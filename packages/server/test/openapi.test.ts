@@ -229,7 +229,7 @@ describe('the answer check of the tests', () => {
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
       await fs.rm(base, { recursive: true, force: true });
     }
   });

@@ -266,7 +266,7 @@ describe('look-alike usernames in the CLI', () => {
     try {
       expect((await store.users.list()).map((u) => u.username)).toEqual(['admin', 'bob']);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });
@@ -299,7 +299,7 @@ describe('username keys in existing databases', () => {
         expect((await migrated.users.update({ ...wide, locale: 'de' })).locale).toBe('de');
         await expect(migrated.users.create(userLike('Ａdmin'))).rejects.toThrow(/already exists/);
       } finally {
-        migrated.close();
+        await migrated.close();
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -210,7 +210,7 @@ describe('a route without a declaration', () => {
       expect(() => app.get('/api/fine', { config: { reach: OPEN } }, async () => 'x')).not.toThrow();
       await app.close();
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -78,7 +78,7 @@ export async function startServer(sandbox: Mode, extra: Partial<ServerConfig> = 
 
 export async function stopServer(s: Server): Promise<void> {
   await s.app.close();
-  s.store.close();
+  await s.store.close();
   await fs.rm(s.base, { recursive: true, force: true });
 }
 

@@ -265,7 +265,7 @@ describe('a rollback journal planted beside the database', () => {
     const dbFile = s.ctx.config.database;
     const adminHash = (await s.store.users.get(1))!.passwordHash;
     await s.app.close();
-    s.store.close();
+    await s.store.close();
     try {
       // The attacker's database: a copy with their own administrator password. A transaction
       // left open on it spills its pages' earlier state, theirs, into a journal: a hot journal
@@ -289,7 +289,7 @@ describe('a rollback journal planted beside the database', () => {
       try {
         expect((await store.users.get(1))!.passwordHash).toBe(adminHash);
       } finally {
-        store.close();
+        await store.close();
       }
       await expect(fs.stat(`${dbFile}-journal`)).rejects.toThrow();
     } finally {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeJwt } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { signToken } from '../src/auth/tokens.js';
 import type { TrashItem } from '@filebrowser/contract';
 import type { InjectOptions } from 'fastify';
@@ -97,20 +98,30 @@ describe('a copy of the database', () => {
     const shareToken = earned.json<{ token: string }>().token;
     expect(shareToken).toBeTruthy();
 
-    // The attacker's copy: the files, as any file tool reads them (the -wal holds the recent rows).
-    const copy = path.join(path.dirname(t.dbFile), 'copy.db');
-    await fs.copyFile(t.dbFile, copy);
-    await fs.copyFile(`${t.dbFile}-wal`, `${copy}-wal`);
-    const leaked = new Database(copy);
-    const rows = (sql: string) => leaked.prepare(sql).all() as Array<Record<string, string | number>>;
-    const settings = JSON.parse(
-      (leaked.prepare("SELECT value FROM config WHERE key = 'settings'").get() as { value: string }).value,
-    ) as { key: string };
-    const sessions = rows('SELECT * FROM sessions');
-    const apiTokens = rows('SELECT * FROM api_tokens');
-    const shares = rows('SELECT * FROM shares');
-    const grants = rows('SELECT * FROM share_grants');
-    leaked.close();
+    // The attacker's copy: on SQLite the files, as any file tool reads them (the -wal holds the
+    // recent rows); on PostgreSQL every row, as a dump holds them.
+    type Row = Record<string, string | number>;
+    let read: (table: string) => Promise<Row[]>;
+    let done = async () => undefined;
+    if (t.ctx.store.dialect === 'sqlite') {
+      const copy = path.join(path.dirname(t.dbFile), 'copy.db');
+      await fs.copyFile(t.dbFile, copy);
+      await fs.copyFile(`${t.dbFile}-wal`, `${copy}-wal`);
+      const leaked = new Database(copy);
+      read = async (table) => leaked.prepare(`SELECT * FROM ${table}`).all() as Row[];
+      done = async () => void leaked.close();
+    } else {
+      read = async (table) =>
+        (await sql<Row>`SELECT * FROM ${sql.table(table)}`.execute(t.ctx.store.sql)).rows;
+    }
+    const settings = JSON.parse(String((await read('config')).find((r) => r.key === 'settings')!.value)) as {
+      key: string;
+    };
+    const sessions = await read('sessions');
+    const apiTokens = await read('api_tokens');
+    const shares = await read('shares');
+    const grants = await read('share_grants');
+    await done();
     expect(sessions.length).toBeGreaterThan(0);
     expect(apiTokens).toHaveLength(1);
     expect(grants).toHaveLength(1);

@@ -93,7 +93,7 @@ describe('a staging file', () => {
       expect(await store.staging.all()).toEqual([]);
     } finally {
       await app.close();
-      store.close();
+      await store.close();
     }
   });
 

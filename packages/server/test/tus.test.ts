@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import * as tus from 'tus-js-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serverPaths } from '../src/files/access/private.js';
 import { ResumableUploads } from '../src/uploads/resumable.js';
 import { startTestApp, type TestApp } from './helpers.js';
 
@@ -117,7 +118,7 @@ describe('tus protocol', () => {
     const cancel = await t.request(token, { method: 'DELETE', url: '/api/tus/report.txt' });
     expect(cancel.statusCode).toBe(204);
     expect(await fs.readFile(target, 'utf8')).toBe('original');
-    expect(await fs.readdir(path.join(path.dirname(t.dbFile), 'uploads'))).toEqual([]);
+    expect(await fs.readdir(serverPaths(t.ctx.config).uploadsDir)).toEqual([]);
 
     await t.request(token, {
       method: 'POST',

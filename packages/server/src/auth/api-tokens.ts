@@ -96,7 +96,8 @@ export async function verifyApiTokenSecret(
 async function liveGrant(ctx: AppContext, token: StoredApiToken, now: number): Promise<ApiTokenGrant> {
   if (token.expiresAt !== 0 && token.expiresAt <= now) throw unauthorized('the API token has expired');
   const owner = await ctx.store.users.get(token.userId);
-  if (!owner) throw unauthorized('the API token is not valid');
+  // Gone with its owner (the rows go together; a request may read between the two).
+  if (!owner) throw unauthorized('the API token was revoked');
   return grantOf(owner, token);
 }
 

@@ -109,7 +109,7 @@ async function init(cmd: Command, io: CliIO): Promise<void> {
     io.out(`Database ${opened.database} created.\n\n`);
     printConfig(io, opened);
   } finally {
-    opened.store.close();
+    await opened.store.close();
   }
 }
 

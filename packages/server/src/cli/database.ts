@@ -3,8 +3,7 @@ import { databasePath, explicitOptions, resolveServerConfig, type ExplicitOption
 import { SERVE_OPTIONS, type OptionSpec, type OptionValues } from '../config/options.js';
 import { addOptions } from '../config/sources.js';
 import type { AppContext } from '../context.js';
-import { isNewDatabase } from '../store/db.js';
-import { openStore, type Store } from '../store/index.js';
+import { isNewStore, openStore, type Store } from '../store/index.js';
 import { CliError, consoleLogger, type CliIO } from './io.js';
 
 /** -c and -d, which every command takes, as File Browser's did. */
@@ -54,7 +53,7 @@ export async function openCommandStore(
   opts: { mayCreate?: boolean } = {},
 ): Promise<OpenedStore> {
   const { explicit, database } = commandDatabase(cmd, io);
-  const created = isNewDatabase(database);
+  const created = await isNewStore(database);
   if (created && !opts.mayCreate) {
     throw new CliError(
       `database ${database} does not exist: start the server once, or run "filebrowser config init" or "config import"`,
@@ -74,7 +73,7 @@ export async function withStore<T>(
   try {
     return await fn(opened);
   } finally {
-    opened.store.close();
+    await opened.store.close();
   }
 }
 

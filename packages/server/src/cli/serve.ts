@@ -17,8 +17,9 @@ import type { AppContext } from '../context.js';
 import { quickSetup } from '../setup.js';
 import { guardConnections, serverOptions } from '../http/connections.js';
 import { createLogger } from '../logging.js';
-import { isNewDatabase } from '../store/db.js';
-import { openStore, type Store } from '../store/index.js';
+import { isNewStore, openStore, type Store } from '../store/index.js';
+import { describePostgresUrl, dropPostgresSchema } from '../store/postgres.js';
+import { isPostgresUrl } from '../store/sql.js';
 import { lockDatabase } from '../store/server-lock.js';
 import { ALL_PERMISSIONS } from '../store/users.js';
 import type { CliIO } from './io.js';
@@ -36,8 +37,9 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   const explicit = explicitOptions(flags, io.env, io.places);
   for (const warning of explicit.warnings) io.err(`warning: ${warning}\n`);
   const database = databasePath(explicit, io.places);
-  const firstStart = isNewDatabase(database);
-  const existedEmpty = firstStart && fs.existsSync(database);
+  const postgres = isPostgresUrl(database);
+  const firstStart = await isNewStore(database);
+  const existedEmpty = !postgres && firstStart && fs.existsSync(database);
   // Checked before the database file is created, so a typo does not leave an empty database behind.
   if (firstStart) {
     const initial = resolveServerConfig(explicit, {}, io.places);
@@ -45,8 +47,9 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     if (initial.cert) readTlsFiles(initial);
   }
 
-  // Held while serving: a restore must not swap the file this server keeps writing.
-  const lock = lockDatabase(database, 'serve');
+  // Held while serving: a restore must not swap the file this server keeps writing. (PostgreSQL
+  // is made for several servers at once.)
+  const lock = postgres ? { release: () => undefined } : lockDatabase(database, 'serve');
   let store: Store;
   try {
     store = await openStore(database);
@@ -57,7 +60,11 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   let app: FastifyInstance | undefined;
   // What this start created for the first administrator, taken back if the server cannot listen:
   // its password is shown only once, and only by a start that went on to serve.
-  let undoSetup: () => unknown = firstStart ? () => forgetDatabase(database, existedEmpty) : () => undefined;
+  let undoSetup: () => unknown = !firstStart
+    ? () => undefined
+    : postgres
+      ? () => dropPostgresSchema(database)
+      : () => forgetDatabase(database, existedEmpty);
   try {
     const config = resolveServerConfig(explicit, firstStart ? {} : store.settings.getServer(), io.places);
     checkRootFolder(config.root);
@@ -88,7 +95,9 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
     }
     const listening = await listen(app, config);
     undoSetup = () => {};
-    io.out(`Database: ${path.resolve(database)}\nServing: ${config.root}\n`);
+    io.out(
+      `Database: ${postgres ? describePostgresUrl(database) : path.resolve(database)}\nServing: ${config.root}\n`,
+    );
     const metricsUrl = built.metricsListener?.url();
     if (metricsUrl) io.out(`Metrics: ${metricsUrl}\n`);
     announce();
@@ -99,8 +108,8 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
         shutDown({
           connections,
           closeApp: () => app!.close(),
-          closeStore: () => {
-            store.close();
+          closeStore: async () => {
+            await store.close();
             lock.release();
           },
           graceSeconds: config.shutdownGrace,
@@ -117,7 +126,7 @@ export async function serve(flags: OptionValues, io: CliIO): Promise<RunningServ
   } catch (err) {
     await app?.close();
     if (!firstStart) await undoSetup();
-    store.close();
+    await store.close();
     // After closing: the first start's database goes as a whole, -wal folded in and removed.
     if (firstStart) await undoSetup();
     lock.release();

@@ -50,7 +50,7 @@ export interface ShutdownSteps {
   connections: Connections;
   /** Closes the application (its own close hooks); resolves when its server has closed too. */
   closeApp(): Promise<void>;
-  closeStore(): void;
+  closeStore(): Promise<void> | void;
   graceSeconds: number;
   /** One line for the console (the log may be off). */
   say(line: string): void;
@@ -84,6 +84,6 @@ export async function shutDown(steps: ShutdownSteps): Promise<void> {
     await drained;
   }
   await appClosed;
-  steps.closeStore();
+  await steps.closeStore();
   say('Closed the database.\n');
 }

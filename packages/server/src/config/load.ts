@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isPostgresUrl } from '../store/sql.js';
 import { Command } from 'commander';
 import { BCRYPT_COST } from '../auth/passwords.js';
 import { defaultWebDist } from '../app.js';
@@ -59,7 +60,13 @@ export function explicitOptions(flags: OptionValues, env: Env, places: ConfigPla
 
 /** The database a command works on: flag > FB_DATABASE > config file > ./filebrowser.db. */
 export function databasePath(explicit: ExplicitOptions, places: ConfigPlaces): string {
-  return path.resolve(places.cwd, (explicit.values.database as string | undefined) || './filebrowser.db');
+  return databaseOf(places, explicit.values.database as string | undefined, './filebrowser.db');
+}
+
+/** A SQLite file resolved against the working folder; a PostgreSQL URL as it is. */
+function databaseOf(places: ConfigPlaces, value: string | undefined, fallback: string): string {
+  if (value && isPostgresUrl(value)) return value;
+  return path.resolve(places.cwd, value || fallback);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,7 +115,7 @@ export function resolveServerConfig(
   const config: ServerConfig = {
     ...d,
     root: abs(v.root, '.'),
-    database: abs(v.database, d.database),
+    database: databaseOf(places, v.database as string | undefined, d.database),
     address: (v.address as string | undefined) ?? d.address,
     port: (v.port as number | undefined) ?? d.port,
     baseURL: normaliseBaseURL((v.baseURL as string | undefined) ?? ''),

@@ -1,7 +1,9 @@
 import { AuditRepo } from './audit.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
-import { openDatabase, type Db } from './db.js';
-import { sqliteSql, type Dialect, type Sql } from './sql.js';
+import { sql as raw } from 'kysely';
+import { isNewDatabase, openDatabase, SCHEMA_VERSION } from './db.js';
+import { isNewPostgres, openPostgres } from './postgres.js';
+import { isPostgresUrl, sqliteSql, type Dialect, type Sql } from './sql.js';
 import { MovesRepo } from './moves.js';
 import { SessionsRepo } from './sessions.js';
 import { SettingsRepo } from './settings.js';
@@ -35,8 +37,7 @@ export interface Repos {
 }
 
 export interface Store extends Repos {
-  db: Db;
-  /** The query layer every converted repository goes through (store/sql.ts). */
+  /** The query layer every repository goes through (store/sql.ts). */
   sql: Sql;
   dialect: Dialect;
   /**
@@ -44,9 +45,9 @@ export interface Store extends Repos {
    * all together or, when it throws, not at all.
    */
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
-  /** Throws when the database cannot answer a query (closed, unreadable): what /health checks. */
-  ping(): void;
-  close(): void;
+  /** Rejects when the database cannot answer a query (closed, unreachable): what /health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
 }
 
 function reposOn(sql: Sql, settings: SettingsRepo): Repos {
@@ -68,25 +69,39 @@ function reposOn(sql: Sql, settings: SettingsRepo): Repos {
   };
 }
 
-export async function openStore(file: string): Promise<Store> {
-  const db = openDatabase(file);
-  const sql = sqliteSql(db);
+/**
+ * Opens the database `database` names: a PostgreSQL URL (`postgres://…`), or else the path of a
+ * SQLite file (the embedded default). Its schema is brought up to date first.
+ */
+export async function openStore(database: string): Promise<Store> {
+  const dialect: Dialect = isPostgresUrl(database) ? 'postgres' : 'sqlite';
+  const sql =
+    dialect === 'postgres' ? await openPostgres(database, SCHEMA_VERSION) : sqliteSql(openDatabase(database));
   // Settings are kept in memory, one copy for the store and its transactions; they are written
   // outside transactions.
   const settings = new SettingsRepo(sql);
   try {
     await settings.load();
   } catch (err) {
-    db.close();
+    await sql.destroy();
     throw err;
   }
   return {
-    db,
     sql,
-    dialect: 'sqlite',
+    dialect,
     ...reposOn(sql, settings),
     transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings))),
-    ping: () => void db.prepare('SELECT 1').get(),
-    close: () => db.close(),
+    ping: async () => {
+      await raw`SELECT 1`.execute(sql);
+    },
+    close: () => sql.destroy(),
   };
+}
+
+/**
+ * True when `database` holds no File Browser data yet (a SQLite file absent or empty, a
+ * PostgreSQL database without the schema): the first start, which sets up an administrator.
+ */
+export async function isNewStore(database: string): Promise<boolean> {
+  return isPostgresUrl(database) ? isNewPostgres(database) : isNewDatabase(database);
 }

@@ -12,6 +12,23 @@ import type { Sql } from './sql.js';
  * operator's database was made with. Times and sizes are BIGINT (Unix milliseconds, bytes);
  * flags are INTEGER 0/1, as in SQLite.
  */
+const TABLES = [
+  'share_grants',
+  'sessions',
+  'uploads',
+  'api_tokens',
+  'dav_locks',
+  'dav_props',
+  'shares',
+  'users',
+  'config',
+  'staging_files',
+  'trash',
+  'audit_log',
+  'moves',
+  'scope_usage',
+];
+
 const BASELINE = `
 CREATE TABLE config (
   key   TEXT COLLATE "C" PRIMARY KEY,
@@ -206,6 +223,12 @@ export async function openPostgres(url: string, version: number): Promise<Sql> {
   });
   // An idle connection the server drops (restart, network) must not take the process down.
   pool.on('error', () => undefined);
+  try {
+    await pool.query('SELECT 1');
+  } catch (err) {
+    await pool.end();
+    throw new PostgresUnreachableError(describePostgresUrl(url), (err as Error).message);
+  }
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
   try {
     await migratePostgres(db, url, version);
@@ -214,6 +237,58 @@ export async function openPostgres(url: string, version: number): Promise<Sql> {
     throw err;
   }
   return db;
+}
+
+/** Whether the database at `url` has no File Browser schema yet (the first start). */
+export async function isNewPostgres(url: string): Promise<boolean> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await connectOrExplain(client, url);
+  try {
+    const found = await client.query<{ n: string }>(
+      "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_version'",
+    );
+    if (Number(found.rows[0]?.n ?? 0) === 0) return true;
+    const version = await client.query<{ version: number }>('SELECT version FROM schema_version');
+    return (version.rows[0]?.version ?? 0) === 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Removes everything File Browser made in the database at `url` (a first start that did not go on
+ * to serve leaves the database as it found it: without the schema).
+ */
+export async function dropPostgresSchema(url: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await connectOrExplain(client, url);
+  try {
+    await client.query(`DROP TABLE IF EXISTS ${[...TABLES, 'schema_version'].join(', ')} CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A connection that fails says where it tried and why, never the password. */
+async function connectOrExplain(client: { connect(): Promise<unknown> }, url: string): Promise<void> {
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new PostgresUnreachableError(describePostgresUrl(url), (err as Error).message);
+  }
+}
+
+/** The database could not be reached or refused the connection. */
+export class PostgresUnreachableError extends Error {
+  override name = 'PostgresUnreachableError';
+  constructor(
+    readonly where: string,
+    reason: string,
+  ) {
+    super(`cannot connect to the database ${where}: ${reason}`);
+  }
 }
 
 async function migratePostgres(db: Sql, url: string, version: number): Promise<void> {

@@ -12,6 +12,11 @@ export type Sql = Kysely<Schema>;
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** Whether a `--database` value names PostgreSQL (a URL) rather than a SQLite file. */
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database);
+}
+
 /** The query layer over an open SQLite database; destroying it closes the database. */
 export function sqliteSql(db: Db): Sql {
   return new Kysely<Schema>({ dialect: new SqliteDialect({ database: db }) });

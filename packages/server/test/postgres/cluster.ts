@@ -13,6 +13,8 @@ const run = promisify(execFile);
  * the cluster runs as the `postgres` user the package made.
  */
 export interface Cluster {
+  /** The URL of the cluster's own `postgres` database, from which others are made. */
+  adminUrl: string;
   /** A new, empty database in the cluster; answers its URL. */
   createDatabase(): Promise<string>;
   stop(): Promise<void>;
@@ -61,20 +63,9 @@ export async function startCluster(): Promise<Cluster> {
   await as('pg_ctl', ['-D', data, '-w', '-l', path.join(dir, 'log'), '-o', options, 'start']);
   const urlOf = (database: string) =>
     `postgres://postgres@localhost/${database}?host=${encodeURIComponent(socket)}`;
-  let made = 0;
   return {
-    async createDatabase() {
-      const name = `fb_${process.pid}_${++made}_${Date.now().toString(36)}`;
-      const { default: pg } = await import('pg');
-      const client = new pg.Client({ connectionString: urlOf('postgres') });
-      await client.connect();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return urlOf(name);
-    },
+    adminUrl: urlOf('postgres'),
+    createDatabase: () => createDatabase(urlOf('postgres')),
     async stop() {
       try {
         await as('pg_ctl', ['-D', data, '-w', '-m', 'immediate', 'stop']);
@@ -83,4 +74,22 @@ export async function startCluster(): Promise<Cluster> {
       }
     },
   };
+}
+
+let made = 0;
+
+/** A new, empty database in the cluster whose `postgres` database is at `adminUrl`; answers its URL. */
+export async function createDatabase(adminUrl: string): Promise<string> {
+  const name = `fb_${process.pid}_${++made}_${Date.now().toString(36)}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

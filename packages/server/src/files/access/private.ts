@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Rule } from '@filebrowser/contract';
 import type { ServerConfig } from '../../config/types.js';
 import { allDatabaseSideFiles } from '../../store/side-files.js';
+import { isPostgresUrl } from '../../store/sql.js';
 import { isInside, type Scope } from './resolver.js';
 
 /** The real path a file or folder has, or would have once created (nearest existing ancestor resolved). */
@@ -62,9 +63,11 @@ export function serverPaths(config: ServerConfig): ServerPaths {
   const key = JSON.stringify([config.database, config.root, config.cacheDir]);
   const cached = known.get(key);
   if (cached) return cached;
-  const database = realPathLoose(config.database);
   const root = realPathLoose(config.root);
-  const dbDir = path.dirname(database);
+  // PostgreSQL: no database file; what instances share (uploads in progress, the trash, previews)
+  // lives in the shared folder, out of every user's reach as a database's folder inside it would be.
+  const database = isPostgresUrl(config.database) ? undefined : realPathLoose(config.database);
+  const dbDir = database === undefined ? root : path.dirname(database);
   const exposed = isInside(root, dbDir);
   const uploadsDir = path.join(dbDir, exposed ? '.filebrowser-uploads' : 'uploads');
   const cacheDir = config.cacheDir
@@ -78,7 +81,12 @@ export function serverPaths(config: ServerConfig): ServerPaths {
     uploadsDir,
     cacheDir,
     trashDir,
-    private: [database, ...allDatabaseSideFiles(database), uploadsDir, cacheDir, trashDir],
+    private: [
+      ...(database === undefined ? [] : [database, ...allDatabaseSideFiles(database)]),
+      uploadsDir,
+      cacheDir,
+      trashDir,
+    ],
   };
   known.set(key, paths);
   return paths;

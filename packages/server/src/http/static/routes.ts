@@ -48,7 +48,7 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
     app.all('/health', { config: { reach: OPEN, audit: false }, schema: health }, async (request, reply) => {
       void reply.type('application/json; charset=utf-8');
       try {
-        ctx.store.ping();
+        await ctx.store.ping();
       } catch (err) {
         request.log.error({ err }, 'health check: the database does not answer');
         return reply.code(503).send('{"status":"unavailable","reason":"the database does not answer"}');
