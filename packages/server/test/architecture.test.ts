@@ -86,6 +86,7 @@ describe('one file access, made in one place', () => {
       'store/db.ts': 'the database file',
       'store/backup.ts': 'copies of the database file, and the file a restore replaces',
       'store/server-lock.ts': 'the lock file beside the database',
+      'store/postgres-backup.ts': 'the dump file an administrator names on the command line',
       'config/sources.ts': 'the configuration file',
       'cli/serve.ts': 'start-up: database and TLS files',
       'cli/export-files.ts': 'files an administrator names on the command line',

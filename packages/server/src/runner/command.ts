@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { statFileSystem, type Pinned } from '../files/access/anchor.js';
 import { maskPrivatePaths } from '../files/access/private.js';
-import { formatBytes } from '../files/change/quota.js';
+import { formatBytes } from '../files/change/quota-hold.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths, checkFolderPairs } from './arguments.js';

@@ -8,7 +8,7 @@ import { badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
 import { placeOf } from '../files/change/write.js';
-import type { QuotaHold } from '../files/change/quota.js';
+import type { QuotaHold } from '../files/change/quota-hold.js';
 import type { Resolved } from '../files/access/resolver.js';
 import { serverPaths } from '../files/access/private.js';
 import { stagingLedgerOf } from '../files/change/staging.js';

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.js';
 import { createEntryFile, Pinned, unlinkEntry } from '../files/access/anchor.js';
-import type { QuotaHold } from '../files/change/quota.js';
+import type { QuotaHold } from '../files/change/quota-hold.js';
 import { replaceCounted } from '../files/change/replace.js';
 import { writeBody } from '../files/change/write-body.js';
 import { stagingName } from '../files/access/staging-names.js';

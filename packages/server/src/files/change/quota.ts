@@ -6,6 +6,7 @@ import type { AccessView } from '../access/access-view.js';
 import { Pinned } from '../access/anchor.js';
 import { isInside } from '../access/resolver.js';
 import { walkTree } from '../access/tree.js';
+import { formatBytes, QuotaHold, type Limit } from './quota-hold.js';
 
 /**
  * Quotas. A user's quota is a limit on the bytes their scope holds, trash included.
@@ -34,25 +35,6 @@ export const RECOUNT_EVERY_MS = 3600_000;
 /** Quotas are kept for the users' root (every user's scope lies in `--root` today). */
 const USERS_ROOT = 'default';
 
-/** A quota on a folder: its place below the root and the bytes it may hold. */
-interface Limit {
-  scope: string;
-  bytes: number;
-}
-
-/** `1.2 MB`: decimal units, as disks are sold, one decimal at most. */
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB', 'PB'];
-  let value = Math.max(0, bytes);
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  const shown = unit === 0 ? String(Math.floor(value)) : String(Math.round(value * 10) / 10);
-  return `${shown} ${units[unit]}`;
-}
-
 function quotaExceeded(left: number, limit: number): AppError {
   return new AppError(
     'insufficient_storage',
@@ -63,105 +45,6 @@ function quotaExceeded(left: number, limit: number): AppError {
 /** `/users/bob` for a user's scope as stored (`users/bob`, `./users/bob/`, `/`). */
 function scopePlace(scope: string): string {
   return path.posix.normalize('/' + scope.replace(/^\.(\/|$)/, '/')).replace(/(.)\/+$/, '$1');
-}
-
-/**
- * Bytes held back from the quotas that cover one write, from its start until it completes
- * (`commit`) or fails (`release`). A write with no quota and no counted scope above it gets an
- * idle hold: nothing to check, nothing to count.
- */
-export class QuotaHold {
-  private held = 0;
-  private checked = false;
-  private done = false;
-
-  constructor(
-    private readonly ledger: QuotaLedger,
-    /** Quotas covering where the bytes go (and not where they come from, for a move). */
-    private readonly limits: readonly Limit[],
-    /** Counted scopes gaining what the write adds. */
-    private readonly gaining: readonly string[],
-    /** Counted scopes losing it (a move out of them). */
-    private readonly losing: readonly string[],
-  ) {}
-
-  /** Whether anything is checked or counted for this write (else no size needs measuring). */
-  get active(): boolean {
-    return this.limits.length > 0 || this.gaining.length > 0 || this.losing.length > 0;
-  }
-
-  /** Whether a quota covers the write (so its bytes must be metered as they come). */
-  get limited(): boolean {
-    return this.limits.length > 0;
-  }
-
-  /**
-   * Makes the write's net addition `bytes`: refused with 507 when that does not fit beside what
-   * the scopes hold and other writes reserved. Less than before is a no-op: what a write holds
-   * only grows until it ends.
-   */
-  async need(bytes: number): Promise<void> {
-    if (this.done) return;
-    // The first call checks even a write adding nothing: none goes into a scope over its quota.
-    if (this.checked && bytes <= this.held) return;
-    await this.ledger.exclusive(() => this.needNow(bytes));
-  }
-
-  /** `need`, inside the ledger's exclusive section: what is read is what is checked and held. */
-  private async needNow(bytes: number): Promise<void> {
-    if (this.done) return;
-    const more = bytes - this.held;
-    if (this.checked && more <= 0) return;
-    await this.ledger.check(this.limits, bytes, this.held);
-    this.checked = true;
-    if (more > 0) {
-      this.ledger.hold(this.limits, more);
-      this.held += more;
-    }
-  }
-
-  /**
-   * Checks again what the write holds (a resumable upload, at each of its requests): a quota
-   * lowered meanwhile, or a scope grown behind the server's back, refuses the rest.
-   */
-  async recheck(access: AccessView): Promise<void> {
-    if (this.done || this.limits.length === 0) return;
-    const now = await this.ledger.currentLimits(access, this.limits);
-    await this.ledger.exclusive(() => this.ledger.check(now, this.held, this.held));
-  }
-
-  /**
-   * Holds all the room the quotas covering the write have left (a command, whose writes the
-   * server cannot see byte by byte) and answers it; undefined when no quota covers it.
-   */
-  async holdAllRoom(): Promise<number | undefined> {
-    if (this.done || this.limits.length === 0) return undefined;
-    return this.ledger.exclusive(async () => {
-      const room = Math.max(0, await this.ledger.room(this.limits, this.held));
-      await this.needNow(this.held + room);
-      return room;
-    });
-  }
-
-  /** The write is done: `delta` bytes are now on the disk (or gone, negative), the hold goes. */
-  async commit(delta: number): Promise<void> {
-    if (this.done) return;
-    // The bytes are counted and the hold let go in one step, so that no check in between sees
-    // them twice or not at all.
-    await this.ledger.exclusive(async () => {
-      await this.ledger.record(this.gaining, delta);
-      await this.ledger.record(this.losing, -delta);
-      this.release();
-    });
-  }
-
-  /** The write failed or was abandoned: what it held is free again. */
-  release(): void {
-    if (this.done) return;
-    this.done = true;
-    this.ledger.hold(this.limits, -this.held);
-    this.held = 0;
-  }
 }
 
 export class QuotaLedger {

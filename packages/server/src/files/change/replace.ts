@@ -9,7 +9,7 @@ import {
   type Pinned,
 } from '../access/anchor.js';
 import type { FileAccess } from '../access/access.js';
-import type { QuotaHold } from './quota.js';
+import type { QuotaHold } from './quota-hold.js';
 import type { Opened } from '../access/resolver.js';
 
 /**

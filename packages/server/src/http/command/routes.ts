@@ -6,7 +6,7 @@ import { recordTakenOver } from '../../audit/http.js';
 import type { Caller } from '../../auth/caller.js';
 import type { ServerContext } from '../../services.js';
 import { AppError, forbidden } from '../../errors.js';
-import { formatBytes } from '../../files/change/quota.js';
+import { formatBytes } from '../../files/change/quota-hold.js';
 import { mayExecute, prepareCommand } from '../../runner/command.js';
 import { MAX_COMMAND_MESSAGE } from '../../runner/options.js';
 import { describeResult, startProcess, succeeded, type RunningProcess } from '../../runner/process.js';
