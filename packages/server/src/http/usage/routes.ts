@@ -20,12 +20,15 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
     // again at start (in the background: the server may have been down while things changed)
     // and then periodically.
     let timer: NodeJS.Timeout | undefined;
+    // A walk still going when the server closes finds the store closed under it: it was cut
+    // short, not failed, and says nothing.
+    let closed = false;
     const recount = async () => {
       try {
         const access = await serverAccess(ctx);
         await access.quota.recountAll(access);
       } catch (err) {
-        ctx.log.warn({ err }, 'quota recount failed');
+        if (!closed) ctx.log.warn({ err }, 'quota recount failed');
       }
     };
     app.addHook('onReady', async () => {
@@ -34,7 +37,10 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
       timer = setInterval(() => inBackground(recount(), failed), RECOUNT_EVERY_MS);
       timer.unref();
     });
-    app.addHook('onClose', async () => clearInterval(timer));
+    app.addHook('onClose', async () => {
+      closed = true;
+      clearInterval(timer);
+    });
 
     app.get(
       '/api/usage',
