@@ -45,7 +45,8 @@ const TOOLS = [
 /** Finds a PostgreSQL server program of any installed version, when it is asked. */
 function postgresProgram(name) {
   return () => {
-    const base = '/usr/lib/postgresql';
+    // FB_POSTGRES_LIB: another place of the versions' folders (the tests of this script).
+    const base = process.env.FB_POSTGRES_LIB || '/usr/lib/postgresql';
     let versions = [];
     try {
       versions = fs.readdirSync(base);

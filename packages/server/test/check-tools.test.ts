@@ -23,6 +23,7 @@ const OPTIONAL = [
   'nginx',
   'caddy',
   'systemd-analyze',
+  'pg_dump',
 ];
 
 let dir: string;
@@ -39,10 +40,17 @@ function provide(names: string[]): void {
   for (const name of names) fs.symlinkSync('/bin/true', path.join(bin, name));
 }
 
+/** PostgreSQL's server programs, where Debian keeps them (a version's folder, off PATH). */
+function providePostgres(): void {
+  const serverBin = path.join(dir, 'postgresql', '15', 'bin');
+  fs.mkdirSync(serverBin, { recursive: true });
+  fs.symlinkSync('/bin/true', path.join(serverBin, 'initdb'));
+}
+
 function check(env: Record<string, string>, args: string[] = []) {
   const r = spawnSync(process.execPath, [script, ...args], {
     encoding: 'utf8',
-    env: { PATH: bin, CHROMIUM_PATH: '/bin/true', ...env },
+    env: { PATH: bin, CHROMIUM_PATH: '/bin/true', FB_POSTGRES_LIB: path.join(dir, 'postgresql'), ...env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -50,11 +58,13 @@ function check(env: Record<string, string>, args: string[] = []) {
 describe('check-tools', () => {
   it('says nothing and passes when every program is there', () => {
     provide(OPTIONAL);
+    providePostgres();
     expect(check({})).toEqual({ status: 0, stdout: '', stderr: '' });
   });
 
   it('names what is missing in one line with the packages to install, and lets the run go on', () => {
     provide(OPTIONAL.filter((n) => !['litmus', 'xz'].includes(n)));
+    providePostgres();
     const r = check({}, ['--no-install']);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
@@ -66,6 +76,7 @@ describe('check-tools', () => {
 
   it('stops the run under CI=true, where every test must run', () => {
     provide(OPTIONAL.filter((n) => n !== 'rclone'));
+    providePostgres();
     const r = check({ CI: 'true' }, ['--no-install']);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
@@ -75,11 +86,21 @@ describe('check-tools', () => {
 
   it('stops the run without Chromium, in one line and no stack trace, before the browser driver starts', () => {
     provide(OPTIONAL);
+    providePostgres();
     const missing = path.join(dir, 'no-chromium');
     const r = check({ CHROMIUM_PATH: missing }, ['--no-install']);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(
       `check-tools: missing chromium (browser journeys); CHROMIUM_PATH=${missing} is not a program\n`,
+    );
+  });
+
+  it('stops the run without PostgreSQL, whose server programs are off PATH', () => {
+    provide(OPTIONAL);
+    const r = check({}, ['--no-install']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      'check-tools: missing initdb (the store on PostgreSQL); install with: apt-get install postgresql\n',
     );
   });
 
@@ -91,8 +112,8 @@ describe('check-tools', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(
-      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 bubblewrap util-linux coreutils nginx caddy systemd',
+      'install with: apt-get install tar zip unzip bzip2 xz-utils zstd lz4 litmus rclone python3 bubblewrap util-linux coreutils nginx caddy systemd postgresql postgresql-client',
     );
-    for (const name of ['chromium', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
+    for (const name of ['chromium', 'initdb', ...OPTIONAL]) expect(lines[0]).toContain(`${name} (`);
   });
 });
