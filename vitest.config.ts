@@ -99,6 +99,7 @@ export default defineConfig({
             'test/security-webdav-locks.test.ts',
             'test/security-tokens.test.ts',
             'test/security-accounts.test.ts',
+            'test/command-websocket.test.ts',
           ],
           env: { FB_TEST_DATABASE: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts'],

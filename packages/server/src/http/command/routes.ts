@@ -175,6 +175,9 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
     }
 
     async function handle(socket: WebSocket, request: FastifyRequest): Promise<void> {
+      // Listened for before anything is awaited: a message the client sends at once would
+      // otherwise arrive while the caller is being checked, and be lost. It is read only after.
+      const firstLine = firstCommandLine(socket);
       const user = currentUser(request);
       if (!mayExecute(ctx, user)) {
         recordTakenOver(ctx, request, 403, {
@@ -193,7 +196,7 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
       }
       open.set(user.id, count + 1);
       try {
-        await run(socket, request, await callerOf(ctx, request, ['execute']));
+        await run(socket, request, await callerOf(ctx, request, ['execute']), firstLine);
       } finally {
         const left = (open.get(user.id) ?? 1) - 1;
         if (left > 0) open.set(user.id, left);
@@ -201,8 +204,13 @@ export function commandRoutes(ctx: ServerContext): FastifyPluginAsync {
       }
     }
 
-    async function run(socket: WebSocket, request: FastifyRequest, caller: Caller): Promise<void> {
-      const line = await firstCommandLine(socket);
+    async function run(
+      socket: WebSocket,
+      request: FastifyRequest,
+      caller: Caller,
+      firstLine: Promise<string | undefined>,
+    ): Promise<void> {
+      const line = await firstLine;
       if (line === undefined) return;
       const record = async (status: number, outcome: string) =>
         recordTakenOver(ctx, request, status, {
