@@ -8,6 +8,7 @@ import { AppError } from '../errors.js';
 import { backupCommand, restoreCommand } from './backup-command.js';
 import { cmdsCommand } from './cmds-command.js';
 import { configCommand } from './config-command.js';
+import { dbCommand } from './db-command.js';
 import { CliError, type CliIO } from './io.js';
 import { locksCommand } from './locks-command.js';
 import { rulesCommand } from './rules-command.js';
@@ -56,6 +57,7 @@ export function buildProgram(io: CliIO): Command {
   program.addCommand(locksCommand(io));
   program.addCommand(backupCommand(io));
   program.addCommand(restoreCommand(io));
+  program.addCommand(dbCommand(io));
   program
     .command('hash')
     .argument('<password>')

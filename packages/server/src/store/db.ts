@@ -269,6 +269,11 @@ export function isNewDatabase(file: string): boolean {
   }
 }
 
+/** Removes a SQLite database this process made, with its -wal and -shm. */
+export function removeDatabaseFiles(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) fs.rmSync(f, { force: true });
+}
+
 /** The schema version this build writes: databases above it come from a newer File Browser. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -69,6 +69,13 @@ function reposOn(sql: Sql, settings: SettingsRepo): Repos {
   };
 }
 
+/** The query layer on the database `database` names, its schema brought up to date; no repository. */
+export async function openSql(database: string): Promise<{ sql: Sql; dialect: Dialect }> {
+  if (isPostgresUrl(database))
+    return { sql: await openPostgres(database, SCHEMA_VERSION), dialect: 'postgres' };
+  return { sql: sqliteSql(openDatabase(database)), dialect: 'sqlite' };
+}
+
 /**
  * Opens the database `database` names: a PostgreSQL URL (`postgres://…`), or else the path of a
  * SQLite file (the embedded default). Its schema is brought up to date first.
