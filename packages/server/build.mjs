@@ -13,9 +13,11 @@ const outdir = outdirFlag > 0 ? path.resolve(process.argv[outdirFlag + 1]) : pat
 /**
  * Compiled in rather than loaded from node_modules at run time: the contract exports TypeScript
  * source; TypeBox's package entry loads every one of its hundreds of ES modules (6 MB of a
- * resting server's memory) where the bundle keeps only the builders the schemas use.
+ * resting server's memory) where the bundle keeps only the builders the schemas use; Kysely's
+ * the same way (its query builder is hundreds of modules; `pg` stays outside, loaded only for
+ * PostgreSQL).
  */
-const BUNDLED = ['@filebrowser/contract', '@sinclair/typebox'];
+const BUNDLED = ['@filebrowser/contract', '@sinclair/typebox', 'kysely'];
 
 /** Every bare import (package or node: built-in) is external, except the contract. */
 const externalPackages = {
