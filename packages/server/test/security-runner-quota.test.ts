@@ -58,7 +58,7 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
         username: 'carol',
         scope: '/users/carol',
         perm: PERM,
-        commands: ['cp', 'dd', 'ls', 'split', 'cat', 'rm'],
+        commands: ['cp', 'dd', 'ls', 'split', 'cat', 'rm', 'install', 'mkdir'],
         quota: QUOTA,
       },
       PASSWORD,
@@ -116,6 +116,22 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
     });
     await fs.writeFile(path.join(home, 'small.txt'), 'small\n');
     expect(await run(s, token, 'cp small.txt small2.txt')).toMatchObject({ code: 1000 });
+  });
+
+  it('counts install as cp, every source as often as it is named (a red-team finding)', async () => {
+    await fs.writeFile(path.join(home, 'f'), Buffer.alloc(100_000, 'f'));
+    await fs.mkdir(path.join(home, 'd'));
+    await usage();
+    // 300 kB is left: four copies of f do not fit, three do.
+    const many = await run(s, token, 'install --backup=numbered f f f f d');
+    expect(many).toMatchObject({
+      lines: ['Command not allowed: install would copy 400 kB, and your quota leaves 300 kB.'],
+      code: 1008,
+    });
+    expect(await fs.readdir(path.join(home, 'd'))).toEqual([]);
+    expect(await run(s, token, 'install -m 644 f d')).toMatchObject({ code: 1000 });
+    expect(await fs.readdir(path.join(home, 'd'))).toEqual(['f']);
+    expect((await usage()).used).toBeLessThanOrEqual(QUOTA);
   });
 
   it('refuses every command while the scope is over its quota, with a message', async () => {

@@ -26,9 +26,12 @@ import {
  * the real server as the attacker did: File Browser's default layout (the database inside the
  * served folder), a non-admin user with execute and grep, the recursive tools a walk takes into
  * the server's own files. With the sandbox (bubblewrap) the private paths are empty where the
- * command looks; where no sandbox can be had (forced here with `execSandbox: "off"`), the walks
- * are refused. Commands and quotas are in security-runner-quota.test.ts.
+ * command looks; where no sandbox can be had (forced here with `execSandbox: "off"`), no command
+ * runs in a scope that holds them. Commands and quotas are in security-runner-quota.test.ts.
  */
+
+const NO_COMMAND_WITHOUT_SANDBOX =
+  "Command not allowed: your scope holds the server's own files (its database, trash, uploads or previews), and without the runner's sandbox (bubblewrap) this server runs no command there.";
 
 describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (sandbox) => {
   let s: Server;
@@ -37,15 +40,9 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
   let secrets: string[];
   let privates: ReturnType<typeof serverPaths>;
 
-  const refusedWithoutSandbox = (o: Outcome, command: string) => {
+  const refusedWithoutSandbox = (o: Outcome) => {
     expect(o.code).toBe(1008);
-    expect(o.lines).toEqual([
-      expect.stringMatching(
-        new RegExp(
-          `^Command not allowed: ${command} walks folders, and your scope holds the server's own files \\(its database, trash, uploads or previews\\): without the runner's sandbox \\(bubblewrap\\) this server refuses that there\\.$`,
-        ),
-      ),
-    ]);
+    expect(o.lines).toEqual([NO_COMMAND_WITHOUT_SANDBOX]);
   };
   const leaksNothing = (text: string) => {
     for (const secret of secrets) expect(text).not.toContain(secret);
@@ -129,8 +126,8 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     const key = await run(s, bobToken, `grep -a -r -o "key\\":\\"[A-Za-z0-9+/=]*" .`);
     const any = await run(s, bobToken, `grep -a -r -l -F -e ${secrets.join(' -e ')} .`);
     if (sandbox === 'off') {
-      refusedWithoutSandbox(key, 'grep -r');
-      refusedWithoutSandbox(any, 'grep -r');
+      refusedWithoutSandbox(key);
+      refusedWithoutSandbox(any);
       return;
     }
     // grep says 1 when nothing matched.
@@ -145,8 +142,8 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     const du = await run(s, bobToken, 'du -ab .');
     const ls = await run(s, bobToken, 'ls -RA');
     if (sandbox === 'off') {
-      refusedWithoutSandbox(du, 'du');
-      refusedWithoutSandbox(ls, 'ls -R');
+      refusedWithoutSandbox(du);
+      refusedWithoutSandbox(ls);
       return;
     }
     expect(du.code).toBe(1000);
@@ -174,8 +171,8 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     const cp = await run(s, bobToken, 'cp -r . copy');
     const tar = await run(s, bobToken, 'tar -cf out.tar docs .');
     if (sandbox === 'off') {
-      refusedWithoutSandbox(cp, 'cp -r');
-      refusedWithoutSandbox(tar, 'tar');
+      refusedWithoutSandbox(cp);
+      refusedWithoutSandbox(tar);
       await expect(fs.stat(path.join(s.root, 'copy'))).rejects.toThrow();
       await expect(fs.stat(path.join(s.root, 'out.tar'))).rejects.toThrow();
       return;
@@ -210,16 +207,29 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     await fs.writeFile(path.join(s.root, 'plant/filebrowser.db-journal'), plant);
     await fs.writeFile(path.join(s.root, 'plant/data'), plant);
     const wal = await fs.readFile(`${s.ctx.config.database}-wal`);
+    if (sandbox === 'off') {
+      for (const line of [
+        'mv plant/filebrowser.db-journal .',
+        'cp -t . plant/filebrowser.db-journal',
+        'split -n 12 -a 2 plant/data filebrowser.db-w',
+        // A backup suffix turns an ordinary name into one of the server's (a red-team finding).
+        'mv --backup --suffix=.db-wal plant/data filebrowser',
+      ]) {
+        refusedWithoutSandbox(await run(s, bobToken, line));
+      }
+      await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db-journal');
+      expect((await fs.readFile(`${s.ctx.config.database}-wal`)).subarray(0, 32)).toEqual(
+        wal.subarray(0, 32),
+      );
+      return;
+    }
     const mv = await run(s, bobToken, 'mv plant/filebrowser.db-journal .');
     expect(mv).toMatchObject({
       lines: ["Command not allowed: mv would write /filebrowser.db-journal, one of the server's own files."],
       code: 1008,
     });
     // cp -r is a walk, refused earlier without a sandbox.
-    for (const line of [
-      'cp -t . plant/filebrowser.db-journal',
-      ...(sandbox === 'off' ? [] : ['cp -rT plant .']),
-    ]) {
+    for (const line of ['cp -t . plant/filebrowser.db-journal', 'cp -rT plant .']) {
       expect(await run(s, bobToken, line), line).toMatchObject({
         lines: [
           "Command not allowed: cp would write /filebrowser.db-journal, one of the server's own files.",
@@ -230,17 +240,10 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
     // The twelfth piece of split -a 2 ends in "al": the prefixes make -journal and -wal.
     for (const prefix of ['filebrowser.db-journ', 'filebrowser.db-w']) {
       const split = await run(s, bobToken, `split -n 12 -a 2 plant/data ${prefix}`);
-      if (sandbox === 'off') {
-        expect(split.code).toBe(1008);
-        expect(split.lines).toEqual([
-          "Command not allowed: split names the files it writes itself, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses that there.",
-        ]);
-      } else {
-        // The piece that would be the server's file cannot be written; the others are.
-        expect(split.code).toBe(1011);
-        expect(split.lines.join('\n')).toMatch(/filebrowser\.db-(journ|w)al/);
-        await expect(fs.stat(path.join(s.root, `${prefix}ak`))).resolves.toBeTruthy();
-      }
+      // The piece that would be the server's file cannot be written; the others are.
+      expect(split.code).toBe(1011);
+      expect(split.lines.join('\n')).toMatch(/filebrowser\.db-(journ|w)al/);
+      await expect(fs.stat(path.join(s.root, `${prefix}ak`))).resolves.toBeTruthy();
     }
     await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db-journal');
     expect((await fs.readFile(`${s.ctx.config.database}-wal`)).toString('latin1')).not.toContain('PPPP');
@@ -249,6 +252,10 @@ describe.each(['bwrap', 'off'] as const)('the reported attack (sandbox: %s)', (s
   });
 
   it('a plain command still runs, and a named private path is still refused', async () => {
+    if (sandbox === 'off') {
+      refusedWithoutSandbox(await run(s, bobToken, 'cat docs/readme.txt'));
+      return;
+    }
     expect(await run(s, bobToken, 'cat docs/readme.txt')).toMatchObject({
       lines: ['an ordinary file'],
       code: 1000,
@@ -358,38 +365,90 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
   });
 });
 
-describe('a folder and a name that meet at the database (no sandbox)', () => {
-  it('refuses install, diff or any program given a folder and a name that is one of the server’s files there', async () => {
+describe('without a sandbox', () => {
+  it('runs no command in a scope that holds the server’s files, and runs them in one that does not', async () => {
     const s = await startServer('off');
     try {
       await createAccount(
         s.ctx,
-        { username: 'rooty', scope: '/', perm: PERM, commands: ['install', 'diff', 'cmp', 'cat'] },
+        {
+          username: 'rooty',
+          scope: '/',
+          perm: PERM,
+          commands: ['install', 'diff', 'cat', 'tail', 'mv', 'ln'],
+        },
         PASSWORD,
         'cli',
       );
-      const token = await login(s, 'rooty');
-      await fs.mkdir(path.join(s.root, 'carol'));
+      await createAccount(
+        s.ctx,
+        { username: 'homey', scope: '/users/homey', perm: PERM, commands: ['cat', 'tail'] },
+        PASSWORD,
+        'cli',
+      );
+      const rooty = await login(s, 'rooty');
+      const homey = await login(s, 'homey');
+      await fs.mkdir(path.join(s.root, 'carol/x'), { recursive: true });
       await fs.writeFile(path.join(s.root, 'carol/filebrowser.db'), 'x');
-      await fs.writeFile(path.join(s.root, 'carol/filebrowser.db-wal'), 'x');
+      await fs.writeFile(path.join(s.root, 'carol/data'), 'x');
       const before = await fs.readFile(s.ctx.config.database);
+      // What the red team got through with argument checks alone: a folder and a name that meet
+      // at the database, a backup suffix, a link, a relative path a moved folder would re-aim.
       for (const line of [
         'install carol/filebrowser.db .',
-        'install -m 600 carol/filebrowser.db carol/filebrowser.db-wal .',
         'diff -a carol/filebrowser.db-wal .',
-        'diff -a . carol/filebrowser.db-wal',
-        'cmp carol/filebrowser.db .',
+        'mv --backup --suffix=.db-wal carol/data filebrowser',
+        'ln -f -b -S .db.before-restore carol/data filebrowser',
+        'cat carol/data',
       ]) {
-        const r = await run(s, token, line);
-        expect(r.lines, line).toHaveLength(1);
-        expect(r.lines[0], line).toMatch(
-          /^Command not allowed: \/filebrowser\.db(-wal)? is one of the server's own files/,
-        );
-        expect(r.code, line).toBe(1008);
+        const r = await run(s, rooty, line);
+        expect(r, line).toMatchObject({ lines: [NO_COMMAND_WITHOUT_SANDBOX], code: 1008 });
       }
+      const x = await run(s, rooty, 'tail -c +1 ../filebrowser.db', '/carol/x');
+      expect(x).toMatchObject({ lines: [NO_COMMAND_WITHOUT_SANDBOX], code: 1008 });
       expect(await fs.readFile(s.ctx.config.database)).toEqual(before);
-      // Not every folder-and-name pair: the same names in a folder that holds no server file run.
-      expect((await run(s, token, 'cat carol/filebrowser.db')).lines).toEqual(['x']);
+      await expect(fs.readdir(s.root)).resolves.not.toContain('filebrowser.db.before-restore');
+      // A scope without them: commands run.
+      await fs.writeFile(path.join(s.root, 'users/homey/note.txt'), 'mine\n');
+      expect(await run(s, homey, 'cat note.txt')).toMatchObject({ lines: ['mine'], code: 1000 });
+    } finally {
+      await stopServer(s);
+    }
+  });
+
+  it('refuses ".." in any argument: a folder moved while the command runs would re-aim it outside the scope', async () => {
+    const s = await startServer('off');
+    try {
+      await createAccount(
+        s.ctx,
+        { username: 'homey', scope: '/users/homey', perm: PERM, commands: ['cat', 'tail', 'gzip'] },
+        PASSWORD,
+        'cli',
+      );
+      const homey = await login(s, 'homey');
+      await fs.mkdir(path.join(s.root, 'users/homey/x/y'), { recursive: true });
+      await fs.mkdir(path.join(s.root, 'users/bob'), { recursive: true });
+      await fs.writeFile(path.join(s.root, 'users/bob/secret.txt'), 'bob only\n');
+      await fs.writeFile(path.join(s.root, 'users/homey/x/a.txt'), 'a\n');
+      // The red team's shape: checked as /x/secret.txt from /x/y, then /x/y renamed to /y so
+      // that ../../ leaves the scope. Refused before it starts, whatever it names.
+      for (const [line, cwd] of [
+        ['tail -F ../../bob/secret.txt', '/x/y'],
+        ['gzip -1 ../../bob/secret.txt', '/x/y'],
+        ['cat ../a.txt', '/x/y'],
+        ['cat x/../x/a.txt', '/'],
+        ['cat --files0-from=x/../a', '/'],
+      ] as const) {
+        const r = await run(s, homey, line, cwd);
+        expect(r.code, line).toBe(1008);
+        expect(r.lines[0], line).toMatch(
+          /^Command not allowed: the path .* goes up with "\.\.": without the runner's sandbox \(bubblewrap\), a folder moved while the command runs would make it lead elsewhere\.$/,
+        );
+      }
+      await expect(fs.readFile(path.join(s.root, 'users/bob/secret.txt'), 'utf8')).resolves.toBe(
+        'bob only\n',
+      );
+      expect(await run(s, homey, 'cat a.txt', '/x')).toMatchObject({ lines: ['a'], code: 1000 });
     } finally {
       await stopServer(s);
     }

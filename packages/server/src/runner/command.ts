@@ -8,7 +8,7 @@ import { maskPrivatePaths } from '../files/access/private.js';
 import { formatBytes } from '../files/change/quota-hold.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
 import type { StoredUser } from '../store/users.js';
-import { checkArgumentPaths, checkFolderPairs } from './arguments.js';
+import { checkArgumentPaths } from './arguments.js';
 import { deniedCommand, deniedOption, MULTI_CALL_BINARIES } from './deny-list.js';
 import { findExecutable, type Executable } from './executable.js';
 import { checkLinkOperands } from './link-sources.js';
@@ -17,7 +17,6 @@ import { deniedPathOption } from './path-options.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
 import { readOnlyTrees, runnerMode, wrapCommand, type HeldFolder, type SandboxLayout } from './sandbox.js';
-import { walkOf } from './walks.js';
 import { CommandLineError, splitCommandLine } from './words.js';
 
 /** May this user use the command runner at all? Checked before any message is read. */
@@ -94,6 +93,12 @@ export interface PreparedCommand extends ProcessSpec {
   cancel(): Promise<void>;
 }
 
+/**
+ * Programs that write copies of their sources (each source operand counted, a repeated one as
+ * often as it is named: `install --backup=numbered f f f d` makes three files).
+ */
+const COPIERS = new Set(['cp', 'install']);
+
 /** A refusal for a command while the user's scope is over its quota. */
 function overQuota(used: number, limit: number): CommandRefused {
   return new CommandRefused(
@@ -152,26 +157,21 @@ export async function prepareCommand(
       'Command not allowed: this server runs commands only in a sandbox, and none can be had (its log says why).',
     );
   }
-  if (!mode.bwrap) {
-    // Without a sandbox a walk would enter the server's own files wherever they lie in the scope.
-    const walk = walkOf(names, args);
-    if (walk && access.privatePathsBelow(access.scope.real).length > 0) {
-      throw new CommandRefused(
-        `Command not allowed: ${walk}, and your scope holds the server's own files (its database, trash, uploads or previews): without the runner's sandbox (bubblewrap) this server refuses that there.`,
-      );
-    }
+  if (!mode.bwrap && access.privatePathsBelow(access.scope.real).length > 0) {
+    // Without a sandbox a program sees the server's own files as the server does. Checking its
+    // arguments cannot keep it from them: walks, names it builds (backup suffixes, split
+    // pieces), a folder moved while it runs, a hard link made to them all got through.
+    throw new CommandRefused(
+      "Command not allowed: your scope holds the server's own files (its database, trash, uploads or previews), and without the runner's sandbox (bubblewrap) this server runs no command there.",
+    );
   }
 
   const held = new Held();
   try {
     const cwd = await workingFolder(access, virtualDir);
     held.add(() => cwd.close());
-    await checkArgumentPaths(access, cwd.virtual, args);
+    await checkArgumentPaths(access, cwd.virtual, args, { noParent: !mode.bwrap });
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
-    // After the checks of cp, mv and ln, whose refusals say more: any other program too.
-    if (!mode.bwrap && access.privatePathsBelow(access.scope.real).length > 0) {
-      await checkFolderPairs(access, cwd.virtual, args);
-    }
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.
     let scope = cwd;
@@ -204,9 +204,10 @@ export async function prepareCommand(
       const { bavail, bsize } = await statFileSystem(scope.node);
       const free = bavail * bsize;
       const fileSize = Math.min(lent.room ?? Infinity, free);
-      if (names.includes('cp') && lent.room !== undefined && copies > lent.room) {
+      const copier = names.find((n) => COPIERS.has(n));
+      if (copier && lent.room !== undefined && copies > lent.room) {
         throw new CommandRefused(
-          `Command not allowed: cp would copy ${formatBytes(copies)}, and your quota leaves ${formatBytes(lent.room)}.`,
+          `Command not allowed: ${copier} would copy ${formatBytes(copies)}, and your quota leaves ${formatBytes(lent.room)}.`,
         );
       }
       let layout: SandboxLayout | undefined;

@@ -45,6 +45,13 @@ const SYNTAX: Readonly<Record<string, OperandSyntax>> = {
     writesIntoDestination: true,
   },
   mv: { ...COPY_LIKE, destination: true, writesIntoDestination: false, movesSources: true },
+  // install unlinks what is at the destination before it writes: nothing is written through.
+  install: {
+    shortWithArgument: 'gmoSt',
+    longWithArgument: ['group', 'mode', 'owner', 'suffix', 'target-directory'],
+    destination: true,
+    writesIntoDestination: false,
+  },
   ln: { ...COPY_LIKE, destination: true, writesIntoDestination: false },
   link: { shortWithArgument: '', longWithArgument: [], destination: true, writesIntoDestination: false },
   // diff follows links in the folders it compares, on both sides.
