@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
 import { openStore, type Store } from '../src/store/index.js';
+import { TABLES } from '../src/store/schema.js';
 import { startCluster, type Cluster } from './postgres/cluster.js';
 import { startTestApp } from './helpers.js';
 
@@ -36,23 +37,6 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
   const code = await runCli(args, io);
   return { code, out, err };
 }
-
-const TABLES = [
-  'config',
-  'users',
-  'sessions',
-  'shares',
-  'share_grants',
-  'uploads',
-  'api_tokens',
-  'staging_files',
-  'dav_props',
-  'dav_locks',
-  'trash',
-  'audit_log',
-  'moves',
-  'scope_usage',
-] as const;
 
 async function rows(store: Store): Promise<Record<string, unknown[]>> {
   const all: Record<string, unknown[]> = {};

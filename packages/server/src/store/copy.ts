@@ -1,27 +1,6 @@
 import { sql as raw } from 'kysely';
-import type { Schema } from './schema.js';
+import { TABLES, type Schema } from './schema.js';
 import { dialectOf, type Sql } from './sql.js';
-
-/**
- * Every table, parents before the tables whose rows name them (users before sessions, shares
- * before share grants), so that foreign keys hold at each insert.
- */
-const TABLES: ReadonlyArray<keyof Schema> = [
-  'config',
-  'users',
-  'sessions',
-  'shares',
-  'share_grants',
-  'uploads',
-  'api_tokens',
-  'staging_files',
-  'dav_props',
-  'dav_locks',
-  'trash',
-  'audit_log',
-  'moves',
-  'scope_usage',
-];
 
 /** Tables whose ids the database hands out: PostgreSQL's sequences must follow what was copied. */
 const IDENTITIES: ReadonlyArray<keyof Schema> = ['users', 'staging_files', 'audit_log', 'moves'];

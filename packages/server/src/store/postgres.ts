@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql as raw } from 'kysely';
-import type { Schema } from './schema.js';
+import { TABLES, type Schema } from './schema.js';
 import type { Sql } from './sql.js';
 
 /**
@@ -12,23 +12,6 @@ import type { Sql } from './sql.js';
  * operator's database was made with. Times and sizes are BIGINT (Unix milliseconds, bytes);
  * flags are INTEGER 0/1, as in SQLite.
  */
-const TABLES = [
-  'share_grants',
-  'sessions',
-  'uploads',
-  'api_tokens',
-  'dav_locks',
-  'dav_props',
-  'shares',
-  'users',
-  'config',
-  'staging_files',
-  'trash',
-  'audit_log',
-  'moves',
-  'scope_usage',
-];
-
 const BASELINE = `
 CREATE TABLE config (
   key   TEXT COLLATE "C" PRIMARY KEY,

@@ -157,3 +157,24 @@ export interface Schema {
   moves: MovesTable;
   scope_usage: ScopeUsageTable;
 }
+
+/**
+ * Every table, parents before the tables whose rows name them (users before sessions, shares
+ * before share grants): the order in which a copy inserts them with every foreign key holding.
+ */
+export const TABLES: ReadonlyArray<keyof Schema> = [
+  'config',
+  'users',
+  'sessions',
+  'shares',
+  'share_grants',
+  'uploads',
+  'api_tokens',
+  'staging_files',
+  'dav_props',
+  'dav_locks',
+  'trash',
+  'audit_log',
+  'moves',
+  'scope_usage',
+];
