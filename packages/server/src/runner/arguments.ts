@@ -156,7 +156,7 @@ export async function checkArgumentPaths(
   for (const { arg, candidate } of checks) {
     const why =
       opts.noParent && candidate.split('/').includes('..')
-        ? "goes up with \"..\": without the runner's sandbox (bubblewrap), a folder moved while the command runs would make it lead elsewhere"
+        ? 'goes up with "..": without the runner\'s sandbox (bubblewrap), a folder moved while the command runs would make it lead elsewhere'
         : await refusalOf(access, cwd, candidate);
     if (why) {
       const shown =
