@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { signToken } from '../src/auth/tokens.js';
 import { ALL_PERMISSIONS } from '../src/store/users.js';
 import { ADMIN_PASSWORD, startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
@@ -302,6 +303,16 @@ describe('sessions', () => {
     const [h, p] = t.adminToken.split('.');
     for (const token of [`${h}.${p}.forged`, 'abc', '']) {
       expect((await t.request(token, { method: 'GET', url: '/api/users/1' })).statusCode).toBe(401);
+    }
+  });
+
+  it('answers 401, not 500, to a token signed with the key whose claims have the wrong types', async () => {
+    const admin = (await t.ctx.store.users.get(1))!;
+    const key = t.ctx.store.settings.get().key;
+    for (const sid of [123, { $ne: '' }, ['a'], true]) {
+      const token = await signToken(admin, sid as unknown as string, key, 3600);
+      const res = await t.request(token, { method: 'GET', url: '/api/users/1' });
+      expect(res.statusCode, JSON.stringify(sid)).toBe(401);
     }
   });
 });

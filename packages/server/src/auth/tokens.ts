@@ -54,7 +54,10 @@ export async function verifyToken(token: string, key: string): Promise<TokenClai
       requiredClaims: ['exp'],
     });
     const claims = payload as unknown as TokenClaims;
+    // Claims of the wrong type are a token this server did not make (a red-team finding: a
+    // numeric sid reached the session lookup and answered 500).
     if (typeof claims.user?.id !== 'number') return undefined;
+    if (claims.sid !== undefined && typeof claims.sid !== 'string') return undefined;
     return claims;
   } catch {
     return undefined;
