@@ -5,6 +5,7 @@ import type { FileAccess } from '../access/access.js';
 import {
   closeAll,
   isSpecial,
+  joinReal,
   makeEntryFolder,
   makeEntryLink,
   openEntryFile,
@@ -85,7 +86,10 @@ export async function freeDestination(access: FileAccess, dst: Opened): Promise<
   throw conflict();
 }
 
-/** Copies a pinned regular file into `name` of a pinned folder through a staging file. */
+/**
+ * Copies a pinned regular file into `name` of a pinned folder through a staging file. A lock
+ * granted on what it replaces while the bytes were copied holds the rename back.
+ */
 async function copyFileInto(
   access: FileAccess,
   source: fsp.FileHandle,
@@ -94,7 +98,18 @@ async function copyFileInto(
   name: string,
   progress: Progress = {},
 ): Promise<void> {
-  await writeInto(access.staging, folder, name, mode & 0o7777, (out) => copyHandle(source, out, progress));
+  const real = joinReal(folder.real, name);
+  await writeInto(
+    access.staging,
+    folder,
+    name,
+    mode & 0o7777,
+    (out) => copyHandle(source, out, progress),
+    async (staging) => {
+      await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+      await renameEntry(folder, staging, folder, name);
+    },
+  );
   await progress.done?.(0, 1);
 }
 

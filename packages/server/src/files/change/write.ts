@@ -182,10 +182,12 @@ export async function writeFileAtomic(
       const fill = async (fh: fsp.FileHandle) =>
         void (await writeBody(fh, body, { flushEvery: FLUSH_EVERY, check }));
       // The rename counts what it really replaced: the file measured above may be gone by now.
+      // A lock taken while the body was coming in holds its last step back (as for tus uploads).
       await writeInto(access.staging, place.folder, place.name, mode, fill, (staging, size) =>
-        replaceCounted(hold, place.folder, staging, place.folder, place.name, size, () =>
-          access.quota.beforeReplace?.(joinReal(place.folder.real, place.name)),
-        ),
+        replaceCounted(hold, place.folder, staging, place.folder, place.name, size, async () => {
+          await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
+          await access.locks.assertWritable(access, r, { member: !r.linkStat });
+        }),
       ).catch(async (err: unknown) => {
         await place.undo();
         throw err;
