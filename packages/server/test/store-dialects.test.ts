@@ -4,7 +4,8 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, SCHEMA_VERSION } from '../src/store/db.js';
-import { NewerPostgresSchemaError, openPostgres } from '../src/store/postgres.js';
+import { isNewStore, openStore } from '../src/store/index.js';
+import { dropPostgresSchema, NewerPostgresSchemaError, openPostgres } from '../src/store/postgres.js';
 import { TABLES } from '../src/store/schema.js';
 import { SessionsRepo } from '../src/store/sessions.js';
 import { sqliteSql, type Sql } from '../src/store/sql.js';
@@ -107,6 +108,28 @@ describe.each(dialects)('on %s', (_name, open) => {
 });
 
 describe('PostgreSQL schema', () => {
+  it('names where it could not connect and why, never the password, and a dropped schema starts anew', async () => {
+    const url = await cluster.createDatabase();
+    const nowhere = url
+      .replace(/^postgres:\/\/postgres@/, 'postgres://postgres:s3cret-pw@')
+      .replace(/\/fb_\w+/, '/no_such_db');
+    for (const attempt of [() => openStore(nowhere), () => isNewStore(nowhere)]) {
+      const err = await attempt().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.message).toMatch(
+        /^cannot connect to the database postgres:\/\/postgres@.*\/no_such_db: .*no_such_db/,
+      );
+      expect(err?.message).not.toContain('s3cret-pw');
+    }
+    const made = await openStore(url);
+    await made.close();
+    expect(await isNewStore(url)).toBe(false);
+    await dropPostgresSchema(url);
+    expect(await isNewStore(url)).toBe(true);
+  });
+
   it('is refused when a newer File Browser wrote it, before anything is written', async () => {
     const url = await cluster.createDatabase();
     const first = await openPostgres(url, SCHEMA_VERSION);

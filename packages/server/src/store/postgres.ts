@@ -1,3 +1,4 @@
+import type { Client } from 'pg';
 import { Kysely, PostgresDialect, sql as raw } from 'kysely';
 import { TABLES, type Schema } from './schema.js';
 import type { Sql } from './sql.js';
@@ -224,19 +225,14 @@ export async function openPostgres(url: string, version: number): Promise<Sql> {
 
 /** Whether the database at `url` has no File Browser schema yet (the first start). */
 export async function isNewPostgres(url: string): Promise<boolean> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await connectOrExplain(client, url);
-  try {
+  return withClient(url, async (client) => {
     const found = await client.query<{ n: string }>(
       "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_version'",
     );
     if (Number(found.rows[0]?.n ?? 0) === 0) return true;
     const version = await client.query<{ version: number }>('SELECT version FROM schema_version');
     return (version.rows[0]?.version ?? 0) === 0;
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**
@@ -244,22 +240,27 @@ export async function isNewPostgres(url: string): Promise<boolean> {
  * to serve leaves the database as it found it: without the schema).
  */
 export async function dropPostgresSchema(url: string): Promise<void> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await connectOrExplain(client, url);
-  try {
-    await client.query(`DROP TABLE IF EXISTS ${[...TABLES, 'schema_version'].join(', ')} CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await withClient(url, (client) =>
+    client.query(`DROP TABLE IF EXISTS ${[...TABLES, 'schema_version'].join(', ')} CASCADE`),
+  );
 }
 
-/** A connection that fails says where it tried and why, never the password. */
-async function connectOrExplain(client: { connect(): Promise<unknown> }, url: string): Promise<void> {
+/**
+ * `work` on one connection to `url`, closed afterwards. A connection that fails says where it
+ * tried and why, never the password.
+ */
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
   try {
     await client.connect();
   } catch (err) {
     throw new PostgresUnreachableError(describePostgresUrl(url), (err as Error).message);
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
   }
 }
 
