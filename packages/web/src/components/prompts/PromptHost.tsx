@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense } from 'react';
 import { selectCurrentPrompt, useLayoutStore, type PromptEntry } from '../../stores/layout';
 import { SearchPrompt } from '../search/SearchPrompt';
 import { ConfirmPrompt } from './ConfirmPrompt';
@@ -14,6 +14,7 @@ const FilePrompt = lazy(() =>
 );
 import { ReplacePrompt } from '../upload/ReplacePrompt';
 import { UploadPrompt } from '../upload/UploadPrompt';
+import { useWindowKeyDown } from '../../hooks/use-window-key-down';
 
 function renderPrompt(entry: PromptEntry, close: () => void) {
   switch (entry.name) {
@@ -67,17 +68,11 @@ export function PromptHost() {
   const closePrompt = useLayoutStore((state) => state.closePrompt);
   const dismissPrompt = useLayoutStore((state) => state.dismissPrompt);
 
-  useEffect(() => {
-    if (!current) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        closePrompt();
-      }
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [current, closePrompt]);
+  useWindowKeyDown((event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    closePrompt();
+  }, current !== undefined);
 
   if (!current) return null;
   // A prompt closes itself, not whichever prompt is on screen when its work ends.

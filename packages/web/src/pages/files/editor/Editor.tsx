@@ -2,7 +2,7 @@ import type { FileInfo } from '@filebrowser/contract';
 import type { Text } from '@codemirror/state';
 import { EditorView, type ViewUpdate } from '@codemirror/view';
 import CodeMirror from '@uiw/react-codemirror';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { saveFileContent } from '../../../api/file-view';
@@ -21,6 +21,7 @@ import { editorTheme } from './editor-theme';
 import { useLeaveGuard } from './leave-guard';
 import { useLanguage } from './use-language';
 import '../../../styles/editor.css';
+import { useWindowKeyDown } from '../../../hooks/use-window-key-down';
 
 const BASIC_SETUP = {
   // Suggestions from the language's keywords get in the way of editing notes and configs.
@@ -114,16 +115,12 @@ export function Editor({ file }: { file: FileInfo }) {
 
   const close = () => void navigate(folderRoute);
 
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (!isSaveShortcut(event)) return;
-      // The browser's "save page" is never what is meant here, even when read-only.
-      event.preventDefault();
-      if (!event.repeat) void save();
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [save]);
+  useWindowKeyDown((event) => {
+    if (!isSaveShortcut(event)) return;
+    // The browser's "save page" is never what is meant here, even when read-only.
+    event.preventDefault();
+    if (!event.repeat) void save();
+  });
 
   const onUpdate = useCallback((update: ViewUpdate) => {
     if (!update.docChanged) return;

@@ -18,6 +18,7 @@ import {
   type Size,
   type View,
 } from './zoom-pan';
+import { useWindowKeyDown } from '../../../hooks/use-window-key-down';
 
 /** Spec 9: two taps within 300 ms are a double tap. */
 const DOUBLE_TAP_MS = 300;
@@ -171,24 +172,20 @@ export function ImageViewer({
     wasFullSize.current = fullSize;
   }, [fullSize, originalSize, box?.width, box?.height]);
 
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (
-        event.target instanceof HTMLElement &&
-        event.target.closest('input, textarea, select, [role="dialog"]')
-      ) {
-        return;
-      }
-      if (event.key === '+' || event.key === '=') zoomBy(STEP_FACTOR);
-      else if (event.key === '-') zoomBy(1 / STEP_FACTOR);
-      else if (event.key === '0') fit();
-      else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [zoomBy, fit]);
+  useWindowKeyDown((event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (
+      event.target instanceof HTMLElement &&
+      event.target.closest('input, textarea, select, [role="dialog"]')
+    ) {
+      return;
+    }
+    if (event.key === '+' || event.key === '=') zoomBy(STEP_FACTOR);
+    else if (event.key === '-') zoomBy(1 / STEP_FACTOR);
+    else if (event.key === '0') fit();
+    else return;
+    event.preventDefault();
+  });
 
   // Zoomed in, the screen-sized rendition runs out of pixels: fetch the original and swap it in
   // once it is decoded, so the image never blanks.

@@ -16,6 +16,7 @@ import { ImageViewer } from './ImageViewer';
 import { findNeighbours } from './neighbours';
 import { useFolderItems } from './use-folder-items';
 import '../../../styles/preview.css';
+import { useWindowKeyDown } from '../../../hooks/use-window-key-down';
 
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
@@ -203,24 +204,20 @@ export function Preview({ file }: { file: FileInfo }) {
     root.current?.focus({ preventScroll: true });
   }, []);
 
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
-      if (useLayoutStore.getState().prompts.length > 0) return;
-      if (event.key === 'Escape') close();
-      else if (ownsArrowKeys(event.target)) return;
-      else if (event.key === 'ArrowLeft') step('previous');
-      else if (event.key === 'ArrowRight') step('next');
-      else if (event.key === 'F2' && canRename) rename();
-      else if (event.key === 'Delete' && canDelete) remove();
-      else if (event.key === 'i' || event.key === 'I') info();
-      else if ((event.key === 'f' || event.key === 'F') && sizable) setFullSize(!fullSize);
-      else return;
-      event.preventDefault();
-    };
-    window.addEventListener('keydown', onKeyDown);
-    return () => window.removeEventListener('keydown', onKeyDown);
-  }, [close, step, rename, remove, info, canRename, canDelete, sizable, fullSize, setFullSize]);
+  useWindowKeyDown((event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (useLayoutStore.getState().prompts.length > 0) return;
+    if (event.key === 'Escape') close();
+    else if (ownsArrowKeys(event.target)) return;
+    else if (event.key === 'ArrowLeft') step('previous');
+    else if (event.key === 'ArrowRight') step('next');
+    else if (event.key === 'F2' && canRename) rename();
+    else if (event.key === 'Delete' && canDelete) remove();
+    else if (event.key === 'i' || event.key === 'I') info();
+    else if ((event.key === 'f' || event.key === 'F') && sizable) setFullSize(!fullSize);
+    else return;
+    event.preventDefault();
+  });
 
   // The next image is fetched ahead, so that stepping shows it at once.
   useEffect(() => {
