@@ -282,6 +282,52 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     expect(own.statusCode, own.body).toBe(200);
   });
 
+  it('a depth-0 lock on a folder holds back writes that would make a folder in it on the way', async () => {
+    await tree({ 'dir/sub/y.txt': 'y' }, file('team'));
+    for (const url of ['/api/resources/dir/sub/y.txt', '/api/resources/dir/sub']) {
+      expect((await t.req(bob, { method: 'DELETE', url })).statusCode).toBe(204);
+    }
+    const deep = (await trashOf(bob)).find((i) => i.path === '/dir/sub/y.txt')!;
+    await annLocks('/dav/dir/', '0');
+    const before = await snapshot();
+
+    const writes: Array<[string, string, string?, Record<string, string>?]> = [
+      ['POST', '/api/resources/dir/a/b/'],
+      ['POST', '/api/resources/dir/p/q.txt', 'x'],
+      ['POST', '/api/tus/dir/t/u.txt', undefined, { 'upload-length': '1' }],
+      ['PATCH', '/api/resources/other.txt?action=rename&destination=%2Fdir%2Fnd1%2Fother.txt'],
+      ['PATCH', '/api/resources/other.txt?action=copy&destination=%2Fdir%2Fnd2%2Fother.txt'],
+      ['POST', `/api/trash/${deep.id}/restore`],
+    ];
+    for (const [method, url, payload, headers] of writes) {
+      const res = await t.req(bob, {
+        method: method as 'GET',
+        url,
+        ...(payload !== undefined && { payload }),
+        ...(headers && { headers }),
+      });
+      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(423);
+      expect(res.body).toMatch(LOCKED);
+    }
+    const ended = new Promise<Job>((resolve) => t.ctx.jobs.once('finished', resolve));
+    const job = await t.req(bob, {
+      method: 'POST',
+      url: '/api/jobs',
+      payload: { action: 'copy', items: ['/other.txt'], destination: '/dir/nd3' },
+    });
+    expect(job.statusCode, job.body).toBe(202);
+    expect((await ended).error).toMatch(/locked by ann through WebDAV until /);
+    expect(await snapshot()).toEqual(before);
+
+    // A depth-0 lock is the folder's own: what is below its members stays open.
+    const below = await t.req(bob, {
+      method: 'POST',
+      url: '/api/resources/dir/private/z/w.txt',
+      payload: 'w',
+    });
+    expect(below.statusCode, below.body).toBe(200);
+  });
+
   it('shows administrators every lock and lets them break one, through the API and the command line', async () => {
     const plan = await annLocks('/dav/plan.txt', '0');
     const dir = await annLocks('/dav/dir/');

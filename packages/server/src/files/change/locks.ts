@@ -23,7 +23,11 @@ import { isInside } from '../access/resolver.js';
 export interface LockedScope {
   /** It replaces or removes everything below the place too (delete, move, replace). */
   deep?: boolean;
-  /** It adds or removes the place as a member of its folder (the folder's own lock counts). */
+  /**
+   * It adds or removes the place as a member of its folder (the folder's own lock counts). When
+   * the write makes missing folders on the way, the first of them is the new member, of the
+   * nearest folder that exists.
+   */
   member?: boolean;
 }
 
@@ -49,6 +53,13 @@ export class LockedError extends AppError {
 
 const isAncestor = (a: string, b: string) => a !== b && isInside(a, b);
 const parentOf = (p: string) => p.slice(0, p.lastIndexOf('/')) || '/';
+
+/** The folder that gains a member when `place` is made with `created` folders and file (at least itself). */
+function gainingFolder(place: string, created: number): string {
+  let folder = place;
+  for (let i = 0; i < Math.max(1, created); i++) folder = parentOf(folder);
+  return folder;
+}
 const timeText = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** "locked by alice through WebDAV until 2026-05-01T12:00:00Z". */
@@ -63,12 +74,12 @@ export async function lockedMessage(ctx: AppContext, locks: readonly DavLock[]):
 }
 
 /** Whether a lock applies to a write at `place` of the given reach (by paths only). */
-function touches(l: DavLock, place: string, opts: LockedScope): boolean {
+function touches(l: DavLock, place: string, opts: LockedScope, created: number): boolean {
   return (
     l.path === place ||
     (l.depth === 'infinity' && isAncestor(l.path, place)) ||
     (!!opts.deep && isAncestor(place, l.path)) ||
-    (!!opts.member && l.path === parentOf(place))
+    (!!opts.member && l.path === gainingFolder(place, created))
   );
 }
 
@@ -96,11 +107,11 @@ export class WriteLocks {
   /**
    * Refuses (423, `LockedError`) a write to what `r` names when a lock covers it that the
    * writer does not hold (see the module comment). Both the entry and, for a link followed,
-   * what it leads to are checked.
+   * what it leads to are checked. `missing` names what the write creates (resolver's `Opened`).
    */
   async assertWritable(
     access: AccessView,
-    r: { entry: string; real: string },
+    r: { entry: string; real: string; missing?: readonly string[] },
     opts: LockedScope = {},
   ): Promise<void> {
     if (!this.writer) return;
@@ -115,7 +126,8 @@ export class WriteLocks {
       if (related.length === 0) continue;
       const byRoot = new Map<string, DavLock[]>();
       for (const l of related) {
-        if (touches(l, place, opts)) byRoot.set(l.path, [...(byRoot.get(l.path) ?? []), l]);
+        if (touches(l, place, opts, r.missing?.length ?? 0))
+          byRoot.set(l.path, [...(byRoot.get(l.path) ?? []), l]);
       }
       for (const locks of byRoot.values()) {
         if (locks.some((l) => this.mine(l))) continue;
