@@ -328,6 +328,42 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     expect(below.statusCode, below.body).toBe(200);
   });
 
+  it('a lock taken through a symbolic link holds what the link leads to, by every name', async () => {
+    await fs.symlink('dir', file('team', 'dirlink'));
+    await fs.symlink('plan.txt', file('team', 'planlink'));
+    const dirToken = await annLocks('/dav/dirlink/');
+    const planToken = await annLocks('/dav/planlink', '0');
+    const before = await snapshot();
+
+    for (const url of ['/dav/dir/open.txt', '/dav/dirlink/open.txt', '/dav/dir/new.txt', '/dav/plan.txt']) {
+      const res = await dav('PUT', url, 'bob', {}, 'bob');
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(423);
+    }
+    for (const url of ['/api/resources/dir/open.txt', '/api/resources/plan.txt']) {
+      const res = await t.req(bob, { method: 'PUT', url, payload: 'bob' });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(423);
+      expect(res.body).toMatch(LOCKED);
+    }
+    expect(await snapshot()).toEqual(before);
+
+    // The holder names its lock through either name; refreshing and unlocking work through the link.
+    const own = await dav('PUT', '/dav/dir/open.txt', 'ann', { if: `(<${dirToken}>)` }, 'ann');
+    expect(own.statusCode, own.body).toBe(204);
+    const refreshed = await dav('LOCK', '/dav/dirlink/', 'ann', {
+      if: `(<${dirToken}>)`,
+      timeout: 'Second-60',
+    });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    for (const [url, token] of [
+      ['/dav/dirlink/', dirToken],
+      ['/dav/planlink', planToken],
+    ] as const) {
+      const res = await dav('UNLOCK', url, 'ann', { 'lock-token': `<${token}>` });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(204);
+    }
+    expect((await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob')).statusCode).toBe(204);
+  });
+
   it('shows administrators every lock and lets them break one, through the API and the command line', async () => {
     const plan = await annLocks('/dav/plan.txt', '0');
     const dir = await annLocks('/dav/dir/');

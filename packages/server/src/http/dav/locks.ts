@@ -99,6 +99,17 @@ export function davPlace(dav: DavRequest, o: Pick<Opened, 'entry'>): string {
   return p;
 }
 
+/**
+ * The place a lock on an opened path is kept at: what the path leads to. A lock taken through a
+ * symbolic link protects the file or folder behind it, whatever name a write comes by (writes
+ * check both the entry and what it leads to, files/change/locks.ts).
+ */
+function lockPlace(dav: DavRequest, o: Pick<Opened, 'real'>): string {
+  const p = dav.access.rootPathOf(o.real);
+  if (p === undefined) throw forbidden();
+  return p;
+}
+
 const isAncestor = (a: string, b: string) => a !== b && (a === '/' || b.startsWith(a + '/'));
 
 /** The locks that cover `place`: on it, or on an ancestor with depth infinity. */
@@ -118,7 +129,7 @@ async function stateOf(dav: DavRequest, virtual: string): Promise<{ place?: stri
     return {};
   }
   try {
-    const place = dav.access.rootPathOf(o.entry);
+    const place = dav.access.rootPathOf(o.real);
     const etag = o.node && o.stat?.isFile() ? etagOf(await o.node.statNs()) : undefined;
     return { ...(place !== undefined && { place }), ...(etag && { etag }) };
   } finally {
@@ -307,7 +318,7 @@ export async function handleLock(dav: DavRequest) {
     const exists = !!r.linkStat;
     assertMay(dav.access.perm, exists ? 'modify' : 'create');
     if (!exists && (r.missing.length > 1 || r.blocked)) throw conflict('the parent folder does not exist');
-    const place = davPlace(dav, r);
+    const place = lockPlace(dav, r);
     const store = dav.ctx.store.davLocks;
     const ignorable = await ignorableConflicts(dav, place, scope, depth);
     await assertRoomForLock(dav, place);
@@ -347,7 +358,7 @@ export async function handleLock(dav: DavRequest) {
 /** A LOCK without a body refreshes the user's lock named in the If header. */
 async function refresh(dav: DavRequest, r: Opened) {
   if (!r.linkStat) throw notFound();
-  const place = davPlace(dav, r);
+  const place = lockPlace(dav, r);
   const lock = (await locksOn(dav, place)).find((l) => dav.submitted.has(l.token));
   if (!lock) throw new AppError('precondition_failed', 'no lock of this resource was named in the If header');
   if (lock.userId !== dav.user.id) throw forbidden('the lock belongs to someone else');
@@ -362,7 +373,7 @@ export async function handleUnlock(dav: DavRequest) {
   const token = raw.startsWith('<') && raw.endsWith('>') ? raw.slice(1, -1) : '';
   if (!token) throw badRequest('a Lock-Token header is required');
   const r = await dav.access.resolve(dav.virtual, { followFinal: true });
-  const place = dav.access.rootPathOf(r.entry);
+  const place = dav.access.rootPathOf(r.real);
   const lock = await dav.ctx.store.davLocks.get(token);
   if (!lock || place === undefined || !covering([lock], place).length) {
     throw new DavError('conflict', '<D:lock-token-matches-request-uri/>', 'no such lock on this resource');
