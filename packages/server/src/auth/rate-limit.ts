@@ -1,12 +1,17 @@
 import { AppError } from '../errors.js';
 import { addressKey } from './ip.js';
 
+const SWEEP_AT_LEAST = 10_000;
+
 /**
  * A fixed-window attempt counter per key. In memory: limits reset on restart, which is
  * acceptable for brute-force throttling on a single process.
  */
 export class AttemptLimiter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  /** The size past which ended windows are swept: doubled past what a sweep leaves, so a map of
+   * live windows is not walked on every attempt. */
+  private sweepAt = SWEEP_AT_LEAST;
 
   constructor(private readonly windowMs: number) {}
 
@@ -31,7 +36,10 @@ export class AttemptLimiter {
       this.windows.set(key, w);
     }
     w.count++;
-    if (this.windows.size > 10_000) this.sweep(now);
+    if (this.windows.size > this.sweepAt) {
+      this.sweep(now);
+      this.sweepAt = Math.max(SWEEP_AT_LEAST, this.windows.size * 2);
+    }
   }
 
   /** Uncounts `n` attempts (never below zero). */
@@ -48,7 +56,8 @@ export class AttemptLimiter {
     return n;
   }
 
-  private sweep(now: number): void {
+  /** Drops the windows that have ended. */
+  protected sweep(now: number): void {
     for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
   }
 }
