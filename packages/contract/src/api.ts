@@ -99,6 +99,9 @@ export const TusQuery = Type.Object({ override: Flag('replace an existing file')
 export const HealthStatus = Type.Object({
   status: Type.String({ description: 'OK, or unavailable' }),
   reason: Type.Optional(Type.String()),
+  instance: Type.Optional(
+    Type.String({ description: 'the id of the server that answered, among the instances on its database' }),
+  ),
 });
 export type HealthStatus = Static<typeof HealthStatus>;
 

@@ -20,10 +20,10 @@ import { lockRoutes } from './http/locks/routes.js';
 import { JobRegistry } from './jobs/registry.js';
 import { addDavMethods, davRoutes } from './http/dav/routes.js';
 import { rootIsCaseInsensitive } from './files/access/case.js';
-import { moveJournalOf } from './files/change/moves.js';
+import { BEAT_MS, InstanceRegistry } from './instances.js';
+import { periodically } from './http/periodic.js';
 import { quotaLedgerOf } from './files/change/quota.js';
 import { heavyRequests } from './http/heavy.js';
-import { stagingLedgerOf } from './files/change/staging.js';
 import { availableArchiveFormats } from './files/archive/index.js';
 import { installAccessLog } from './http/access-log.js';
 import { closeAfterEarlyAnswers, guardConnections, serverOptions } from './http/connections.js';
@@ -122,11 +122,21 @@ export async function buildApp(
   installAudit(app, ctx);
   readBodiesAsJson(app);
   if (opts.onSend) app.addHook('onSend', opts.onSend);
-  // Moves and staging files a killed process never finished are settled before the first request.
-  app.addHook('onReady', async () => {
-    await moveJournalOf(store, ctx.log).recover();
-    await stagingLedgerOf(store).sweep(ctx.log);
-  });
+  // Moves and staging files a killed process never finished are settled before the first request;
+  // then this instance beats, and settles what instances on the same database left when they died.
+  const instances = new InstanceRegistry(ctx);
+  app.addHook('onReady', async () => instances.start());
+  periodically(
+    app,
+    ctx,
+    {
+      name: `beat ${store.instance.id}`,
+      everyMs: BEAT_MS,
+      failure: 'this instance could not say it is running',
+    },
+    () => instances.beat(),
+  );
+  app.addHook('onClose', async () => instances.stop().catch(() => undefined));
   await app.register(fastifyCookie);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -69,7 +69,7 @@ function proxyChecks(baseURL: string, startProxy: (upstream: number, dir: string
   it('passes the health check, the login and a listing', async () => {
     const health = await fetch(`${proxy.url}/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'OK' });
+    expect(await health.json()).toEqual({ status: 'OK', instance: t.ctx.store.instance.id });
 
     fs.writeFileSync(path.join(t.root, 'note.txt'), 'through the proxy');
     const login = await fetch(`${proxy.url}/api/login`, {

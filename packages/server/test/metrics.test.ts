@@ -86,6 +86,7 @@ describe('/metrics on the main listener', () => {
     expect(text).toMatch(/http_response_bytes_total\{route="\/api\/raw\/\*",method="GET"\} 5\b/);
     expect(text).toMatch(/^filebrowser_sessions_active 2$/m);
     expect(text).toMatch(/^filebrowser_uploads_pending 0$/m);
+    expect(text).toContain(`filebrowser_instance_info{instance="${t.ctx.store.instance.id}"} 1`);
     expect(text).toMatch(/^filebrowser_previews_queued 0$/m);
     expect(text).toMatch(/^nodejs_eventloop_lag_seconds /m);
     expect(text).toMatch(/^process_resident_memory_bytes /m);
@@ -194,7 +195,7 @@ describe('/health', () => {
     t = await startTestApp();
     const ok = await t.request(undefined, { method: 'GET', url: '/health' });
     expect(ok.statusCode).toBe(200);
-    expect(JSON.parse(ok.body)).toEqual({ status: 'OK' });
+    expect(JSON.parse(ok.body)).toEqual({ status: 'OK', instance: t.ctx.store.instance.id });
 
     await t.ctx.store.close();
     const down = await t.request(undefined, { method: 'GET', url: '/health' });
@@ -202,6 +203,7 @@ describe('/health', () => {
     expect(JSON.parse(down.body)).toEqual({
       status: 'unavailable',
       reason: 'the database does not answer',
+      instance: t.ctx.store.instance.id,
     });
   });
 });

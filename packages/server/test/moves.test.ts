@@ -96,7 +96,7 @@ describe('the start after a crash', () => {
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(from)).toEqual(['docs']);
     expect(await fs.readdir(to)).toEqual([]);
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('finishes a move whose copy was whole: the copy takes the name, the source goes', async () => {
@@ -110,7 +110,7 @@ describe('the start after a crash', () => {
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual(['docs']);
     expect(await fs.readdir(from)).toEqual([]);
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('finishes removing a source that was hidden and half removed when the process died', async () => {
@@ -125,7 +125,7 @@ describe('the start after a crash', () => {
     await restart(t);
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(from)).toEqual([]);
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('keeps the source when no copy is to be found, whatever the record says', async () => {
@@ -137,7 +137,7 @@ describe('the start after a crash', () => {
     await restart(t);
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the only one', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual([]);
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('removes nothing that took the source’s name since the record was made', async () => {
@@ -153,7 +153,7 @@ describe('the start after a crash', () => {
     await restart(t);
     expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'a new folder', link: 'sub/a.txt' });
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('never reaches through a link planted where a recorded folder was', async () => {
@@ -172,7 +172,7 @@ describe('the start after a crash', () => {
     expect(await fs.readFile(path.join(t.outside, 'target', record.hiddenName, 'keep.txt'), 'utf8')).toBe(
       'outside the root',
     );
-    expect(await t.ctx.store.moves.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 });
 
@@ -192,8 +192,8 @@ describe('a folder moved onto an existing one', () => {
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'link', 'sub']);
     expect(await fs.readFile(path.join(home, 'into', 'docs', 'sub', 'a.txt'), 'utf8')).toBe('merged');
     expect(await fs.readdir(home)).toEqual(['into']);
-    expect(await t.ctx.store.moves.all()).toEqual([]);
-    expect(await t.ctx.store.staging.all()).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
+    expect(await t.ctx.store.staging.orphaned([])).toEqual([]);
   });
 });
 
@@ -228,8 +228,8 @@ describe('a move across file systems', () => {
     expect(await exists(path.join(m.home, 'docs'))).toBe(false);
     expect((await fs.readdir(m.home)).sort()).toEqual(['mnt']);
     expect(await fs.readdir(m.mnt)).toEqual(['docs']);
-    expect(await t!.ctx.store.moves.all()).toEqual([]);
-    expect(await t!.ctx.store.staging.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+    expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
   });
 
   it('replaces an existing file in one rename with override', async () => {
@@ -254,7 +254,7 @@ describe('a move across file systems', () => {
     expect(res.statusCode, res.body).toBe(403);
     expect((await fs.lstat(path.join(m.home, 'pipe'))).isFIFO()).toBe(true);
     expect(await fs.readdir(m.mnt)).toEqual([]);
-    expect(await t!.ctx.store.moves.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
   it('onto a disk too small answers 507; the source stays whole and nothing is left on the disk', async () => {
@@ -268,7 +268,7 @@ describe('a move across file systems', () => {
     expect((await fs.readdir(path.join(m.home, 'docs'))).sort()).toEqual(['a.bin', 'b.bin']);
     expect((await fs.readFile(path.join(m.home, 'docs', 'b.bin'))).every((b) => b === 2)).toBe(true);
     expect(await fs.readdir(m.mnt)).toEqual([]);
-    expect(await t!.ctx.store.moves.all()).toEqual([]);
-    expect(await t!.ctx.store.staging.all()).toEqual([]);
+    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+    expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
   });
 });

@@ -81,7 +81,7 @@ describe('a staging file', () => {
     await t.ctx.store.staging.add(home, left);
     await t.ctx.store.staging.add(path.join(home, 'link'), outsideFile);
     await t.ctx.store.staging.add(home, stagingName('gone.txt'));
-    expect(await t.ctx.store.staging.all()).toHaveLength(3);
+    expect(await t.ctx.store.staging.orphaned([])).toHaveLength(3);
 
     // The next start over the same database.
     const store = await openStore(t.ctx.config.database);
@@ -90,7 +90,7 @@ describe('a staging file', () => {
       await app.ready();
       expect((await fs.readdir(home)).sort()).toEqual(['link', unrecorded].sort());
       expect(await fs.readFile(path.join(t.outside, 'target', outsideFile), 'utf8')).toBe('outside the root');
-      expect(await store.staging.all()).toEqual([]);
+      expect(await store.staging.orphaned([])).toEqual([]);
     } finally {
       await app.close();
       await store.close();
@@ -109,6 +109,6 @@ describe('a staging file', () => {
       url: '/api/resources/a.txt?action=copy&destination=%2Fb.txt',
     });
     expect(copy.statusCode).toBe(200);
-    expect(await t.ctx.store.staging.all()).toEqual([]);
+    expect(await t.ctx.store.staging.orphaned([])).toEqual([]);
   });
 });

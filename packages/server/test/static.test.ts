@@ -53,7 +53,7 @@ describe('the page and static files', () => {
   it('serves /health with the API CSP', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toBe('{"status":"OK"}');
+    expect(res.body).toBe(`{"status":"OK","instance":"${t.ctx.store.instance.id}"}`);
     expect(res.headers['content-security-policy']).toContain("default-src 'self'");
   });
 

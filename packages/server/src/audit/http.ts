@@ -1,3 +1,4 @@
+import { periodically } from '../http/periodic.js';
 import type { AuditAction } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../services.js';
@@ -5,7 +6,6 @@ import { logFailedLogin } from '../http/access-log.js';
 import { pathOnly } from '../logging.js';
 import { purgeExpiredAudit } from './retention.js';
 import { TokenUseThrottle } from './token-use.js';
-import { inBackground } from '../background.js';
 
 /** Expired records are purged at least this often (and at start: the server may have been down). */
 const PURGE_EVERY_MS = 3600_000;
@@ -82,15 +82,13 @@ export function installAudit(app: FastifyInstance, ctx: ServerContext): void {
     }
     return payload;
   });
-  let timer: NodeJS.Timeout | undefined;
-  const failed = (err: unknown) => ctx.log.warn({ err }, 'audit purge failed');
-  app.addHook('onReady', async () => {
-    await purgeExpiredAudit(ctx).catch(failed);
-    timer = setInterval(() => inBackground(purgeExpiredAudit(ctx), failed), PURGE_EVERY_MS);
-    timer.unref();
-  });
+  periodically(
+    app,
+    ctx,
+    { name: 'audit-purge', everyMs: PURGE_EVERY_MS, failure: 'audit purge failed' },
+    () => purgeExpiredAudit(ctx),
+  );
   app.addHook('onClose', async () => {
-    clearInterval(timer);
     await ctx.audit.close();
   });
 }

@@ -250,6 +250,20 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS share_grants_share ON share_grants(share_hash, expires_at);
   `,
+  // Several instances on one database (PostgreSQL): each running server is registered and beats,
+  // and a record of work in progress names the instance doing it, so that only the records of an
+  // instance that died are finished or undone by another.
+  `
+  CREATE TABLE instances (
+    id         TEXT PRIMARY KEY,
+    host       TEXT NOT NULL,
+    pid        INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    seen_at    INTEGER NOT NULL
+  );
+  ALTER TABLE moves ADD COLUMN instance TEXT NOT NULL DEFAULT '';
+  ALTER TABLE staging_files ADD COLUMN instance TEXT NOT NULL DEFAULT '';
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

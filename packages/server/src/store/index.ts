@@ -1,4 +1,7 @@
+import crypto from 'node:crypto';
 import { AuditRepo } from './audit.js';
+import { InstancesRepo } from './instances.js';
+import { localNotices, postgresNotices, type Notices } from './notices.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { sql as raw } from 'kysely';
 import { isNewDatabase, openDatabase, SCHEMA_VERSION } from './db.js';
@@ -34,9 +37,24 @@ export interface Repos {
   trash: TrashRepo;
   audit: AuditRepo;
   scopeUsage: ScopeUsageRepo;
+  /** The servers running on this database (instance.ts). */
+  instances: InstancesRepo;
 }
 
 export interface Store extends Repos {
+  /**
+   * This opening of the database, among the servers on it: its id stamps the records of work it
+   * has in progress. `shared` when several instances may run on the database at once (PostgreSQL);
+   * on a SQLite file one server process holds it (server-lock.ts).
+   */
+  instance: { id: string; shared: boolean };
+  /** What this instance tells the others and hears from them (notices.ts). */
+  notices: Notices;
+  /**
+   * Runs `work` unless another instance (or this one) is running work of that `name`: then
+   * answers undefined at once. What every instance does on a timer is thus done once at a time.
+   */
+  exclusively<T>(name: string, work: () => Promise<T>): Promise<T | undefined>;
   /** The query layer every repository goes through (store/sql.ts). */
   sql: Sql;
   dialect: Dialect;
@@ -50,7 +68,7 @@ export interface Store extends Repos {
   close(): Promise<void>;
 }
 
-function reposOn(sql: Sql, settings: SettingsRepo): Repos {
+function reposOn(sql: Sql, settings: SettingsRepo, instance: string): Repos {
   return {
     users: new UsersRepo(sql),
     settings,
@@ -59,14 +77,49 @@ function reposOn(sql: Sql, settings: SettingsRepo): Repos {
     shareGrants: new ShareGrantsRepo(sql),
     uploads: new UploadsRepo(sql),
     apiTokens: new ApiTokensRepo(sql),
-    staging: new StagingRepo(sql),
-    moves: new MovesRepo(sql),
+    staging: new StagingRepo(sql, instance),
+    moves: new MovesRepo(sql, instance),
     davProps: new DavPropsRepo(sql),
     davLocks: new DavLocksRepo(sql),
     trash: new TrashRepo(sql),
     audit: new AuditRepo(sql),
     scopeUsage: new ScopeUsageRepo(sql),
+    instances: new InstancesRepo(sql),
   };
+}
+
+/** Work of one name runs once at a time in this process. */
+function exclusiveHere(): <T>(name: string, work: () => Promise<T>) => Promise<T | undefined> {
+  const running = new Set<string>();
+  return async (name, work) => {
+    if (running.has(name)) return undefined;
+    running.add(name);
+    try {
+      return await work();
+    } finally {
+      running.delete(name);
+    }
+  };
+}
+
+/** Work of one name runs once at a time across the instances (a session-level advisory lock). */
+function exclusiveAcross(sql: Sql): <T>(name: string, work: () => Promise<T>) => Promise<T | undefined> {
+  const here = exclusiveHere();
+  return (name, work) =>
+    here(name, () =>
+      sql.connection().execute(async (conn) => {
+        const key = `filebrowser:${name}`;
+        const got = await raw<{ got: boolean }>`SELECT pg_try_advisory_lock(hashtext(${key})) AS got`.execute(
+          conn,
+        );
+        if (!got.rows[0]?.got) return undefined;
+        try {
+          return await work();
+        } finally {
+          await raw`SELECT pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+        }
+      }),
+    );
 }
 
 /** The query layer on the database `database` names, its schema brought up to date; no repository. */
@@ -87,21 +140,33 @@ export async function openStore(database: string): Promise<Store> {
   // Settings are kept in memory, one copy for the store and its transactions; they are written
   // outside transactions.
   const settings = new SettingsRepo(sql);
+  const instance = { id: crypto.randomBytes(9).toString('base64url'), shared: dialect === 'postgres' };
+  let notices: Notices;
   try {
     await settings.load();
+    notices = instance.shared ? await postgresNotices(database, sql, instance.id) : localNotices();
   } catch (err) {
     await sql.destroy();
     throw err;
   }
+  // Settings changed by another instance are read again.
+  settings.changed = () => notices.publish('settings');
+  notices.on('settings', () => settings.load());
   return {
     sql,
     dialect,
-    ...reposOn(sql, settings),
-    transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings))),
+    instance,
+    notices,
+    exclusively: instance.shared ? exclusiveAcross(sql) : exclusiveHere(),
+    ...reposOn(sql, settings, instance.id),
+    transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings, instance.id))),
     ping: async () => {
       await raw`SELECT 1`.execute(sql);
     },
-    close: () => sql.destroy(),
+    close: async () => {
+      await notices.close();
+      await sql.destroy();
+    },
   };
 }
 

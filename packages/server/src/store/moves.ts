@@ -29,7 +29,11 @@ export interface MoveRecord {
  * in the middle of it: the next start reads the phase and finishes or undoes the move.
  */
 export class MovesRepo {
-  constructor(private readonly sql: Sql) {}
+  constructor(
+    private readonly sql: Sql,
+    /** The instance whose moves these are (instances.id): stamped on every record it adds. */
+    private readonly instance: string,
+  ) {}
 
   async add(move: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>): Promise<number> {
     const row = await this.sql
@@ -44,6 +48,7 @@ export class MovesRepo {
         dest_name: move.destName,
         phase: 'copying',
         created_at: Date.now(),
+        instance: this.instance,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -59,8 +64,11 @@ export class MovesRepo {
     await this.sql.deleteFrom('moves').where('id', '=', id).execute();
   }
 
-  async all(): Promise<MoveRecord[]> {
-    const rows = await this.sql.selectFrom('moves').selectAll().orderBy('id').execute();
+  /** The records of moves no running instance is doing: those of every instance but `live`. */
+  async orphaned(live: readonly string[]): Promise<MoveRecord[]> {
+    let query = this.sql.selectFrom('moves').selectAll();
+    if (live.length > 0) query = query.where('instance', 'not in', live);
+    const rows = await query.orderBy('id').execute();
     return rows.map((r) => ({
       id: Number(r.id),
       sourceFolder: r.source_folder,

@@ -155,6 +155,27 @@ CREATE TABLE scope_usage (
 );
 `;
 
+/** The schema version (SQLite's numbering, db.ts) that `BASELINE` is. */
+const BASELINE_VERSION = 14;
+
+/**
+ * The steps after the baseline, by the version each brings the database to: the same changes as
+ * SQLite's migrations of that number. Append, never edit.
+ */
+const STEPS: Readonly<Record<number, string>> = {
+  15: `
+CREATE TABLE instances (
+  id         TEXT COLLATE "C" PRIMARY KEY,
+  host       TEXT COLLATE "C" NOT NULL,
+  pid        INTEGER NOT NULL,
+  started_at BIGINT NOT NULL,
+  seen_at    BIGINT NOT NULL
+);
+ALTER TABLE moves ADD COLUMN instance TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE staging_files ADD COLUMN instance TEXT COLLATE "C" NOT NULL DEFAULT '';
+`,
+};
+
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -285,12 +306,22 @@ async function migratePostgres(db: Sql, url: string, version: number): Promise<v
         const current = row.rows[0]?.version ?? 0;
         if (current > version) throw new NewerPostgresSchemaError(describePostgresUrl(url), current, version);
         if (current === version) return;
-        if (current !== 0) {
+        if (current !== 0 && current < BASELINE_VERSION) {
           throw new Error(
             `the database ${describePostgresUrl(url)} is at schema ${current}, which this version cannot upgrade`,
           );
         }
-        await raw.raw(BASELINE).execute(tx);
+        let at = current;
+        if (at === 0) {
+          await raw.raw(BASELINE).execute(tx);
+          at = BASELINE_VERSION;
+        }
+        for (; at < version; at++) {
+          const step = STEPS[at + 1];
+          if (step === undefined) throw new Error(`no PostgreSQL step to schema ${at + 1}`);
+          await raw.raw(step).execute(tx);
+        }
+        await raw`DELETE FROM schema_version`.execute(tx);
         await raw`INSERT INTO schema_version (version) VALUES (${version})`.execute(tx);
       });
     } finally {

@@ -71,6 +71,8 @@ export interface StagingFilesTable {
   folder: string;
   name: string;
   created_at: number;
+  /** The instance whose write made it (instances.id). */
+  instance: Generated<string>;
 }
 
 export interface DavPropsTable {
@@ -132,6 +134,17 @@ export interface MovesTable {
   dest_name: string;
   phase: string;
   created_at: number;
+  /** The instance doing the move (instances.id). */
+  instance: Generated<string>;
+}
+
+/** A running server on this database, and when it last said so. */
+export interface InstancesTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: number;
+  seen_at: number;
 }
 
 export interface ScopeUsageTable {
@@ -156,6 +169,7 @@ export interface Schema {
   audit_log: AuditLogTable;
   moves: MovesTable;
   scope_usage: ScopeUsageTable;
+  instances: InstancesTable;
 }
 
 /**
@@ -177,4 +191,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'audit_log',
   'moves',
   'scope_usage',
+  'instances',
 ];

@@ -139,6 +139,9 @@ export class SettingsRepo {
   private settings: StoredSettings | undefined;
   private server: Record<string, unknown> = {};
 
+  /** Told after every save (the other instances read the settings again). */
+  changed: () => Promise<void> = () => Promise.resolve();
+
   constructor(private readonly sql: Sql) {}
 
   /** Reads both records; a database without settings gets the defaults (and a new signing key) written. */
@@ -158,6 +161,7 @@ export class SettingsRepo {
     const normalised = normaliseSettings(settings);
     await this.write('settings', normalised);
     this.settings = normalised;
+    await this.changed();
     return normalised;
   }
 

@@ -65,12 +65,13 @@ export class MoveJournal {
   }
 
   /**
-   * Finishes or undoes the moves of earlier processes, and forgets them. Run at start, before any
-   * request: every record then belongs to a move that will never go on by itself.
+   * Finishes or undoes the moves of instances that are gone (earlier processes, or instances on
+   * the same database that died), and forgets them: every instance not in `live` will never go
+   * on with its moves by itself. At start, before any request, `live` is this instance alone.
    */
-  async recover(): Promise<number> {
+  async recover(live: readonly string[]): Promise<number> {
     const log = this.log;
-    const records = await this.repo.all();
+    const records = await this.repo.orphaned(live);
     for (const record of records) {
       try {
         if (record.phase === 'copying') await undoCopy(record);

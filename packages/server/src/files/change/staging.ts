@@ -28,14 +28,15 @@ export class StagingLedger {
   }
 
   /**
-   * Removes the staging files writes of earlier processes left, and forgets them. Run at start,
-   * before any request: every record then belongs to a write that will never finish. A folder
+   * Removes the staging files left by writes of instances that are gone (earlier processes, or
+   * instances on the same database that died), and forgets them: no instance outside `live` will
+   * finish its writes. At start, before any request, `live` is this instance alone. A folder
    * is reached from `/` one entry at a time without following a link, so a link planted in its
    * place since leads nowhere.
    */
-  async sweep(log: Logger): Promise<number> {
+  async sweep(log: Logger, live: readonly string[]): Promise<number> {
     let removed = 0;
-    for (const record of await this.repo.all()) {
+    for (const record of await this.repo.orphaned(live)) {
       try {
         if (await removeStaging(record.folder, record.name)) removed++;
       } catch (err) {

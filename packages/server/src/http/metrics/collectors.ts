@@ -39,6 +39,15 @@ export class AppMetrics {
       registers,
     });
     new Gauge({
+      name: 'filebrowser_instance_info',
+      help: 'Always 1: names the server that answered, among the instances on its database',
+      labelNames: ['instance'],
+      registers,
+      collect() {
+        this.set({ instance: store.instance.id }, 1);
+      },
+    });
+    new Gauge({
       name: 'filebrowser_uploads_pending',
       help: 'Resumable uploads started and not yet finished, all users',
       registers,

@@ -51,9 +51,13 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
         await ctx.store.ping();
       } catch (err) {
         request.log.error({ err }, 'health check: the database does not answer');
-        return reply.code(503).send('{"status":"unavailable","reason":"the database does not answer"}');
+        return reply
+          .code(503)
+          .send(
+            JSON.stringify({ status: 'unavailable', reason: 'the database does not answer', instance: ctx.store.instance.id }),
+          );
       }
-      return reply.send('{"status":"OK"}');
+      return reply.send(JSON.stringify({ status: 'OK', instance: ctx.store.instance.id }));
     });
 
     // Branding files are whatever the administrator's folder holds, so they are served as user

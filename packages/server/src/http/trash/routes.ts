@@ -1,3 +1,4 @@
+import { periodically } from '../periodic.js';
 import { Type } from '@sinclair/typebox';
 import {
   TrashItem,
@@ -28,7 +29,6 @@ import { FILE_CHANGES, FILES } from '../reach.js';
 import { followReplaced } from '../replaced.js';
 import { empty } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
-import { inBackground } from '../../background.js';
 
 /** Purges expired items at least this often (and at start: the server may have been down). */
 const PURGE_EVERY_MS = 3600_000;
@@ -46,14 +46,12 @@ export function trashRoutes(ctx: ServerContext, events: FileEvents = {}): Fastif
       : ['restore'];
 
   return async (app) => {
-    let timer: NodeJS.Timeout | undefined;
-    const failed = (err: unknown) => ctx.log.warn({ err }, 'trash purge failed');
-    app.addHook('onReady', async () => {
-      await purgeExpired(ctx).catch(failed);
-      timer = setInterval(() => inBackground(purgeExpired(ctx), failed), PURGE_EVERY_MS);
-      timer.unref();
-    });
-    app.addHook('onClose', async () => clearInterval(timer));
+    periodically(
+      app,
+      ctx,
+      { name: 'trash-purge', everyMs: PURGE_EVERY_MS, failure: 'trash purge failed' },
+      () => purgeExpired(ctx),
+    );
 
     app.get(
       '/api/trash',

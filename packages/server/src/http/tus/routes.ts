@@ -1,3 +1,4 @@
+import { periodically } from '../periodic.js';
 import { PathParams, TusQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { audit, type AuditDeclaration } from '../../audit/http.js';
@@ -10,7 +11,6 @@ import { runAfterHooks } from '../file-hooks.js';
 import { currentUser } from '../guards.js';
 import { FILE_CHANGES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine } from '../openapi/declare.js';
-import { inBackground } from '../../background.js';
 
 const TUS_VERSION = '1.0.0';
 const PATCH_TYPE = 'application/offset+octet-stream';
@@ -55,15 +55,10 @@ export function tusRoutes(
 
     // Abandoned uploads hold disk space and a place in their owner's limits: sweep them at start
     // (the server may have been down longer than the expiry) and then at least hourly.
-    let sweeper: NodeJS.Timeout | undefined;
-    const failed = (err: unknown) => ctx.log.warn({ err }, 'upload sweep failed');
-    app.addHook('onReady', async () => {
-      await uploads.sweep().catch(failed);
-      const every = Math.min(3600_000, ctx.config.uploadsExpiry * 1000);
-      sweeper = setInterval(() => inBackground(uploads.sweep(), failed), every);
-      sweeper.unref();
-    });
-    app.addHook('onClose', async () => clearInterval(sweeper));
+    const everyMs = Math.min(3600_000, ctx.config.uploadsExpiry * 1000);
+    periodically(app, ctx, { name: 'upload-sweep', everyMs, failure: 'upload sweep failed' }, () =>
+      uploads.sweep(),
+    );
 
     app.addHook('onSend', async (_request, reply) => {
       void reply.header('Tus-Resumable', TUS_VERSION);

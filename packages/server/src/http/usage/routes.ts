@@ -1,3 +1,4 @@
+import { periodically } from '../periodic.js';
 import { PathParams, Usage, UsageQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -8,7 +9,6 @@ import { currentUser } from '../guards.js';
 import { FILES, OPEN } from '../reach.js';
 import { TO_FOLDER } from '../openapi/declare.js';
 import { queryValue, redirectToFolder, requestPath } from '../resources/request-path.js';
-import { inBackground } from '../../background.js';
 
 /**
  * `GET /api/usage{path}`: disk usage of the file system holding a folder (contract 5.8); with a
@@ -19,28 +19,20 @@ export function usageRoutes(ctx: AppContext): FastifyPluginAsync {
     // Counts drift when files change behind the server's back: every counted scope is walked
     // again at start (in the background: the server may have been down while things changed)
     // and then periodically.
-    let timer: NodeJS.Timeout | undefined;
-    // A walk still going when the server closes finds the store closed under it: it was cut
-    // short, not failed, and says nothing.
-    let closed = false;
-    const recount = async () => {
-      try {
+    periodically(
+      app,
+      ctx,
+      {
+        name: 'quota-recount',
+        everyMs: RECOUNT_EVERY_MS,
+        failure: 'quota recount failed',
+        awaitFirst: false,
+      },
+      async () => {
         const access = await serverAccess(ctx);
         await access.quota.recountAll(access);
-      } catch (err) {
-        if (!closed) ctx.log.warn({ err }, 'quota recount failed');
-      }
-    };
-    app.addHook('onReady', async () => {
-      const failed = (err: unknown) => ctx.log.warn({ err }, 'quota recount failed');
-      inBackground(recount(), failed);
-      timer = setInterval(() => inBackground(recount(), failed), RECOUNT_EVERY_MS);
-      timer.unref();
-    });
-    app.addHook('onClose', async () => {
-      closed = true;
-      clearInterval(timer);
-    });
+      },
+    );
 
     app.get(
       '/api/usage',

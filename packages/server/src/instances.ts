@@ -1,0 +1,87 @@
+import os from 'node:os';
+import type { AppContext } from './context.js';
+import { moveJournalOf } from './files/change/moves.js';
+import { stagingLedgerOf } from './files/change/staging.js';
+
+/** How often a running instance says so. */
+export const BEAT_MS = 10_000;
+/**
+ * How long an instance may stay silent before the others take it for dead and finish or undo
+ * what it left in progress: many beats, so that a busy or paused process is not taken for dead.
+ */
+export const DEAD_AFTER_MS = 120_000;
+
+/**
+ * This server among the servers on its database. It registers at start and beats while it serves;
+ * what an instance that stopped beating left in progress (moves across file systems, staging
+ * files) is finished or undone by one of the others, once (`store.exclusively`). On a SQLite file
+ * one server process holds the database (server-lock.ts), so at start every other instance
+ * recorded there is an earlier process that is gone.
+ */
+export class InstanceRegistry {
+  constructor(private readonly ctx: AppContext) {}
+
+  private get id(): string {
+    return this.ctx.store.instance.id;
+  }
+
+  /** Registers this instance and settles what dead instances left, before the first request. */
+  async start(now = Date.now()): Promise<void> {
+    const { store } = this.ctx;
+    if (!store.instance.shared) {
+      for (const other of await store.instances.list()) await store.instances.remove(other.id);
+    }
+    await store.instances.register({
+      id: this.id,
+      host: os.hostname(),
+      pid: process.pid,
+      startedAt: now,
+      seenAt: now,
+    });
+    await this.settleDead(now);
+  }
+
+  /** Says this instance is running, then settles what dead ones left (one instance at a time). */
+  async beat(now = Date.now()): Promise<void> {
+    const { store, log } = this.ctx;
+    if (!(await store.instances.beat(this.id, now))) {
+      // Silent for longer than DEAD_AFTER_MS (a stopped process, a lost database): another
+      // instance may have undone what this one had in progress. It goes on as a new start would.
+      log.warn({ instance: this.id }, 'this instance was taken for dead by another and registers again');
+      await store.instances.register({
+        id: this.id,
+        host: os.hostname(),
+        pid: process.pid,
+        startedAt: now,
+        seenAt: now,
+      });
+    }
+    if (store.instance.shared) await store.exclusively('settle-dead', () => this.settleDead(now));
+  }
+
+  /** Leaves the registry (a graceful stop: nothing of this instance is in progress any more). */
+  async stop(): Promise<void> {
+    await this.ctx.store.instances.remove(this.id);
+  }
+
+  /**
+   * Finishes or undoes the moves and removes the staging files of every instance that is not
+   * running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
+   */
+  private async settleDead(now: number): Promise<void> {
+    const { store, log } = this.ctx;
+    const instances = await store.instances.list();
+    const live = new Set([this.id]);
+    for (const i of instances) if (i.seenAt >= now - DEAD_AFTER_MS) live.add(i.id);
+    await moveJournalOf(store, log).recover([...live]);
+    await stagingLedgerOf(store).sweep(log, [...live]);
+    for (const i of instances) {
+      if (live.has(i.id)) continue;
+      log.info(
+        { instance: i.id, host: i.host, pid: i.pid },
+        'an instance stopped beating: what it left was settled',
+      );
+      await store.instances.remove(i.id);
+    }
+  }
+}
