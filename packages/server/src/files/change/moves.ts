@@ -5,6 +5,7 @@ import { renameEntry, statEntry, type Pinned } from '../access/anchor.js';
 import { atRecordedFolder } from '../access/reach.js';
 import { stagingName } from '../access/staging-names.js';
 import { removeTree } from '../access/tree.js';
+import { renameInto } from './rename-into.js';
 
 /**
  * Moves across file systems, where no rename can move an entry (a mount inside the root, the
@@ -117,7 +118,7 @@ export class JournaledMove {
    * The copy is whole: `alongside` runs in the transaction that records so (records that belong
    * with the finished move), then the copy takes the destination's name and the source goes.
    */
-  async finish(alongside?: (tx: Repos) => Promise<unknown>): Promise<void> {
+  async finish(alongside?: (tx: Repos) => Promise<unknown>, replace = false): Promise<void> {
     try {
       await this.store.transaction(async (tx) => {
         await tx.moves.markCopied(this.id);
@@ -128,9 +129,10 @@ export class JournaledMove {
       throw err;
     }
     try {
-      await renameEntry(this.to, this.stagingName, this.to, this.toName);
+      await renameInto(this.to, this.stagingName, this.to, this.toName, replace);
     } catch (err) {
-      // Nothing can take the destination's name (a folder over a file, say): the move is undone.
+      // Nothing can take the destination's name (a folder over a file, something that took the
+      // name meanwhile): the move is undone.
       await this.undo();
       throw err;
     }

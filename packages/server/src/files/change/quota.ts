@@ -60,7 +60,7 @@ export class QuotaLedger {
   private counted: Set<string> | undefined;
   /** Real places of users' scopes, by scope as configured (a scope may be reached through a link). */
   private places = new Map<string, string | undefined>();
-  /** Tests only (`BuildOptions.beforeReplace`): runs just before a replacing write's rename. */
+  /** Tests only (`BuildOptions.beforeReplace`): runs just before a replacing write's or a move's rename. */
   beforeReplace?: (realPath: string) => Promise<void> | void;
 
   constructor(private readonly ctx: AppContext) {}

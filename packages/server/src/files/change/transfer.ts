@@ -18,6 +18,7 @@ import {
 import { extensionOf } from '../listing/mime.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
 import { removeTree, walkTree } from '../access/tree.js';
+import { renameInto } from './rename-into.js';
 import { type Place, type Progress, copyHandle, placeOf, writeInto } from './write.js';
 
 /**
@@ -263,6 +264,8 @@ async function copyTree(
  * (files/moves.ts), so that neither a failure nor a killed process leaves half of it anywhere.
  * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
  * that must exist exactly when the move happens (the caller does them itself after a rename).
+ * It replaces nothing unless `replace` (see `renameInto`): an entry given way went through the
+ * one delete before.
  */
 export async function moveEntry(
   access: FileAccess,
@@ -270,23 +273,24 @@ export async function moveEntry(
   name: string,
   to: Pinned,
   toName: string,
-  alongside?: (tx: Repos) => Promise<unknown>,
-  progress: Progress = {},
+  opts: { alongside?: (tx: Repos) => Promise<unknown>; progress?: Progress; replace?: boolean } = {},
 ): Promise<{ copied: boolean }> {
+  const replace = opts.replace ?? false;
+  await access.quota.beforeReplace?.(joinReal(to.real, toName));
   try {
-    await renameEntry(from, name, to, toName);
+    await renameInto(from, name, to, toName, replace);
     return { copied: false };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
   const move = await access.moves.begin(from, name, to, toName);
   try {
-    await copyEntryAsIs(access, from, name, to, move.stagingName, progress);
+    await copyEntryAsIs(access, from, name, to, move.stagingName, opts.progress);
   } catch (err) {
     await move.undo();
     throw err;
   }
-  await move.finish(alongside);
+  await move.finish(opts.alongside, replace);
   return { copied: true };
 }
 
@@ -307,7 +311,10 @@ export async function movePath(
   try {
     const merge = !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
     if (!merge) {
-      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, undefined, progress).catch(
+      // What the caller saw at the destination (and was allowed to replace) may be replaced;
+      // an empty place must still be empty.
+      const replace = !!dst.linkStat;
+      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, { progress, replace }).catch(
         async (err: unknown) => {
           await place.undo();
           throw err;

@@ -133,14 +133,9 @@ export async function moveToTrash(
       try {
         // Across file systems the item is on record exactly when its copy is whole, so that
         // a process killed at any point leaves it either in place or in the trash, never lost.
-        moved = await moveEntry(
-          access,
-          r.folder!,
-          name,
-          folder,
-          name,
-          async (tx) => await tx.trash.add(item),
-        );
+        moved = await moveEntry(access, r.folder!, name, folder, name, {
+          alongside: async (tx) => await tx.trash.add(item),
+        });
       } catch (err) {
         await removeTree(userFolder, id).catch(() => undefined);
         throw err;
@@ -397,14 +392,10 @@ async function putBack(
   let copied: boolean;
   try {
     // Across file systems the record goes exactly when the copy back is whole.
-    ({ copied } = await moveEntry(
-      access,
-      folder,
-      name,
-      place.folder,
-      place.name,
-      async (tx) => await tx.trash.delete(item.id),
-    ));
+    // What an override replaced went through the one delete: the place must be free now.
+    ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, {
+      alongside: async (tx) => await tx.trash.delete(item.id),
+    }));
   } catch (err) {
     // The folders made on the way for it go again with the failed restore.
     await place.undo();
