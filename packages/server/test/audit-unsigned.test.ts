@@ -164,8 +164,21 @@ describe('requests nobody signed in for', () => {
           headers: { authorization: `Bearer ${token}` },
           remoteAddress: from,
         }),
+        // A token's secret typed where the username goes is named by its public part only.
+        await other.app.inject({
+          method: 'POST',
+          url: '/api/login',
+          payload: { username: token, password: 'x' },
+          remoteAddress: from,
+        }),
+        await other.app.inject({
+          method: 'PROPFIND',
+          url: '/dav/',
+          headers: { authorization: basic(token, token), depth: '0' },
+          remoteAddress: from,
+        }),
       ];
-      expect(answers.map((a) => a.statusCode)).toEqual([403, 401, 401, 401]);
+      expect(answers.map((a) => a.statusCode)).toEqual([403, 401, 401, 401, 403, 401]);
       expect(
         (await all(other)).slice(before).map(({ action, username, userId, address, status, detail }) => ({
           action,
@@ -194,7 +207,24 @@ describe('requests nobody signed in for', () => {
           status: 401,
           detail: `API token ${'1'.repeat(16)}`,
         },
+        {
+          action: 'auth.login',
+          username: `fbt_${'1'.repeat(16)}`,
+          userId: 0,
+          address: from,
+          status: 403,
+          detail: '',
+        },
+        {
+          action: 'auth.login',
+          username: `fbt_${'1'.repeat(16)}`,
+          userId: 0,
+          address: from,
+          status: 401,
+          detail: `webdav, API token ${'1'.repeat(16)}`,
+        },
       ]);
+      expect(JSON.stringify(await all(other))).not.toContain('B'.repeat(43));
     } finally {
       await other.close();
     }

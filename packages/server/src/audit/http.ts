@@ -1,3 +1,4 @@
+import { nameTried } from '../auth/api-tokens.js';
 import { periodically } from '../http/periodic.js';
 import type { AuditAction } from '@filebrowser/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -127,10 +128,11 @@ export function credentialRefused(
   request: FastifyRequest,
   refusal: { username: string; status: number; via?: string },
 ): void {
-  logFailedLogin(request, refusal.username);
+  const username = nameTried(refusal.username);
+  logFailedLogin(request, username);
   write(ctx, request, refusal.status, {
     action: 'auth.login',
-    username: refusal.username,
+    username,
     ...(refusal.via !== undefined && { detail: refusal.via }),
   });
   audit(request, { skip: true });

@@ -37,6 +37,9 @@ export interface ApiTokenGrant {
   cut: PermissionCut;
 }
 
+/** Characters of a token's public id. */
+const ID_LENGTH = 16;
+
 /** True when a credential has the shape of an API token secret (`fbt_…`), e.g. a Basic password. */
 export function isApiTokenSecret(value: string): boolean {
   return value.startsWith(API_TOKEN_PREFIX);
@@ -55,6 +58,15 @@ export function apiTokenLabel(value: string): { name: string; id?: string } {
   return id ? { name: `${API_TOKEN_PREFIX}${id}`, id } : { name: '' };
 }
 
+/**
+ * A name a sign-in was tried with, as it may be logged and recorded: a token's secret typed where
+ * a username goes (a client's Basic user field, the login form) is named by its public part only.
+ */
+export function nameTried(username: string): string {
+  // The prefix and the id, which is what `apiTokenLabel` names (and what a label already is).
+  return isApiTokenSecret(username) ? username.slice(0, API_TOKEN_PREFIX.length + ID_LENGTH) : username;
+}
+
 /** What guesses at tokens are counted against: the id a guess names (any malformed one is one subject). */
 export function apiTokenSubject(value: string): string {
   return `api-token:${parse(value)?.id ?? ''}`;
@@ -64,9 +76,9 @@ export function apiTokenSubject(value: string): string {
 function parse(value: string): { id: string; secret: string } | undefined {
   if (!isApiTokenSecret(value)) return undefined;
   const rest = value.slice(API_TOKEN_PREFIX.length);
-  const id = rest.slice(0, 16);
-  const secret = rest.slice(17);
-  if (rest[16] !== '_' || !ID_PATTERN.test(id) || !SECRET_PATTERN.test(secret)) return undefined;
+  const id = rest.slice(0, ID_LENGTH);
+  const secret = rest.slice(ID_LENGTH + 1);
+  if (rest[ID_LENGTH] !== '_' || !ID_PATTERN.test(id) || !SECRET_PATTERN.test(secret)) return undefined;
   return { id, secret };
 }
 

@@ -1,3 +1,4 @@
+import { nameTried } from '../../auth/api-tokens.js';
 import { LoginRequest, MEDIA, RENEW_HEADER, SessionToken, SignupRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { audit, credentialRefused } from '../../audit/http.js';
@@ -64,7 +65,7 @@ export function authRoutes(ctx: ServerContext): FastifyPluginAsync {
       },
       async (request, reply) => {
         const body = jsonBody<LoginRequest>(request);
-        audit(request, { username: str(body?.username) ?? '' });
+        audit(request, { username: nameTried(str(body?.username) ?? '') });
         const method = ctx.store.settings.get().authMethod;
         if (!body && method === 'json') throw forbidden();
         const token = await ctx.auth
