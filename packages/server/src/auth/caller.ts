@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { forbidden } from '../errors.js';
+import { forbidden, unauthorized } from '../errors.js';
 import { accessTerms, type Confinement } from '../files/access/access.js';
 import type { StoredUser } from '../store/users.js';
 import { currentApiTokenGrant, type ApiTokenGrant } from './api-tokens.js';
@@ -37,7 +37,13 @@ export interface SessionCheck {
 /** How a request proved who it is: what the caller is derived from again. */
 export type Credential =
   | { kind: 'session'; sessionId: string; userId: number }
-  | { kind: 'apiToken'; tokenId: string; userId: number; confinedTo: string | undefined };
+  | { kind: 'apiToken'; tokenId: string; userId: number; confinedTo: string | undefined }
+  /**
+   * Credentials checked afresh on every request, with no session behind them (WebDAV's Basic
+   * password, a proxy's header, no authentication): the account as it was then. Any change to it
+   * since (a password, permissions, scope, a removal) ends what the request started.
+   */
+  | { kind: 'account'; userId: number; updatedAt: number };
 
 /**
  * A caller for `credential`. `permit` is the guard's own permission check of the request
@@ -54,6 +60,14 @@ export function callerFrom(
     if (credential.kind === 'apiToken') {
       const grant = await currentApiTokenGrant(ctx, credential.tokenId);
       return { user: grant.user, grant };
+    }
+    if (credential.kind === 'account') {
+      const user = await ctx.store.users.get(credential.userId);
+      if (!user) throw unauthorized('the user no longer exists');
+      if (user.updatedAt !== credential.updatedAt) {
+        throw unauthorized('the account changed since the request began: sign in again');
+      }
+      return { user };
     }
     const current = await ctx.auth.currentSession(sessionId, credential.userId);
     // A renewal carries the work over: it follows the session the client now holds.

@@ -221,7 +221,9 @@ export async function callerOf(
   const grant = request.apiToken;
   const credential: Credential = grant
     ? { kind: 'apiToken', tokenId: grant.token.id, userId: user.id, confinedTo: user.confinedTo }
-    : { kind: 'session', sessionId: currentAuth(request).sessionId, userId: user.id };
+    : request.auth
+      ? { kind: 'session', sessionId: request.auth.sessionId, userId: user.id }
+      : { kind: 'account', userId: user.id, updatedAt: user.updatedAt };
   const caller = callerFrom(ctx, credential, (now, nowGrant) => permit(now, nowGrant, needs));
   await caller.now();
   return caller;

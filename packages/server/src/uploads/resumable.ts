@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
-import { assertMay } from '../auth/policy.js';
+import { assertMay, may } from '../auth/policy.js';
 import { badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
@@ -151,6 +151,8 @@ export class ResumableUploads {
     rawPath: string,
     offsetHeader: string | undefined,
     body: Readable,
+    /** Asked again just before the finished file takes its place (writeFileAtomic's `stillAllowed`). */
+    stillAllowed?: () => Promise<unknown>,
   ): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
@@ -165,7 +167,8 @@ export class ResumableUploads {
       await this.checkQuota(access, upload, target);
       const written = await this.writeAt(upload, offset, body);
       await this.ctx.store.uploads.touch(upload.id);
-      const completed = written === upload.length ? await this.complete(access, upload) : undefined;
+      const completed =
+        written === upload.length ? await this.complete(access, upload, stillAllowed) : undefined;
       return { offset: written, length: upload.length, completed };
     });
   }
@@ -219,7 +222,11 @@ export class ResumableUploads {
   }
 
   /** Moves the finished staging file over the target in one rename; returns the target's real path. */
-  private async complete(access: FileAccess, upload: PendingUpload): Promise<string> {
+  private async complete(
+    access: FileAccess,
+    upload: PendingUpload,
+    stillAllowed?: () => Promise<unknown>,
+  ): Promise<string> {
     try {
       // Rules or the tree may have changed while the bytes were coming in: check again.
       const virtual = access.viewPathOf(upload.path);
@@ -235,10 +242,13 @@ export class ResumableUploads {
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
         const quota = this.holds.get(upload.id) ?? (await access.quota.holdFor(access, landing(target)));
+        // What takes the name meanwhile is replaced only as an override by a user who may modify.
+        const replace = !!target.linkStat || (upload.override && may(access.perm, 'modify'));
         const put = (folder: Pinned, name: string) =>
-          replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, () =>
-            access.quota.beforeReplace?.(joinReal(folder.real, name)),
-          );
+          replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, replace, async () => {
+            await access.quota.beforeReplace?.(joinReal(folder.real, name));
+            await stillAllowed?.();
+          });
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
           await put(target.linkFolder, target.name);

@@ -60,6 +60,8 @@ export async function replaceAtomically(
   folder: Pinned,
   name: string,
   quota: QuotaHold,
+  /** Whether what takes the name meanwhile may be replaced (see `replaceCounted`). */
+  replace: boolean,
   beforeRename: () => Promise<void> | void,
 ): Promise<void> {
   const staged = await Pinned.folder(stagingDir);
@@ -71,6 +73,7 @@ export async function replaceAtomically(
       folder,
       name,
       upload.length,
+      replace,
       beforeRename,
     );
     return;
@@ -102,7 +105,7 @@ export async function replaceAtomically(
     }
     await out.sync();
     await out.close();
-    await replaceCounted(quota, folder, temp, folder, name, upload.length, beforeRename);
+    await replaceCounted(quota, folder, temp, folder, name, upload.length, replace, beforeRename);
     placed = true;
   } finally {
     if (!placed) {

@@ -52,6 +52,8 @@ const absent = (err: unknown) => {
  * (`hold.need`) when it does not fit beside what the destination holds at that moment, and with
  * 409 when a folder stands there; either way the destination is left as it was and the caller
  * removes its staging file. `beforeRename` runs between the last check and the rename (tests).
+ * Unless `replace` (the caller saw an entry there and may replace it), the name must be free:
+ * anything that took it since is left as it is, with 409.
  *
  * Two writes to the same destination in this server take turns, so that one's exchange is never
  * undone into the other's. Without the native addon (or on a file system without the rename
@@ -65,13 +67,14 @@ export async function replaceCounted(
   to: Pinned,
   toName: string,
   size: number,
+  replace: boolean,
   beforeRename?: () => Promise<void> | void,
 ): Promise<void> {
   const key = `${to.stat.dev}:${to.stat.ino}/${toName}`;
   const before = turns.get(key) ?? Promise.resolve();
   const mine = before
     .catch(() => undefined)
-    .then(() => replaceOnce(hold, from, fromName, to, toName, size, beforeRename));
+    .then(() => replaceOnce(hold, from, fromName, to, toName, size, replace, beforeRename));
   turns.set(key, mine);
   try {
     return await mine;
@@ -87,11 +90,14 @@ async function replaceOnce(
   to: Pinned,
   toName: string,
   size: number,
+  replace: boolean,
   beforeRename?: () => Promise<void> | void,
 ): Promise<void> {
+  const taken = () => conflict('a file with this name was created meanwhile: nothing was replaced');
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const there = await statEntry(to, toName).catch(absent);
     if (there?.isDirectory()) throw conflict('a folder exists at this path');
+    if (there && !replace) throw taken();
     await hold.need(size - roomOf(there));
     await beforeRename?.();
 
@@ -100,7 +106,10 @@ async function replaceOnce(
       try {
         placed = await renameEntryNoReplace(from, fromName, to, toName);
       } catch (err) {
-        if (isCode(err, 'EEXIST')) continue; // something appeared: measure it
+        if (isCode(err, 'EEXIST')) {
+          if (!replace) throw taken();
+          continue; // something appeared: measure it
+        }
         throw err;
       }
       if (!placed) await renameEntry(from, fromName, to, toName);

@@ -165,7 +165,22 @@ export async function writeFileAtomic(
   access: FileAccess,
   r: Opened,
   body: Readable,
-  opts: { fileMode: number; dirMode: number; length?: number },
+  opts: {
+    fileMode: number;
+    dirMode: number;
+    length?: number;
+    /**
+     * Asks again, just before the rename, whether the writer may still write (auth/caller.ts):
+     * a body can take long to come, and a session ended, a token revoked, a user removed or a
+     * permission withdrawn meanwhile must not see the file land.
+     */
+    stillAllowed?: () => Promise<unknown>;
+    /**
+     * Whether a file that takes the name after the request looked may be replaced (the caller
+     * asked to replace and may modify); by default only one that was there when it looked.
+     */
+    replace?: boolean;
+  },
 ): Promise<fs.BigIntStats> {
   if (r.stat?.isDirectory()) throw conflict('a folder exists at this path');
   if (r.stat && !r.stat.isFile()) throw forbidden();
@@ -184,10 +199,20 @@ export async function writeFileAtomic(
       // The rename counts what it really replaced: the file measured above may be gone by now.
       // A lock taken while the body was coming in holds its last step back (as for tus uploads).
       await writeInto(access.staging, place.folder, place.name, mode, fill, (staging, size) =>
-        replaceCounted(hold, place.folder, staging, place.folder, place.name, size, async () => {
-          await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
-          await access.locks.assertWritable(access, r, { member: !r.linkStat });
-        }),
+        replaceCounted(
+          hold,
+          place.folder,
+          staging,
+          place.folder,
+          place.name,
+          size,
+          opts.replace ?? !!r.linkStat,
+          async () => {
+            await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
+            await access.locks.assertWritable(access, r, { member: !r.linkStat });
+            await opts.stillAllowed?.();
+          },
+        ),
       ).catch(async (err: unknown) => {
         await place.undo();
         throw err;

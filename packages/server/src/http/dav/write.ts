@@ -1,4 +1,5 @@
-import { assertMay } from '../../auth/policy.js';
+import { assertMay, may } from '../../auth/policy.js';
+import { callerOf } from '../guards.js';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import { etagOf } from '../../files/listing/go-format.js';
 import { copyOrMove } from '../../files/change/ops.js';
@@ -44,6 +45,9 @@ export async function handlePut(dav: DavRequest) {
           fileMode,
           dirMode,
           length: declaredLength(dav.request.raw),
+          stillAllowed: () => callerOf(dav.ctx, dav.request, [exists ? 'modify' : 'create']),
+          // A PUT replaces; what appeared since it looked, only for a user who may modify.
+          replace: exists || may(dav.access.perm, 'modify'),
         }),
     );
     await notify(dav, 'upload', () => dav.events.changed?.(r.real));

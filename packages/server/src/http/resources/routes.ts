@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction } from '@filebrowser/contract';
 import { audit, type AuditDeclaration } from '../../audit/http.js';
-import { assertMay, may, patchOperations } from '../../auth/policy.js';
+import { assertMay, may, patchOperations, type Operation } from '../../auth/policy.js';
 import type { ServerContext } from '../../services.js';
 import { AppError, badRequest, notFound } from '../../errors.js';
 import { fileAccessFor, type FileAccess } from '../../files/access/access.js';
@@ -35,7 +35,7 @@ import { withHooks } from '../file-hooks.js';
 import { fileSafetyHeaders } from '../file-safety.js';
 import { declaredLength } from '../content-length.js';
 import { clientGone } from '../client-gone.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { heavyTurn, isBigFolder } from '../heavy.js';
 import { FILE_CHANGES, FILES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine, TO_FOLDER } from '../openapi/declare.js';
@@ -238,11 +238,15 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
             // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
             if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
           }
+          const needs: Operation[] = r.linkStat ? ['create', 'modify'] : ['create'];
+          const override = isTrue(queryValue(request, 'override'));
           const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
             writeFileAtomic(access, r, request.raw, {
               fileMode,
               dirMode,
               length: declaredLength(request.raw),
+              stillAllowed: () => callerOf(ctx, request, needs),
+              replace: !!r.linkStat || (override && may(access.perm, 'modify')),
             }),
           );
           await notify(ctx, 'upload', () => events.changed?.(r.real));
@@ -280,6 +284,7 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
               fileMode,
               dirMode,
               length: declaredLength(request.raw),
+              stillAllowed: () => callerOf(ctx, request, ['modify']),
             }),
           );
           await notify(ctx, 'save', () => events.changed?.(r.real));

@@ -51,11 +51,13 @@ export function staticRoutes(ctx: AppContext, opts: StaticOptions = {}): Fastify
         await ctx.store.ping();
       } catch (err) {
         request.log.error({ err }, 'health check: the database does not answer');
-        return reply
-          .code(503)
-          .send(
-            JSON.stringify({ status: 'unavailable', reason: 'the database does not answer', instance: ctx.store.instance.id }),
-          );
+        return reply.code(503).send(
+          JSON.stringify({
+            status: 'unavailable',
+            reason: 'the database does not answer',
+            instance: ctx.store.instance.id,
+          }),
+        );
       }
       return reply.send(JSON.stringify({ status: 'OK', instance: ctx.store.instance.id }));
     });

@@ -2,13 +2,13 @@ import { periodically } from '../periodic.js';
 import { PathParams, TusQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { audit, type AuditDeclaration } from '../../audit/http.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { AppError } from '../../errors.js';
 import type { FileEvents } from '../../files/change/events.js';
 import { runHooks } from '../../runner/hooks.js';
 import { ResumableUploads, type UploadStatus } from '../../uploads/resumable.js';
 import { runAfterHooks } from '../file-hooks.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { FILE_CHANGES, OPEN } from '../reach.js';
 import { empty, rawBody, statusLine } from '../openapi/declare.js';
 
@@ -32,7 +32,7 @@ const uploadAudit: AuditDeclaration = (request) => ({ action: 'file.upload', pat
  * path. It also answers the standard tus 1.0 handshake (OPTIONS, Tus-Resumable), so any tus client works.
  */
 export function tusRoutes(
-  ctx: AppContext,
+  ctx: ServerContext,
   events: FileEvents = {},
   uploads = new ResumableUploads(ctx),
 ): FastifyPluginAsync {
@@ -156,6 +156,7 @@ export function tusRoutes(
             pathOf(request),
             header(request, 'upload-offset'),
             request.raw,
+            () => callerOf(ctx, request, ['create']),
           );
           await finished(request, reply, status);
           const { offset } = status;

@@ -1,0 +1,182 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoredUser } from '../src/store/users.js';
+import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+
+/**
+ * A body takes long to come; what its caller may do is asked again just before the file takes its
+ * place, and a write that may not replace replaces nothing that appeared meanwhile (red-team
+ * findings: uploads under way landed after their token was revoked, their user deleted or *create*
+ * withdrawn; an upload without override replaced a file created meanwhile).
+ *
+ * The window is reached without a clock: the app's `beforeReplace` seam runs just before the
+ * rename, and the change is made there.
+ */
+let t: FilesApp;
+let carol: string;
+/** What the next write meets just before its rename (once). */
+let meanwhile: (() => Promise<unknown>) | undefined;
+
+const file = (...p: string[]) => path.join(t.root, 'shared', ...p);
+const names = () => fs.readdir(file());
+const basic = (name: string, secret = PASSWORD) =>
+  'Basic ' + Buffer.from(`${name}:${secret}`).toString('base64');
+const setUser = async (name: string, patch: Partial<StoredUser>) =>
+  await t.ctx.store.users.update({ ...(await t.ctx.store.users.getByUsername(name))!, ...patch });
+const carolId = async () => (await t.ctx.store.users.getByUsername('carol'))!.id;
+async function login(username: string): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/login',
+    payload: { username, password: PASSWORD },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.body;
+}
+
+beforeEach(async () => {
+  t = await startFilesApp(
+    {},
+    {
+      beforeReplace: async () => {
+        const act = meanwhile;
+        meanwhile = undefined;
+        await act?.();
+      },
+    },
+  );
+  carol = await t.user('carol', { scope: '/shared' });
+  await t.user('dave', { scope: '/shared' });
+});
+
+afterEach(async () => {
+  meanwhile = undefined;
+  await t?.close();
+});
+
+async function tokenOf(session: string): Promise<{ id: string; secret: string }> {
+  const res = await t.req(session, {
+    method: 'POST',
+    url: '/api/tokens',
+    payload: { name: 'script', expiresInDays: 0, readOnly: false, current_password: PASSWORD },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const body = res.json<{ secret: string; id: string }>();
+  return { id: body.id, secret: body.secret };
+}
+
+describe('a write whose caller lost its rights while the body came', () => {
+  it('does not land when the API token is revoked meanwhile (web API and WebDAV)', async () => {
+    const token = await tokenOf(carol);
+    meanwhile = async () => expect(await t.ctx.store.apiTokens.delete(token.id, await carolId())).toBe(true);
+    const api = await t.app.inject({
+      method: 'POST',
+      url: '/api/resources/a.txt',
+      headers: { authorization: `Bearer ${token.secret}` },
+      payload: 'late',
+    });
+    expect(api.statusCode, api.body).toBe(401);
+    expect(api.body).toContain('revoked');
+
+    const second = await tokenOf(carol);
+    meanwhile = async () => expect(await t.ctx.store.apiTokens.delete(second.id, await carolId())).toBe(true);
+    const dav = await t.app.inject({
+      method: 'PUT',
+      url: '/dav/b.txt',
+      headers: { authorization: basic('carol', second.secret) },
+      payload: 'late',
+    });
+    expect(dav.statusCode, dav.body).toBe(401);
+    expect(await names()).toEqual([]);
+  });
+
+  it('does not land when create is withdrawn or the user removed meanwhile (session, WebDAV password, tus)', async () => {
+    meanwhile = () => setUser('carol', { perm: { ...ALL, create: false } });
+    const api = await t.req(carol, { method: 'POST', url: '/api/resources/a.txt', payload: 'late' });
+    expect([401, 403], api.body).toContain(api.statusCode);
+
+    await setUser('carol', { perm: ALL });
+    carol = await login('carol');
+    meanwhile = async () => t.ctx.store.users.delete(await carolId());
+    const dav = await t.app.inject({
+      method: 'PUT',
+      url: '/dav/b.txt',
+      headers: { authorization: basic('carol') },
+      payload: 'late',
+    });
+    expect(dav.statusCode, dav.body).toBe(401);
+
+    const dave = await login('dave');
+    const made = await t.req(dave, {
+      method: 'POST',
+      url: '/api/tus/c.txt',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '4' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    meanwhile = () => setUser('dave', { perm: { ...ALL, create: false } });
+    const last = await t.req(dave, {
+      method: 'PATCH',
+      url: '/api/tus/c.txt',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
+      payload: 'late',
+    });
+    expect([401, 403], last.body).toContain(last.statusCode);
+    expect(await names()).toEqual([]);
+  });
+
+  it('lands when nothing changed meanwhile', async () => {
+    const res = await t.req(carol, { method: 'POST', url: '/api/resources/a.txt', payload: 'on time' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await fs.readFile(file('a.txt'), 'utf8')).toBe('on time');
+  });
+});
+
+describe('a write that may not replace', () => {
+  const daveWrites = () => fs.writeFile(file('T.txt'), 'dave’s report');
+  // erin may create files, not modify them.
+  let erin: string;
+  beforeEach(async () => {
+    erin = await t.user('erin', { scope: '/shared', perm: { ...ALL, modify: false } });
+  });
+
+  it.each([
+    ['a POST without override', 'POST', '/api/resources/T.txt'],
+    ['a WebDAV PUT of a new name', 'PUT', '/dav/T.txt'],
+    ['a POST with override by a user who may not modify', 'POST', '/api/resources/T.txt?override=true'],
+  ] as const)('refuses, as %s, a file created meanwhile: 409, that file kept', async (_n, method, url) => {
+    meanwhile = daveWrites;
+    const res = url.startsWith('/dav/')
+      ? await t.app.inject({ method, url, headers: { authorization: basic('erin') }, payload: 'erin’s' })
+      : await t.req(erin, { method, url, payload: 'erin’s' });
+    expect(res.statusCode, res.body).toBe(409);
+    expect(await fs.readFile(file('T.txt'), 'utf8')).toBe('dave’s report');
+    expect(await names()).toEqual(['T.txt']);
+  });
+
+  it('refuses, as a resumable upload by a user who may not modify, a file created meanwhile', async () => {
+    const made = await t.req(erin, {
+      method: 'POST',
+      url: '/api/tus/T.txt?override=true',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '7' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    meanwhile = daveWrites;
+    const last = await t.req(erin, {
+      method: 'PATCH',
+      url: '/api/tus/T.txt',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
+      payload: 'erin  s',
+    });
+    expect(last.statusCode, last.body).toBe(409);
+    expect(await fs.readFile(file('T.txt'), 'utf8')).toBe('dave’s report');
+  });
+});
