@@ -177,6 +177,32 @@ describe('a copy of the database', () => {
  * its own rather than files (the trash, the jobs): each lists and acts on only what lies in the
  * token's folder, and names it as the token sees it.
  */
+describe('a whole-account API token of an administrator', () => {
+  it('reads the settings but never changes them: hooks, sign-up and retention stay as they are', async () => {
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/tokens',
+      headers: { 'x-auth': t.adminToken },
+      payload: { name: 'script', expiresInDays: 0, readOnly: false, current_password: ADMIN_PASSWORD },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const bearer = { authorization: `Bearer ${made.json<{ secret: string }>().secret}` };
+    const before = await t.app.inject({ method: 'GET', url: '/api/settings', headers: bearer });
+    expect(before.statusCode, before.body).toBe(200);
+    for (const payload of [
+      { commands: { after_upload: ['touch /tmp/by-token'] } },
+      { signup: true, defaults: { scope: '/' } },
+      { audit: { retentionDays: 1 } },
+    ]) {
+      const res = await t.app.inject({ method: 'PUT', url: '/api/settings', headers: bearer, payload });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.body).toContain('API tokens cannot be used here');
+    }
+    const after = await t.app.inject({ method: 'GET', url: '/api/settings', headers: bearer });
+    expect(after.json()).toEqual(before.json());
+  });
+});
+
 describe('a folder API token', () => {
   let session: string;
   let folderSecret: string;

@@ -6,7 +6,7 @@ import { badRequest } from '../../errors.js';
 import { validateRules } from '../../rules/validate.js';
 import { cleanUnsafeCommands } from '../../runner/options.js';
 import { emptyCommands, type StoredSettings } from '../../store/settings.js';
-import { ACCOUNT_CHANGES } from '../reach.js';
+import { ACCOUNT_CHANGES, SESSION_ONLY } from '../reach.js';
 import { statusLine } from '../openapi/declare.js';
 import { sendStatus } from '../replies.js';
 
@@ -104,7 +104,10 @@ export function settingsRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
     app.put(
       '/api/settings',
       {
-        config: { reach: ACCOUNT_CHANGES, needs: 'admin', audit: 'settings.update' },
+        // Never with a token: the settings hold what runs on the host (hooks, the shell), who may
+        // sign up and with which scope, and how long the audit log keeps its records, so that a
+        // leaked token could outlive its revocation by what it changed there.
+        config: { reach: SESSION_ONLY, needs: 'admin', audit: 'settings.update' },
         schema: {
           summary: 'change the global settings: keys left out keep their value',
           body: SettingsInput,
