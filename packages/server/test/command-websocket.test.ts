@@ -142,6 +142,31 @@ describe('command websocket', () => {
       }
     });
 
+    it('refuses wrappers, setuid programs and arguments that name a shell or an interpreter', async () => {
+      await setCommands(['sg', 'newgrp', 'setarch', 'choom', 'echo']);
+      for (const [line, why] of [
+        ['sg root -c id', /^Command not allowed: sg runs another program/],
+        ['newgrp', /^Command not allowed: newgrp runs another program/],
+        ['setarch x86_64 id', /^Command not allowed: setarch runs another program/],
+        ['choom -n 0 -- id', /^Command not allowed: choom runs another program/],
+        ['echo sh', /^Command not allowed: the argument "sh" names a shell or an interpreter/],
+        ['echo --with=python3.12', /^Command not allowed: the argument "--with=python3.12" names a shell/],
+      ] as const) {
+        const r = await run(`${s.url}/api/command/`, line, as(bobToken));
+        expect(r.lines[0], line).toMatch(why);
+        expect(r.code).toBe(1008);
+      }
+      const ok = await run(`${s.url}/api/command/`, 'echo python_notes shell', as(bobToken));
+      expect(ok).toMatchObject({ lines: ['python_notes shell'], code: 1000 });
+
+      // A setuid program the deny list does not name is refused by its mode.
+      await fs.copyFile('/bin/echo', path.join(s.bin, 'suid-echo'));
+      await fs.chmod(path.join(s.bin, 'suid-echo'), 0o4755);
+      await setCommands(['suid-echo']);
+      const setuid = await run(`${s.url}/api/command/`, 'suid-echo hi', as(bobToken));
+      expect(setuid.lines[0]).toMatch(/^Command not allowed: suid-echo runs with the rights of its owner/);
+    });
+
     it('runs a deny-listed command an administrator named in unsafeCommands', async () => {
       await setCommands(['env']);
       await saveSettings({ unsafeCommands: ['env'] });

@@ -58,7 +58,7 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
         username: 'carol',
         scope: '/users/carol',
         perm: PERM,
-        commands: ['cp', 'dd', 'ls', 'split', 'cat', 'rm', 'install', 'mkdir'],
+        commands: ['cp', 'dd', 'ls', 'split', 'cat', 'rm', 'install', 'mkdir', 'fallocate'],
         quota: QUOTA,
       },
       PASSWORD,
@@ -116,6 +116,25 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
     });
     await fs.writeFile(path.join(home, 'small.txt'), 'small\n');
     expect(await run(s, token, 'cp small.txt small2.txt')).toMatchObject({ code: 1000 });
+  });
+
+  it('refuses fallocate’s keep-size and range modes, which take space no size shows (a red-team finding)', async () => {
+    for (const line of [
+      'fallocate -n -l 300M hidden',
+      'fallocate -nl300M hidden',
+      'fallocate --keep-size -l 300M hidden',
+      'fallocate --keep -l 300M hidden',
+      'fallocate -z -o 0 -l 300M big.bin',
+    ]) {
+      const r = await run(s, token, line);
+      expect(r.code, line).toBe(1008);
+      expect(r.lines[0], line).toMatch(
+        /^Command not allowed: fallocate -.* takes disk space the quota cannot see\.$/,
+      );
+    }
+    expect((await fs.readdir(home)).sort()).toEqual(['big.bin']);
+    expect(await run(s, token, 'fallocate -l 100000 grown.bin')).toMatchObject({ code: 1000 });
+    expect(await usage()).toMatchObject({ used: 700_000 });
   });
 
   it('counts install as cp, every source as often as it is named (a red-team finding)', async () => {

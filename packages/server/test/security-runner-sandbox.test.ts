@@ -341,6 +341,10 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
           // The folders on the way to the scope are there, holding nothing but that way.
           `echo "served folder: $(ls -A '${s.root}') / $(ls -A '${s.root}/users')"`,
           `echo "processes $(ls /proc | grep -c '^[0-9]')"`,
+          // The host's kernel settings: the current value written back, which would change nothing.
+          'v=$(cat /proc/sys/kernel/printk_ratelimit) && (echo "$v" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo "kernel settings writable"',
+          '[ -w /proc/sysrq-trigger ] && echo "magic keys writable"',
+          `echo "tmp $(df -k --output=size /tmp | tail -1 | tr -d ' ') KiB"`,
           'grep CapEff /proc/self/status',
           'pwd',
           'exit 0',
@@ -354,6 +358,7 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
         'served folder: users / dave',
         // sh, peek's subshell, ls and grep, the sandbox's own first process: a handful.
         expect.stringMatching(/^processes [1-9]$/),
+        'tmp 262144 KiB',
         'CapEff:\t0000000000000000',
         path.join(s.root, 'users/dave'),
       ]);
@@ -449,6 +454,30 @@ describe('without a sandbox', () => {
         'bob only\n',
       );
       expect(await run(s, homey, 'cat a.txt', '/x')).toMatchObject({ lines: ['a'], code: 1000 });
+    } finally {
+      await stopServer(s);
+    }
+  });
+
+  it('names no program file of the served folder in any argument: a program given it would run it as the server', async () => {
+    const s = await startServer('off');
+    try {
+      await createAccount(
+        s.ctx,
+        { username: 'exy', scope: '/users/exy', perm: PERM, commands: ['cat', 'chmod'] },
+        PASSWORD,
+        'cli',
+      );
+      const exy = await login(s, 'exy');
+      await fs.mkdir(path.join(s.root, 'users/exy'), { recursive: true });
+      await fs.writeFile(path.join(s.root, 'users/exy/evil'), '#!/bin/sh\necho ran\n');
+      expect(await run(s, exy, 'cat evil')).toMatchObject({ lines: ['#!/bin/sh', 'echo ran'], code: 1000 });
+      expect(await run(s, exy, 'chmod +x evil')).toMatchObject({ code: 1000 });
+      const r = await run(s, exy, 'cat ./evil');
+      expect(r.code).toBe(1008);
+      expect(r.lines[0]).toMatch(
+        /^Command not allowed: the path "\.\/evil" is a program \(its execute bit is set\)/,
+      );
     } finally {
       await stopServer(s);
     }

@@ -1,3 +1,4 @@
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileAccess } from '../files/access/access.js';
 import { joinVirtual, type Scope } from '../files/access/resolver.js';
@@ -119,6 +120,7 @@ async function refusalOf(
   access: FileAccess,
   cwd: readonly string[],
   candidate: string,
+  noPrograms: boolean,
 ): Promise<string | undefined> {
   const scope = access.scope;
   const segments = segmentsOf(scope, cwd, candidate);
@@ -132,6 +134,12 @@ async function refusalOf(
   }
   if (!scope.allows(real)) return 'is outside your scope';
   if (!access.rulesAllowResolved('/' + stack.join('/'), real)) return 'is hidden by your rules';
+  if (noPrograms) {
+    const st = await fsp.stat(real).catch(() => undefined);
+    if (st?.isFile() && (st.mode & 0o111) !== 0) {
+      return "is a program (its execute bit is set): without the runner's sandbox (bubblewrap), nothing from the served files runs, not even through another program";
+    }
+  }
   return undefined;
 }
 
@@ -143,7 +151,11 @@ export async function checkArgumentPaths(
   access: FileAccess,
   cwdVirtual: string,
   args: readonly string[],
-  opts: { noParent?: boolean } = {},
+  /**
+   * Without a sandbox: no `..` (a folder moved meanwhile re-aims it), and no file with an execute
+   * bit (a program that runs what it is given would run it as the server).
+   */
+  opts: { noParent?: boolean; noPrograms?: boolean } = {},
 ): Promise<void> {
   const cwd = cwdVirtual.split('/').filter((s) => s !== '');
   const checks: Array<{ arg: string; candidate: string }> = [];
@@ -157,7 +169,7 @@ export async function checkArgumentPaths(
     const why =
       opts.noParent && candidate.split('/').includes('..')
         ? 'goes up with "..": without the runner\'s sandbox (bubblewrap), a folder moved while the command runs would make it lead elsewhere'
-        : await refusalOf(access, cwd, candidate);
+        : await refusalOf(access, cwd, candidate, opts.noPrograms ?? false);
     if (why) {
       const shown =
         arg === candidate ? JSON.stringify(arg) : `${JSON.stringify(candidate)} in ${JSON.stringify(arg)}`;

@@ -9,10 +9,11 @@ import { formatBytes } from '../files/change/quota-hold.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
-import { deniedCommand, deniedOption, MULTI_CALL_BINARIES } from './deny-list.js';
+import { deniedCommand, deniedOption, deniedProgramArgument, MULTI_CALL_BINARIES } from './deny-list.js';
 import { findExecutable, type Executable } from './executable.js';
 import { checkLinkOperands } from './link-sources.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
+import { optionIn, toolEntry, type OptionSet } from './option-words.js';
 import { deniedPathOption } from './path-options.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
@@ -39,7 +40,9 @@ export function checkNotRunner(
   const why =
     deniedCommand(name) ??
     (MULTI_CALL_BINARIES.includes(realName) ? undefined : deniedCommand(realName)) ??
-    deniedOption(name, args);
+    (exe.setId ? `${name} runs with the rights of its owner or group (setuid or setgid)` : undefined) ??
+    deniedOption(name, args) ??
+    deniedProgramArgument(args);
   if (why) {
     throw new CommandRefused(
       `Command not allowed: ${why}. An administrator can allow it in the unsafeCommands setting.`,
@@ -99,6 +102,30 @@ export interface PreparedCommand extends ProcessSpec {
  */
 const COPIERS = new Set(['cp', 'install']);
 
+/**
+ * Options that take disk space a file's size does not show (fallocate's keep-size, and the modes
+ * that move or zero ranges, which the file-size limit does not see either): the quota counts sizes,
+ * so these are refused, whoever allows the tool.
+ */
+const QUOTA_BLIND: Readonly<Record<string, OptionSet>> = {
+  fallocate: {
+    letters: 'npicz',
+    long: ['keep-size', 'punch-hole', 'insert-range', 'collapse-range', 'zero-range'],
+  },
+};
+
+function quotaBlindOption(names: readonly string[], args: readonly string[]): string | undefined {
+  for (const name of names) {
+    const set = toolEntry(name, (n) => QUOTA_BLIND[n]);
+    if (!set) continue;
+    for (const arg of args) {
+      const option = optionIn(arg, set);
+      if (option) return `${name} ${option} takes disk space the quota cannot see`;
+    }
+  }
+  return undefined;
+}
+
 /** A refusal for a command while the user's scope is over its quota. */
 function overQuota(used: number, limit: number): CommandRefused {
   return new CommandRefused(
@@ -146,7 +173,7 @@ export async function prepareCommand(
   checkNotRunner(name, args, exe, opts);
   // `unsafeCommands` lifts the rules above, never the scope: these stay.
   const names = [name, path.basename(exe.real)];
-  const pathOption = deniedPathOption(names, args);
+  const pathOption = deniedPathOption(names, args) ?? quotaBlindOption(names, args);
   if (pathOption) throw new CommandRefused(`Command not allowed: ${pathOption}.`);
 
   const access = await fileAccessFor(ctx, user);
@@ -170,7 +197,7 @@ export async function prepareCommand(
   try {
     const cwd = await workingFolder(access, virtualDir);
     held.add(() => cwd.close());
-    await checkArgumentPaths(access, cwd.virtual, args, { noParent: !mode.bwrap });
+    await checkArgumentPaths(access, cwd.virtual, args, { noParent: !mode.bwrap, noPrograms: !mode.bwrap });
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.

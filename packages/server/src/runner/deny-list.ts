@@ -296,6 +296,98 @@ export const DENY_LIST: ReadonlyArray<{ reason: string; names: readonly string[]
     ],
   },
   {
+    reason: 'runs another program, named in its arguments or found in its input',
+    names: [
+      'sg',
+      'newgrp',
+      'setarch',
+      'linux32',
+      'linux64',
+      'x86_64',
+      'i386',
+      'aarch64',
+      'arm64',
+      'uname26',
+      'choom',
+      'memusage',
+      'debconf',
+      'ip',
+      'numactl',
+      'cgexec',
+      'systemd-nspawn',
+      'runcon',
+      'chpst',
+      'softlimit',
+      'envdir',
+      'envuidgid',
+      'setuidgid',
+      'setlock',
+      'schedtool',
+      'cpulimit',
+      'trickle',
+      'torsocks',
+      'tsocks',
+      'proxychains*',
+      'ld-linux*',
+      'logrotate',
+      'run-mailcap',
+      'see',
+      'edit',
+      'print',
+      'compose',
+      'groff',
+      'nroff',
+      'troff',
+      'entr',
+      'dpkg',
+      'apt',
+      'apt-get',
+      'aptitude',
+      'rpm',
+      'vipe',
+      'chronic',
+      'ifne',
+      'lckdo',
+      'sash',
+      'rc',
+      'es',
+      'pike',
+      'tsx',
+      'rhino',
+      'busctl',
+      'dbus-send',
+      'sysctl',
+      'modprobe',
+      'insmod',
+      'ldconfig',
+      'update-alternatives',
+      'sotruss',
+      'uclampset',
+      'scriptlive',
+      'scriptreplay',
+      'vipw',
+      'vigr',
+      'byobu',
+      'gdbserver',
+      'rr',
+      'ansible*',
+      'salt*',
+      'puppet',
+      'chef-solo',
+      'tshark',
+      'dumpcap',
+      'flatpak',
+      'snap',
+      'openvt',
+      'login',
+      'passwd',
+      'chage',
+      'chpasswd',
+      'chsh',
+      'chfn',
+    ],
+  },
+  {
     // A link's target is resolved from the link's own folder, so the runner cannot confine it.
     reason: 'creates symbolic links',
     names: ['lndir', 'stow', 'xstow', 'symlinks'],
@@ -356,6 +448,38 @@ function matches(pattern: string, name: string): boolean {
 export function deniedCommand(name: string): string | undefined {
   for (const group of DENY_LIST) {
     if (group.names.some((p) => matches(p, name))) return `${name} ${group.reason}`;
+  }
+  return undefined;
+}
+
+/**
+ * The programs a wrapper would be given to run anything: shells and interpreters. An argument
+ * that is one of these names is refused (see `deniedProgramArgument`).
+ */
+const RUNNABLE_BY_NAME: readonly string[] = [
+  ...DENY_LIST[0]!.names,
+  ...['python*', 'pypy*', 'perl*', 'ruby*', 'node*', 'php*', 'lua*', 'tclsh*', 'wish*', 'jimsh'],
+  ...['deno', 'bun', 'Rscript', 'julia', 'guile*', 'awk', 'gawk', 'mawk', 'nawk', 'env', 'xargs'],
+];
+
+/**
+ * Why an argument names a shell or an interpreter, or undefined: a program given such a name
+ * (`setarch x86_64 sh`, `choom -n 0 -- sh`, `numactl -- python3`) most likely runs it, whether or
+ * not the deny list knows that program, so the name itself is refused. A value after `=` counts
+ * too; a pattern's `*` stands only for a version here (`python3.12`, not `python_notes.txt`).
+ */
+export function deniedProgramArgument(args: readonly string[]): string | undefined {
+  for (const arg of args) {
+    for (const word of [arg, arg.slice(arg.lastIndexOf('=') + 1)]) {
+      if (!word) continue;
+      const hit = RUNNABLE_BY_NAME.some((p) =>
+        p.endsWith('*')
+          ? word.startsWith(p.slice(0, -1)) && /^[0-9.]*$/.test(word.slice(p.length - 1))
+          : p === word,
+      );
+      if (hit)
+        return `the argument ${JSON.stringify(arg)} names a shell or an interpreter, which would run anything`;
+    }
   }
   return undefined;
 }

@@ -7,6 +7,8 @@ export interface Executable {
   path: string;
   /** Its real path, symlinks resolved (`/usr/bin/awk` may really be `/usr/bin/mawk`). */
   real: string;
+  /** It runs with its owner's or group's rights (setuid, setgid). */
+  setId: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function findExecutable(
       const st = await fsp.stat(candidate);
       if (!st.isFile()) continue;
       await fsp.access(candidate, fs.constants.X_OK);
-      return { path: candidate, real: await fsp.realpath(candidate) };
+      return { path: candidate, real: await fsp.realpath(candidate), setId: (st.mode & 0o6000) !== 0 };
     } catch {
       // not in this folder
     }

@@ -166,6 +166,9 @@ export function readOnlyTrees(layout: Pick<SandboxLayout, 'programFolders'>): st
   ];
 }
 
+/** What a command may keep in its own /tmp (sort's spill files, say). */
+export const TMP_BYTES = 256 * 1024 * 1024;
+
 /** Path depth, so that a mount never hides one made inside it. */
 const depth = (p: string) => (p === '/' ? 0 : p.split('/').length - 1);
 
@@ -184,8 +187,14 @@ export function sandboxArguments(layout: SandboxLayout): { args: string[]; fds: 
   }
   for (const f of ETC_FILES) add(f, () => ['--ro-bind-try', f, f]);
   add('/proc', () => ['--proc', '/proc']);
+  // The kernel's settings are the host's, whatever the namespaces: a program the sandbox runs as
+  // root must not change them (kernel.core_pattern names a program the kernel runs as the host's
+  // root), nor trigger the kernel's magic keys.
+  add('/proc/sys', () => ['--ro-bind', '/proc/sys', '/proc/sys']);
+  add('/proc/sysrq-trigger', () => ['--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger']);
   add('/dev', () => ['--dev', '/dev']);
-  add('/tmp', () => ['--tmpfs', '/tmp']);
+  // In memory, so bounded: what one command spills there counts against the machine's RAM.
+  add('/tmp', () => ['--size', String(TMP_BYTES), '--tmpfs', '/tmp']);
   const system = readOnlyTrees({ programFolders: [] });
   for (const dir of layout.programFolders) {
     if (system.some((s) => isInside(s, dir))) continue;
