@@ -137,6 +137,37 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
     expect(await usage()).toMatchObject({ used: 700_000 });
   });
 
+  it('counts what a command wrote into a file deleted while it ran, in the trash (a red-team finding)', async () => {
+    const pipe = path.join(home, 'pipe');
+    execFileSync('mkfifo', [pipe]);
+    const command = run(s, token, 'dd if=pipe of=grow.bin bs=1000');
+    // dd opens the pipe first and waits for this writer, then makes grow.bin.
+    const writer = await fs.open(pipe, 'w');
+    try {
+      await writer.write(Buffer.alloc(1_000, 'a'));
+      for (;;) {
+        if ((await fs.stat(path.join(home, 'grow.bin')).catch(() => undefined))?.size === 1_000) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const deleted = await s.app.inject({
+        method: 'DELETE',
+        url: '/api/resources/grow.bin',
+        headers: { 'x-auth': token },
+      });
+      expect(deleted.statusCode, deleted.body).toBe(204);
+      expect(deleted.headers['x-delete-outcome']).toBe('trash');
+      await writer.write(Buffer.alloc(50_000, 'b'));
+    } finally {
+      await writer.close();
+    }
+    expect(await command).toMatchObject({ code: 1000 });
+    const trash = await s.app.inject({ method: 'GET', url: '/api/trash', headers: { 'x-auth': token } });
+    expect(trash.json<Array<{ size: number }>>().map((i) => i.size)).toEqual([51_000]);
+    expect(await usage()).toMatchObject({ used: 651_000 });
+    const emptied = await s.app.inject({ method: 'DELETE', url: '/api/trash', headers: { 'x-auth': token } });
+    expect(emptied.statusCode, emptied.body).toBe(204);
+  });
+
   it('counts install as cp, every source as often as it is named (a red-team finding)', async () => {
     await fs.writeFile(path.join(home, 'f'), Buffer.alloc(100_000, 'f'));
     await fs.mkdir(path.join(home, 'd'));

@@ -6,6 +6,7 @@ import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { statFileSystem, type Pinned } from '../files/access/anchor.js';
 import { maskPrivatePaths } from '../files/access/private.js';
 import { formatBytes } from '../files/change/quota-hold.js';
+import { remeasureTrash } from '../files/change/trash.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
@@ -214,9 +215,15 @@ export async function prepareCommand(
     // What the command holds until it ends. One that ran is counted again before its room is
     // given back; one that never started only gives it back.
     const after = new Held();
+    // What is deleted from the scope while the command runs may still be written by it.
+    const since = Date.now();
     const done = async (started: boolean) => {
       try {
-        if (started) await lent.settle();
+        if (started) {
+          const place = access.rootPathOf(access.scope.real);
+          if (place !== undefined) await remeasureTrash(ctx, access, place, since);
+          await lent.settle();
+        }
       } finally {
         lent.release();
         await after.release();

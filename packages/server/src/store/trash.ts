@@ -91,6 +91,26 @@ export class TrashRepo {
     return rows.map((r) => r.user_id);
   }
 
+  /** Items deleted from `place` of a root or below it at `since` or later. */
+  async deletedBelowSince(rootId: string, place: string, since: number): Promise<StoredTrashItem[]> {
+    const prefix = place === '/' ? '/' : place + '/';
+    const rows = await this.sql
+      .selectFrom('trash')
+      .selectAll()
+      .where('root_id', '=', rootId)
+      .where('deleted_at', '>=', since)
+      .where((eb) =>
+        eb.or([eb('root_path', '=', place), eb(sql`substr(root_path, 1, ${prefix.length})`, '=', prefix)]),
+      )
+      .execute();
+    return rows.map(fromRow);
+  }
+
+  /** What an item holds, measured again. */
+  async setSize(id: string, size: number): Promise<void> {
+    await this.sql.updateTable('trash').set({ size }).where('id', '=', id).execute();
+  }
+
   /** Bytes of the items deleted from `place` of a root or below it (`/` for the whole root). */
   async bytesBelow(rootId: string, place: string): Promise<number> {
     const prefix = place === '/' ? '/' : place + '/';

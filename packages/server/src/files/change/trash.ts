@@ -91,6 +91,26 @@ async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise
   }
 }
 
+/**
+ * Measures again what was deleted from `place` (a place below the root) or below it since `since`:
+ * a program that still had a file open when it was deleted (a command writing it) goes on growing
+ * it in the trash, where the size recorded at the delete would not count it.
+ */
+export async function remeasureTrash(
+  ctx: AppContext,
+  access: FileAccess,
+  place: string,
+  since: number,
+): Promise<void> {
+  for (const item of await ctx.store.trash.deletedBelowSince(access.root.id, place, since)) {
+    const name = path.posix.basename(item.rootPath);
+    const size = await inTrash(ctx, itemSegments(item), false, (folder) =>
+      sizeOf(access, folder, name),
+    ).catch(() => undefined);
+    if (size !== undefined && size !== item.size) await ctx.store.trash.setSize(item.id, size);
+  }
+}
+
 export interface Trashed {
   item: StoredTrashItem;
   /** Moved across file systems by copying (no rename possible). */
