@@ -283,6 +283,40 @@ describe('the writer', () => {
     }
   });
 
+  it('writes sixty refused requests of a signed-in user a minute, then one summary; what users did, always', async () => {
+    const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-audit-log-'));
+    const store = await openStore(path.join(base, 'fb.db'));
+    try {
+      const log = new AuditLog(store.audit, t.ctx.log, { flushMs: 3_600_000 });
+      const minute = 1_000_000;
+      const long = '/' + 'x'.repeat(3_700);
+      for (let n = 0; n < 2_000; n++) {
+        log.record(
+          { ...sample, userId: 7, username: 'carol', status: 404, action: 'file.delete', path: long },
+          minute,
+        );
+      }
+      for (let n = 0; n < 100; n++)
+        log.record({ ...sample, userId: 7, username: 'carol', path: `/${n}` }, minute);
+      log.record({ ...sample, userId: 8, username: 'dave', status: 403 }, minute);
+      log.record({ ...sample, userId: 8, username: 'dave', status: 403 }, minute + 60_000);
+      await log.flush();
+      const records = await store.audit.list({}, 100_000);
+      expect(
+        records.filter((r) => r.username === 'carol' && r.status === 404 && r.path === long),
+      ).toHaveLength(60);
+      expect(records.filter((r) => r.username === 'carol' && r.status === 200)).toHaveLength(100);
+      expect(records.filter((r) => r.detail !== '').map((r) => r.detail)).toEqual([
+        '1940 more refused requests by carol in the last minute',
+      ]);
+      expect(records.filter((r) => r.username === 'dave')).toHaveLength(2);
+      await log.close();
+    } finally {
+      await store.close();
+      await fs.rm(base, { recursive: true, force: true });
+    }
+  });
+
   it('writes at most 151 records a minute of requests nobody signed in for, from however many addresses', async () => {
     const base = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-audit-log-'));
     const store = await openStore(path.join(base, 'fb.db'));

@@ -3,6 +3,7 @@ import { inBackground } from '../background.js';
 import { LINE_BREAKING } from '../logging.js';
 import type { AuditRecord, AuditRepo } from '../store/audit.js';
 import { AnonymousRecords } from './anonymous.js';
+import { RefusedRecords } from './refused.js';
 
 export { ANONYMOUS_RECORDS_PER_ADDRESS } from './anonymous.js';
 
@@ -56,7 +57,8 @@ export interface AuditLogOptions {
  * bench's listing and upload rows must not move). The queue is bounded: if the database refuses
  * writes for long, the oldest records are dropped and the loss is logged once the database takes
  * writes again. Every field is bounded (`boundedRecord`), and records of requests nobody signed in
- * for are throttled per address and summed up when they flood (`AnonymousRecords`).
+ * for are throttled per address and summed up when they flood (`AnonymousRecords`), and a signed-in
+ * user's refused requests per user (`RefusedRecords`).
  */
 export class AuditLog {
   private queue: AuditRecord[] = [];
@@ -68,6 +70,7 @@ export class AuditLog {
   private readonly flushMs: number;
   private readonly maxQueued: number;
   private readonly anonymous = new AnonymousRecords();
+  private readonly refused = new RefusedRecords();
   /** Ends the anonymous records' window when it holds counted records and nothing else does. */
   private summaryTimer: NodeJS.Timeout | undefined;
 
@@ -83,25 +86,24 @@ export class AuditLog {
 
   /** Queues a record; never throws, never waits. */
   record(record: AuditRecord, now = Date.now()): void {
-    if (record.userId === 0) {
-      const { write, summaries } = this.anonymous.admit(record, now);
-      for (const summary of summaries) this.enqueue(summary);
-      if (write) this.enqueue(record);
-      this.summaryDue();
-      return;
-    }
-    this.enqueue(record);
+    const { write, summaries } = (record.userId === 0 ? this.anonymous : this.refused).admit(record, now);
+    for (const summary of summaries) this.enqueue(summary);
+    if (write) this.enqueue(record);
+    this.summaryDue();
   }
 
   /** Writes the summaries of the current window of anonymous records now (as when it ends). */
   private summarise(now = Date.now()): void {
     clearTimeout(this.summaryTimer);
     this.summaryTimer = undefined;
-    for (const summary of this.anonymous.roll(now)) this.enqueue(summary);
+    for (const summary of [...this.anonymous.roll(now), ...this.refused.roll(now)]) this.enqueue(summary);
   }
 
   private summaryDue(): void {
-    const until = this.anonymous.pendingUntil();
+    const ends = [this.anonymous.pendingUntil(), this.refused.pendingUntil()].filter(
+      (t): t is number => t !== undefined,
+    );
+    const until = ends.length > 0 ? Math.min(...ends) : undefined;
     if (until === undefined || this.summaryTimer || this.closed) return;
     this.summaryTimer = setTimeout(() => this.summarise(), Math.max(0, until - Date.now()));
     this.summaryTimer.unref();
