@@ -300,6 +300,16 @@ describe('POST /api/trash/:id/restore', () => {
     expect(await exists(path.join(itemDir(item), 'sub', 'b.txt'))).toBe(true);
   });
 
+  it('refuses a folder restored under another name when a rule hides part of it at its place (a red-team finding)', async () => {
+    const item = await trash(alice, '/docs/sub');
+    await setUser('alice', { rules: [deny('/docs/sub/b.txt')] });
+    await fs.mkdir(path.join(t.root, 'docs', 'sub'));
+    const res = await restore(alice, item.id, '?rename=true');
+    expect(res.statusCode, res.body).toBe(403);
+    expect(await fs.readdir(path.join(t.root, 'docs'))).toEqual(['a.txt', 'sub']);
+    expect((await list(alice)).map((i) => i.id)).toEqual([item.id]);
+  });
+
   it('makes the missing folders on the way again and says so', async () => {
     const item = await trash(alice, '/docs/sub/b.txt');
     await fs.rm(path.join(t.root, 'docs'), { recursive: true });

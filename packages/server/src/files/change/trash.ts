@@ -378,7 +378,10 @@ export async function restoreItem(
     await access.locks.assertWritable(access, dst, { deep: true, member: true });
     return await inTrash(ctx, itemSegments(item), false, async (folder) => {
       // Every refusal comes before anything changes: the item stays, the existing entry too.
-      await assertRulesAllow(access, folder, name, dst.virtual, dst.real);
+      // At its original place too: restored under another name, what a rule hides there would show.
+      for (const place of dst === target ? [dst] : [target, dst]) {
+        await assertRulesAllow(access, folder, name, place.virtual, place.real);
+      }
       // The trash counted the item in the scopes it goes back to: it adds nothing to them, but
       // a scope already over its quota (lowered since) takes nothing back.
       const quota = await access.quota.reserve(access, dst.real, 0);
