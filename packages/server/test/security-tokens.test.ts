@@ -266,6 +266,12 @@ describe('a folder API token', () => {
     expect((await bearer({ method: 'DELETE', url: '/api/resources/again.txt' })).statusCode).toBe(204);
     const mine = (await bearer({ method: 'GET', url: '/api/trash' })).json<TrashItem[]>();
     expect(mine.map((i) => i.path)).toEqual(['/again.txt']);
+    // The session, and the audit log, name it from the whole scope (a red-team finding).
+    const seen = (await t.request(session, { method: 'GET', url: '/api/trash' })).json<TrashItem[]>();
+    expect(seen.find((i) => i.id === mine[0]!.id)?.path).toBe('/docs/again.txt');
+    await t.ctx.audit.flush();
+    const deletes = await t.ctx.store.audit.list({ action: 'file.delete' }, 10);
+    expect(deletes.filter((r) => r.detail.includes('token')).map((r) => r.path)).toEqual(['/docs/again.txt']);
     const back = await bearer({ method: 'POST', url: `/api/trash/${mine[0]!.id}/restore` });
     expect(back.statusCode, back.body).toBe(200);
     expect(back.json()).toMatchObject({ path: '/again.txt' });

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerContext } from '../services.js';
 import { logFailedLogin } from '../http/access-log.js';
 import { pathOnly } from '../logging.js';
+import { joinScopePath } from '../store/db.js';
 import { purgeExpiredAudit } from './retention.js';
 import { TokenUseThrottle } from './token-use.js';
 
@@ -179,11 +180,29 @@ function write(ctx: ServerContext, request: FastifyRequest, status: number, d: A
     username: signedIn.username || (d.username ?? ''),
     address: signedIn.address,
     action: d.action,
-    path: d.path ?? '',
-    destination: d.destination ?? '',
+    path: inScope(request, d.path ?? ''),
+    destination: inScope(request, d.destination ?? ''),
     status,
     detail: withToken(d.detail ?? '', request),
   });
+}
+
+/**
+ * A path as the user sees it in their whole scope. A request confined to one folder (an API token
+ * limited to it) names paths inside that folder; its records name them from the scope, as every
+ * other record of the user does, so that a search by path finds them.
+ */
+function inScope(request: FastifyRequest, p: string): string {
+  const confinedTo = request.user?.confinedTo;
+  if (!p || confinedTo === undefined) return p;
+  const scope = joinScopePath(request.user!.scope, '');
+  const base =
+    scope === '/'
+      ? confinedTo
+      : confinedTo.startsWith(scope + '/')
+        ? confinedTo.slice(scope.length)
+        : confinedTo;
+  return base === '/' ? p : p === '/' ? base : base + p;
 }
 
 /** Requests made with a personal API token say which (its use is also recorded apart, throttled). */

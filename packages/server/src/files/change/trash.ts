@@ -142,7 +142,8 @@ export async function moveToTrash(
         userId: user.id,
         rootId: access.root.id,
         rootPath,
-        path: r.virtual,
+        // Where it was in the user's whole scope (a folder token's view names it inside its folder).
+        path: access.scopePathOf(r.virtual),
         size,
         isDir: !!r.linkStat?.isDirectory(),
         deletedBy: user.username,
