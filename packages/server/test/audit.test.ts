@@ -322,6 +322,10 @@ describe('records of each kind', () => {
     expect(await last('file.move', 'alice')).toMatchObject({ path: '/davdir/x.txt', destination: '/y.txt' });
     expect((await davReq('DELETE', '/dav/y.txt')).statusCode).toBe(204);
     expect(await last('file.delete', 'alice')).toMatchObject({ path: '/y.txt', detail: 'dav' });
+    const lockinfo =
+      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+    expect((await davReq('LOCK', '/dav/locked.txt', {}, lockinfo)).statusCode).toBe(201);
+    expect(await last('file.upload', 'alice')).toMatchObject({ path: '/locked.txt', detail: 'dav' });
     // Reads are not records.
     const before = (await audit({ user: 'alice', limit: '1000' })).items.length;
     expect((await davReq('PROPFIND', '/dav/', { depth: '1' })).statusCode).toBe(207);

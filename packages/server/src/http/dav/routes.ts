@@ -110,6 +110,8 @@ function davAudit(ctx: ServerContext): AuditDeclaration {
       COPY: 'file.copy',
       MOVE: 'file.move',
     };
+    // A LOCK of an unmapped URL makes an empty file there (201): an upload like a PUT's.
+    if (reply.statusCode === 201) writes.LOCK = 'file.upload';
     let action = writes[request.method];
     if (!action) return undefined;
     let path: string;
