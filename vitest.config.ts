@@ -98,6 +98,7 @@ export default defineConfig({
             'test/webdav.test.ts',
             'test/security-webdav-locks.test.ts',
             'test/security-tokens.test.ts',
+            'test/instances.test.ts',
             'test/security-accounts.test.ts',
             'test/command-websocket.test.ts',
           ],
