@@ -258,7 +258,7 @@ describe('using tokens', () => {
     expect((await bearer(made.secret, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(200);
     // A day later, as the check sees it.
     const stored = (await t.ctx.store.apiTokens.get(made.id))!;
-    const reservation = { succeeded: () => undefined };
+    const reservation = { succeeded: () => Promise.resolve() };
     await expect(verifyApiTokenSecret(t.ctx, made.secret, reservation, stored.expiresAt)).rejects.toThrow(
       /expired/,
     );

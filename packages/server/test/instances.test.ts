@@ -25,7 +25,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
   let b: BuiltApp;
 
   beforeEach(async () => {
-    a = await startTestApp();
+    a = await startTestApp({ loginRateLimit: 3 });
     bStore = await openStore(a.ctx.config.database);
     b = await buildApp(a.ctx.config, bStore);
     await b.app.ready();
@@ -61,6 +61,22 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
     expect(again.statusCode).toBe(200);
     expect((await a.request(again.body, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(200);
+  });
+
+  it('count wrong passwords together: N instances do not allow N times the guesses', async () => {
+    const wrong = (app: TestApp['app']) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/login',
+        payload: { username: 'admin', password: 'wrong' },
+        remoteAddress: '198.51.100.7',
+      });
+    expect((await wrong(a.app)).statusCode).toBe(403);
+    expect((await wrong(b.app)).statusCode).toBe(403);
+    expect((await wrong(a.app)).statusCode).toBe(403);
+    const fourth = await wrong(b.app);
+    expect(fourth.statusCode).toBe(429);
+    expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
   });
 
   it('put a setting saved on one in force on the other', async () => {

@@ -99,7 +99,7 @@ export async function verifyApiTokenSecret(
   const given = hashSecret(parts?.secret ?? value);
   if (!crypto.timingSafeEqual(expected, given) || !token) throw unauthorized('the API token is not valid');
   const grant = await liveGrant(ctx, token, now);
-  reservation.succeeded(now);
+  await reservation.succeeded(now);
   if (now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) await ctx.store.apiTokens.touch(token.id, now);
   return grant;
 }

@@ -7,9 +7,14 @@ const WINDOW = 60_000;
 const T0 = 1_000_000;
 
 /** The Retry-After of a refused guess, or 0 when the guess was counted. */
-function refusedFor(throttle: GuessThrottle, address: string, subject: string, now = T0): number {
+async function refusedFor(
+  throttle: GuessThrottle,
+  address: string,
+  subject: string,
+  now = T0,
+): Promise<number> {
   try {
-    throttle.reserve(address, subject, now);
+    await throttle.reserve(address, subject, now);
     return 0;
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
@@ -19,61 +24,65 @@ function refusedFor(throttle: GuessThrottle, address: string, subject: string, n
 }
 
 describe('GuessThrottle', () => {
-  it('counts every reserved guess, so the limit holds however many arrive at once', () => {
+  it('counts every reserved guess, so the limit holds however many arrive at once', async () => {
     const throttle = new GuessThrottle(5, WINDOW, 'slow down');
-    const answers = Array.from({ length: 50 }, () => refusedFor(throttle, '10.0.0.1', 'admin'));
+    // All at once: each is counted before any is checked.
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => refusedFor(throttle, '10.0.0.1', 'admin')),
+    );
     expect(answers.filter((a) => a === 0)).toHaveLength(5);
     expect(answers.slice(5).every((a) => a === 60)).toBe(true);
   });
 
-  it('lets the window pass', () => {
+  it('lets the window pass', async () => {
     const throttle = new GuessThrottle(2, WINDOW, 'slow down');
-    refusedFor(throttle, '10.0.0.1', 'admin');
-    refusedFor(throttle, '10.0.0.1', 'admin');
-    expect(refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW - 1000)).toBe(1);
-    expect(refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW)).toBe(0);
+    await refusedFor(throttle, '10.0.0.1', 'admin');
+    await refusedFor(throttle, '10.0.0.1', 'admin');
+    expect(await refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW - 1000)).toBe(1);
+    expect(await refusedFor(throttle, '10.0.0.1', 'admin', T0 + WINDOW)).toBe(0);
   });
 
-  it('limits one address over all subjects', () => {
+  it('limits one address over all subjects', async () => {
     const throttle = new GuessThrottle(3, WINDOW, 'slow down');
-    for (const user of ['a', 'b', 'c']) expect(refusedFor(throttle, '10.0.0.1', user)).toBe(0);
-    expect(refusedFor(throttle, '10.0.0.1', 'd')).toBeGreaterThan(0);
-    expect(refusedFor(throttle, '10.0.0.2', 'd')).toBe(0);
+    for (const user of ['a', 'b', 'c']) expect(await refusedFor(throttle, '10.0.0.1', user)).toBe(0);
+    expect(await refusedFor(throttle, '10.0.0.1', 'd')).toBeGreaterThan(0);
+    expect(await refusedFor(throttle, '10.0.0.2', 'd')).toBe(0);
   });
 
-  it('forgets the failures of an address for a subject after a right guess', () => {
+  it('forgets the failures of an address for a subject after a right guess', async () => {
     const throttle = new GuessThrottle(4, WINDOW, 'slow down');
-    for (let i = 0; i < 3; i++) refusedFor(throttle, '10.0.0.1', 'admin');
-    throttle.reserve('10.0.0.1', 'admin', T0).succeeded(T0);
-    for (let i = 0; i < 4; i++) expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
-    expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+    for (let i = 0; i < 3; i++) await refusedFor(throttle, '10.0.0.1', 'admin');
+    await (await throttle.reserve('10.0.0.1', 'admin', T0)).succeeded(T0);
+    for (let i = 0; i < 4; i++) expect(await refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
+    expect(await refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
   });
 
-  it('never refuses an address that has not failed, and tightens the others under attack', () => {
+  it('never refuses an address that has not failed, and tightens the others under attack', async () => {
     const throttle = new GuessThrottle(8, WINDOW, 'slow down');
-    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
-    expect(refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
+    for (let i = 0; i < 8; i++) expect(await refusedFor(throttle, '10.0.0.1', 'admin')).toBe(0);
+    expect(await refusedFor(throttle, '10.0.0.1', 'admin')).toBeGreaterThan(0);
     // Under attack: a quarter of the limit (two) for every further address.
     for (const address of ['10.0.1.1', '10.0.2.2', '10.0.3.3']) {
-      expect(refusedFor(throttle, address, 'admin')).toBe(0);
-      expect(refusedFor(throttle, address, 'admin')).toBe(0);
-      expect(refusedFor(throttle, address, 'admin')).toBeGreaterThan(0);
+      expect(await refusedFor(throttle, address, 'admin')).toBe(0);
+      expect(await refusedFor(throttle, address, 'admin')).toBe(0);
+      expect(await refusedFor(throttle, address, 'admin')).toBeGreaterThan(0);
     }
     // Other subjects are not under attack.
-    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.9.9', 'bob')).toBe(0);
+    for (let i = 0; i < 8; i++) expect(await refusedFor(throttle, '10.0.9.9', 'bob')).toBe(0);
     // The attack is remembered longer than the window, and forgotten after.
-    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
-    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
-    expect(refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBeGreaterThan(0);
-    for (let i = 0; i < 8; i++) expect(refusedFor(throttle, '10.0.5.5', 'admin', T0 + 4 * WINDOW)).toBe(0);
+    expect(await refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
+    expect(await refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBe(0);
+    expect(await refusedFor(throttle, '10.0.4.4', 'admin', T0 + WINDOW)).toBeGreaterThan(0);
+    for (let i = 0; i < 8; i++)
+      expect(await refusedFor(throttle, '10.0.5.5', 'admin', T0 + 4 * WINDOW)).toBe(0);
   });
 
-  it('counts an IPv6 /64 as one address', () => {
+  it('counts an IPv6 /64 as one address', async () => {
     const throttle = new GuessThrottle(2, WINDOW, 'slow down');
-    expect(refusedFor(throttle, '2001:db8:1:2::1', 'admin')).toBe(0);
-    expect(refusedFor(throttle, '2001:db8:1:2:ffff::9', 'admin')).toBe(0);
-    expect(refusedFor(throttle, '2001:db8:1:2:abcd:1:2:3', 'x')).toBeGreaterThan(0);
-    expect(refusedFor(throttle, '2001:db8:1:3::1', 'x')).toBe(0);
+    expect(await refusedFor(throttle, '2001:db8:1:2::1', 'admin')).toBe(0);
+    expect(await refusedFor(throttle, '2001:db8:1:2:ffff::9', 'admin')).toBe(0);
+    expect(await refusedFor(throttle, '2001:db8:1:2:abcd:1:2:3', 'x')).toBeGreaterThan(0);
+    expect(await refusedFor(throttle, '2001:db8:1:3::1', 'x')).toBe(0);
   });
 });
 
@@ -103,31 +112,30 @@ class CountingLimiter extends AttemptLimiter {
 }
 
 describe('AttemptLimiter', () => {
-  it('walks its windows rarely however many are live, and forgets the ended ones', () => {
+  it('walks its windows rarely however many are live, and forgets the ended ones', async () => {
     const limiter = new CountingLimiter(60_000);
     const start = 1_000_000;
-    for (let i = 0; i < 25_000; i++) limiter.take(`a${i}`, start);
+    for (let i = 0; i < 25_000; i++) await limiter.take(`a${i}`, start);
     // Live windows cannot be swept away: the walks grow rarer as their number grows.
     expect(limiter.sweeps).toBeLessThanOrEqual(2);
-    expect(limiter.count('a0', start)).toBe(1);
+    expect(await limiter.count('a0', start)).toBe(1);
 
     const later = start + 60_000;
-    for (let i = 0; i < 25_000; i++) limiter.take(`b${i}`, later);
-    expect(limiter.count('a0', later)).toBe(0);
-    expect(limiter.count('b0', later)).toBe(1);
+    for (let i = 0; i < 25_000; i++) await limiter.take(`b${i}`, later);
+    expect(await limiter.count('a0', later)).toBe(0);
+    expect(await limiter.count('b0', later)).toBe(1);
     expect(limiter.sweeps).toBeLessThanOrEqual(4);
   });
 
-  it('counts, gives back and clears the attempts of a key within its window', () => {
+  it('counts, gives back and clears the attempts of a key within its window', async () => {
     const limiter = new AttemptLimiter(1_000);
-    for (let i = 0; i < 3; i++) limiter.take('k', 0);
-    expect(limiter.retryAfter('k', 3, 0)).toBe(1);
-    expect(limiter.retryAfter('k', 4, 0)).toBe(0);
-    limiter.give('k', 2, 0);
-    expect(limiter.count('k', 0)).toBe(1);
-    expect(limiter.clear('k', 0)).toBe(1);
-    expect(limiter.count('k', 0)).toBe(0);
-    limiter.take('k', 0);
-    expect(limiter.count('k', 1_000)).toBe(0);
+    for (let i = 0; i < 3; i++) await limiter.take('k', 0);
+    expect(await limiter.take('k', 0)).toEqual({ count: 4, resetAt: 1_000 });
+    await limiter.give('k', 3, 0);
+    expect(await limiter.count('k', 0)).toBe(1);
+    expect(await limiter.clear('k', 0)).toBe(1);
+    expect(await limiter.count('k', 0)).toBe(0);
+    await limiter.take('k', 0);
+    expect(await limiter.count('k', 1_000)).toBe(0);
   });
 });

@@ -1,57 +1,66 @@
 import { AppError } from '../errors.js';
+import type { AttemptsRepo, AttemptWindow } from '../store/attempts.js';
 import { addressKey } from './ip.js';
 
 const SWEEP_AT_LEAST = 10_000;
 
 /**
- * A fixed-window attempt counter per key. In memory: limits reset on restart, which is
+ * Attempts counted per key in fixed windows: what a throttle counts with. In this process
+ * (`AttemptLimiter`), or in the database where several instances share it (`SharedAttempts`).
+ */
+export interface AttemptCounter {
+  /** Attempts counted for `key` in its current window. */
+  count(key: string, now: number): Promise<number>;
+  /** Counts one attempt; answers the key's window as it is then. */
+  take(key: string, now: number): Promise<AttemptWindow>;
+  /** Uncounts `n` attempts (never below zero). */
+  give(key: string, n: number, now: number): Promise<void>;
+  /** Forgets `key`; answers how many attempts it had. */
+  clear(key: string, now: number): Promise<number>;
+}
+
+/**
+ * A fixed-window attempt counter per key, in memory: limits reset on restart, which is
  * acceptable for brute-force throttling on a single process.
  */
-export class AttemptLimiter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
-  /** The size past which ended windows are swept: doubled past what a sweep leaves, so a map of
-   * live windows is not walked on every attempt. */
+export class AttemptLimiter implements AttemptCounter {
+  private readonly windows = new Map<string, AttemptWindow>();
+  /**
+   * The size past which ended windows are swept: doubled past what a sweep leaves, so a map of
+   * live windows is not walked on every attempt.
+   */
   private sweepAt = SWEEP_AT_LEAST;
 
   constructor(private readonly windowMs: number) {}
 
-  /** Attempts counted for `key` in its current window. */
-  count(key: string, now = Date.now()): number {
+  count(key: string, now = Date.now()): Promise<number> {
     const w = this.windows.get(key);
-    return w && w.resetAt > now ? w.count : 0;
+    return Promise.resolve(w && w.resetAt > now ? w.count : 0);
   }
 
-  /** Seconds until `key` is under `limit` again, or 0 when it is under it now. */
-  retryAfter(key: string, limit: number, now = Date.now()): number {
-    const w = this.windows.get(key);
-    if (!w || w.resetAt <= now || w.count < limit) return 0;
-    return Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-  }
-
-  /** Counts one attempt. */
-  take(key: string, now = Date.now()): void {
+  take(key: string, now = Date.now()): Promise<AttemptWindow> {
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
       w = { count: 0, resetAt: now + this.windowMs };
       this.windows.set(key, w);
     }
     w.count++;
+    const taken = { ...w };
     if (this.windows.size > this.sweepAt) {
       this.sweep(now);
       this.sweepAt = Math.max(SWEEP_AT_LEAST, this.windows.size * 2);
     }
+    return Promise.resolve(taken);
   }
 
-  /** Uncounts `n` attempts (never below zero). */
-  give(key: string, n: number, now = Date.now()): void {
+  give(key: string, n: number, now = Date.now()): Promise<void> {
     const w = this.windows.get(key);
-    if (!w || w.resetAt <= now) return;
-    w.count = Math.max(0, w.count - n);
+    if (w && w.resetAt > now) w.count = Math.max(0, w.count - n);
+    return Promise.resolve();
   }
 
-  /** Forgets `key`; answers how many attempts it had. */
-  clear(key: string, now = Date.now()): number {
-    const n = this.count(key, now);
+  async clear(key: string, now = Date.now()): Promise<number> {
+    const n = await this.count(key, now);
     this.windows.delete(key);
     return n;
   }
@@ -62,13 +71,65 @@ export class AttemptLimiter {
   }
 }
 
+/** How many attempts pass between two sweeps of the ended windows in the database. */
+const SHARED_SWEEP_EVERY = 1000;
+
+/** Attempts counted in the database (`kind` names the counter): every instance on it sees them. */
+export class SharedAttempts implements AttemptCounter {
+  private takes = 0;
+
+  constructor(
+    private readonly repo: AttemptsRepo,
+    private readonly kind: string,
+    private readonly windowMs: number,
+  ) {}
+
+  async count(key: string, now = Date.now()): Promise<number> {
+    return (await this.repo.get(this.kind, key, now))?.count ?? 0;
+  }
+
+  async take(key: string, now = Date.now()): Promise<AttemptWindow> {
+    if (++this.takes % SHARED_SWEEP_EVERY === 0) await this.repo.sweep(now);
+    return await this.repo.take(this.kind, key, this.windowMs, now);
+  }
+
+  async give(key: string, n: number, now = Date.now()): Promise<void> {
+    await this.repo.give(this.kind, key, n, now);
+  }
+
+  async clear(key: string, now = Date.now()): Promise<number> {
+    const n = await this.count(key, now);
+    await this.repo.remove(this.kind, key);
+    return n;
+  }
+}
+
 /** A guess counted before it is checked; tell it when the guess was right. */
 export interface Reservation {
-  succeeded(now?: number): void;
+  succeeded(now?: number): Promise<void>;
 }
 
 /** How long a subject's failures from all addresses are remembered, in login windows. */
 const SUBJECT_MEMORY_WINDOWS = 4;
+
+/** Makes the counter named `kind` with windows of `windowMs`. */
+export type CounterMaker = (kind: string, windowMs: number) => AttemptCounter;
+
+const inMemory: CounterMaker = (_kind, windowMs) => new AttemptLimiter(windowMs);
+
+/**
+ * The counters of the throttle `name`: in this process on a SQLite file (one server process
+ * holds it), in the database where several instances share it (PostgreSQL), so that N instances
+ * do not allow N times the guesses.
+ */
+export function countersFor(
+  store: { instance: { shared: boolean }; attempts: AttemptsRepo },
+  name: string,
+): CounterMaker {
+  return store.instance.shared
+    ? (kind, windowMs) => new SharedAttempts(store.attempts, `${name}:${kind}`, windowMs)
+    : inMemory;
+}
 
 /**
  * Throttles guesses of a secret (a user's password, a share link's password) so that nobody can
@@ -82,23 +143,25 @@ const SUBJECT_MEMORY_WINDOWS = 4;
  *   that has not failed still gets its tries, so wrong guesses from one place never keep out the
  *   right one from another.
  *
- * Every guess is counted before the secret is checked, so parallel guesses cannot outrun the
- * count: at most `limit` checks run per address and window, however many arrive at once.
+ * Every guess is counted before the secret is checked, and refused once the count passes the
+ * limit, so parallel guesses cannot outrun it: at most `limit` checks run per address and window,
+ * however many arrive at once, through however many instances share the counters.
  */
 export class GuessThrottle {
-  private readonly byAddress: AttemptLimiter;
-  private readonly byPair: AttemptLimiter;
-  private readonly bySubject: AttemptLimiter;
+  private readonly byAddress: AttemptCounter;
+  private readonly byPair: AttemptCounter;
+  private readonly bySubject: AttemptCounter;
   private readonly underAttack: number;
 
   constructor(
     private readonly limit: number,
     windowMs: number,
     private readonly message: string,
+    counters: CounterMaker = inMemory,
   ) {
-    this.byAddress = new AttemptLimiter(windowMs);
-    this.byPair = new AttemptLimiter(windowMs);
-    this.bySubject = new AttemptLimiter(windowMs * SUBJECT_MEMORY_WINDOWS);
+    this.byAddress = counters('address', windowMs);
+    this.byPair = counters('pair', windowMs);
+    this.bySubject = counters('subject', windowMs * SUBJECT_MEMORY_WINDOWS);
     this.underAttack = Math.max(1, Math.ceil(limit / 4));
   }
 
@@ -106,23 +169,35 @@ export class GuessThrottle {
    * Counts a guess from `address` at `subject`, or throws 429 with Retry-After when it may not
    * guess now (saying `message`, by default the throttle's).
    */
-  reserve(address: string, subject: string, now = Date.now(), message = this.message): Reservation {
+  async reserve(
+    address: string,
+    subject: string,
+    now = Date.now(),
+    message = this.message,
+  ): Promise<Reservation> {
     const addr = addressKey(address);
     const pair = `${addr}\n${subject}`;
-    const pairLimit = this.bySubject.count(subject, now) >= this.limit ? this.underAttack : this.limit;
-    const wait = Math.max(
-      this.byAddress.retryAfter(addr, this.limit, now),
-      this.byPair.retryAfter(pair, pairLimit, now),
-    );
-    if (wait > 0) throw new AppError('too_many_requests', message, { 'Retry-After': String(wait) });
-    this.byAddress.take(addr, now);
-    this.byPair.take(pair, now);
-    this.bySubject.take(subject, now);
+    const pairLimit =
+      (await this.bySubject.count(subject, now)) >= this.limit ? this.underAttack : this.limit;
+    const byAddress = await this.byAddress.take(addr, now);
+    const byPair = await this.byPair.take(pair, now);
+    if (byAddress.count > this.limit || byPair.count > pairLimit) {
+      // Refused guesses are not counted: they checked nothing.
+      await this.byAddress.give(addr, 1, now);
+      await this.byPair.give(pair, 1, now);
+      const until = Math.max(
+        byAddress.count > this.limit ? byAddress.resetAt : now,
+        byPair.count > pairLimit ? byPair.resetAt : now,
+      );
+      const wait = Math.max(1, Math.ceil((until - now) / 1000));
+      throw new AppError('too_many_requests', message, { 'Retry-After': String(wait) });
+    }
+    await this.bySubject.take(subject, now);
     return {
-      succeeded: (at = Date.now()) => {
-        const n = this.byPair.clear(pair, at);
-        this.byAddress.give(addr, n, at);
-        this.bySubject.give(subject, n, at);
+      succeeded: async (at = Date.now()) => {
+        const n = await this.byPair.clear(pair, at);
+        await this.byAddress.give(addr, n, at);
+        await this.bySubject.give(subject, n, at);
       },
     };
   }

@@ -6,7 +6,7 @@ import { createAccount } from './accounts.js';
 import { apiTokenSubject, verifyApiTokenSecret, type ApiTokenGrant } from './api-tokens.js';
 import { isTrustedAddress } from './ip.js';
 import { checkPassword, MAX_PASSWORD_BYTES, randomPassword, spendPasswordCheckTime } from './passwords.js';
-import { GuessThrottle } from './rate-limit.js';
+import { countersFor, GuessThrottle } from './rate-limit.js';
 import { usernameKey } from './usernames.js';
 import { signToken, verifyToken } from './tokens.js';
 
@@ -45,6 +45,7 @@ export class AuthService {
       ctx.config.loginRateLimit,
       ctx.config.loginRateWindowSeconds * 1000,
       'too many login attempts, try again later',
+      countersFor(ctx.store, 'login'),
     );
   }
 
@@ -53,13 +54,12 @@ export class AuthService {
    * password) sent from `address`. Answers the grant: `grant.user` is the user as the request may
    * act (permissions cut by the token, confined to its folder) and is what `fileAccessFor` and
    * `assertMay` must be given. Throws 401 for a wrong, revoked or expired token or a deleted
-   * user, and 429 (Retry-After) once `address` made too many wrong guesses. Synchronous: the
-   * guess is counted and forgiven in one step, so parallel requests with a good token never
-   * crowd each other out.
+   * user, and 429 (Retry-After) once `address` made too many wrong guesses. A right token's
+   * guess is forgiven at once, so parallel requests with a good token never crowd each other out.
    */
   async verifyApiToken(secret: string, address: string): Promise<ApiTokenGrant> {
     // A wrong token is a guess at a secret like a wrong password: counted with them.
-    const attempt = this.throttle.reserve(
+    const attempt = await this.throttle.reserve(
       address,
       apiTokenSubject(secret),
       undefined,
@@ -95,14 +95,14 @@ export class AuthService {
     const username = (input.username ?? '').normalize('NFC');
     const password = input.password ?? '';
     // Counted before anything is checked: parallel guesses cannot outrun the limit.
-    const attempt = this.throttle.reserve(input.ip, usernameKey(username));
+    const attempt = await this.throttle.reserve(input.ip, usernameKey(username));
 
     const { recaptcha } = this.ctx.store.settings.get().auther;
     if (recaptcha?.key && recaptcha.secret) {
       if (!(await verifyRecaptcha(recaptcha, input.recaptcha ?? ''))) throw forbidden();
     }
     const user = await this.userWithPassword(username, password);
-    attempt.succeeded();
+    await attempt.succeeded();
     return this.issue(user);
   }
 
@@ -112,9 +112,9 @@ export class AuthService {
    */
   async passwordUser(username: string, password: string, ip: string): Promise<StoredUser> {
     const name = username.normalize('NFC');
-    const attempt = this.throttle.reserve(ip, usernameKey(name));
+    const attempt = await this.throttle.reserve(ip, usernameKey(name));
     const user = await this.userWithPassword(name, password);
-    attempt.succeeded();
+    await attempt.succeeded();
     return user;
   }
 

@@ -2,7 +2,7 @@ import type { FileInfo, Sorting } from '@filebrowser/contract';
 import type { Caller } from '../auth/caller.js';
 import { checkPassword } from '../auth/passwords.js';
 import { may } from '../auth/policy.js';
-import { GuessThrottle } from '../auth/rate-limit.js';
+import { countersFor, GuessThrottle } from '../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { accessTerms, fileAccessFor, type FileAccess } from '../files/access/access.js';
@@ -65,6 +65,7 @@ export class PublicShares {
       ctx.config.loginRateLimit,
       ctx.config.loginRateWindowSeconds * 1000,
       'too many password attempts, try again later',
+      countersFor(ctx.store, 'share'),
     );
   }
 
@@ -149,12 +150,12 @@ export class PublicShares {
     const password = req.password ? decodeSharePassword(req.password) : '';
     if (!password) throw unauthorized('this link is protected by a password');
     // Counted before the check: parallel guesses cannot outrun the limit.
-    const attempt = this.throttle.reserve(req.ip, share.hash);
+    const attempt = await this.throttle.reserve(req.ip, share.hash);
     if (!(await checkPassword(password, share.passwordHash))) {
       req.onWrongPassword?.();
       throw unauthorized('wrong password');
     }
-    attempt.succeeded();
+    await attempt.succeeded();
     return await shareAccessToken(grants, share);
   }
 

@@ -264,6 +264,17 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   ALTER TABLE moves ADD COLUMN instance TEXT NOT NULL DEFAULT '';
   ALTER TABLE staging_files ADD COLUMN instance TEXT NOT NULL DEFAULT '';
   `,
+  // Guesses at passwords and tokens counted where every instance on the database sees them.
+  `
+  CREATE TABLE attempts (
+    kind     TEXT NOT NULL,
+    key      TEXT NOT NULL,
+    count    INTEGER NOT NULL,
+    reset_at INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+  );
+  CREATE INDEX attempts_reset ON attempts(reset_at);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

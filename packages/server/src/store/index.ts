@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { AuditRepo } from './audit.js';
+import { AttemptsRepo } from './attempts.js';
 import { InstancesRepo } from './instances.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
@@ -39,6 +40,8 @@ export interface Repos {
   scopeUsage: ScopeUsageRepo;
   /** The servers running on this database (instance.ts). */
   instances: InstancesRepo;
+  /** Guesses counted for every instance on the database (auth/rate-limit.ts). */
+  attempts: AttemptsRepo;
 }
 
 export interface Store extends Repos {
@@ -85,6 +88,7 @@ function reposOn(sql: Sql, settings: SettingsRepo, instance: string): Repos {
     audit: new AuditRepo(sql),
     scopeUsage: new ScopeUsageRepo(sql),
     instances: new InstancesRepo(sql),
+    attempts: new AttemptsRepo(sql),
   };
 }
 

@@ -174,6 +174,16 @@ CREATE TABLE instances (
 ALTER TABLE moves ADD COLUMN instance TEXT COLLATE "C" NOT NULL DEFAULT '';
 ALTER TABLE staging_files ADD COLUMN instance TEXT COLLATE "C" NOT NULL DEFAULT '';
 `,
+  16: `
+CREATE TABLE attempts (
+  kind     TEXT COLLATE "C" NOT NULL,
+  key      TEXT COLLATE "C" NOT NULL,
+  count    INTEGER NOT NULL,
+  reset_at BIGINT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+CREATE INDEX attempts_reset ON attempts(reset_at);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

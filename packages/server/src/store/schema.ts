@@ -138,6 +138,14 @@ export interface MovesTable {
   instance: Generated<string>;
 }
 
+/** Guesses counted in a fixed window per kind of counter and key (auth/rate-limit.ts). */
+export interface AttemptsTable {
+  kind: string;
+  key: string;
+  count: number;
+  reset_at: number;
+}
+
 /** A running server on this database, and when it last said so. */
 export interface InstancesTable {
   id: string;
@@ -170,6 +178,7 @@ export interface Schema {
   moves: MovesTable;
   scope_usage: ScopeUsageTable;
   instances: InstancesTable;
+  attempts: AttemptsTable;
 }
 
 /**
@@ -192,4 +201,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'moves',
   'scope_usage',
   'instances',
+  'attempts',
 ];
