@@ -158,6 +158,28 @@ describe('a write that may not replace', () => {
     expect(await names()).toEqual(['T.txt']);
   });
 
+  it('refuses a resumable upload begun with override over a free name, once another user’s file is there (no race)', async () => {
+    const made = await t.req(erin, {
+      method: 'POST',
+      url: '/api/tus/report.csv?override=true',
+      headers: { 'tus-resumable': '1.0.0', 'upload-length': '4' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    await fs.writeFile(file('report.csv'), 'dave’s quarterly report');
+    const last = await t.req(erin, {
+      method: 'PATCH',
+      url: '/api/tus/report.csv',
+      headers: {
+        'tus-resumable': '1.0.0',
+        'upload-offset': '0',
+        'content-type': 'application/offset+octet-stream',
+      },
+      payload: 'erin',
+    });
+    expect(last.statusCode, last.body).toBe(409);
+    expect(await fs.readFile(file('report.csv'), 'utf8')).toBe('dave’s quarterly report');
+  });
+
   it('refuses, as a resumable upload by a user who may not modify, a file created meanwhile', async () => {
     const made = await t.req(erin, {
       method: 'POST',

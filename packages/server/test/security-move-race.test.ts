@@ -115,4 +115,51 @@ describe('a move that may not replace', () => {
       );
     expect(kept.sort()).toEqual([...names].sort());
   });
+
+  it('as a copy refuses a name taken meanwhile, through the web API and WebDAV: 409, that file kept', async () => {
+    meanwhile = daveWrites;
+    const api = await t.req(carol, {
+      method: 'PATCH',
+      url: '/api/resources/junk.txt?action=copy&destination=%2FT.txt&override=false',
+    });
+    expect(api.statusCode, api.body).toBe(409);
+    expect(await read('T.txt')).toBe('dave’s report');
+    await fs.rm(file('T.txt'));
+    meanwhile = daveWrites;
+    const dav = await t.app.inject({
+      method: 'COPY' as 'GET',
+      url: '/dav/junk.txt',
+      headers: { authorization: basic('carol'), destination: '/dav/T.txt', overwrite: 'F' },
+    });
+    expect(dav.statusCode, dav.body).toBe(409);
+    expect(await read('T.txt')).toBe('dave’s report');
+    expect(await read('junk.txt')).toBe('carol’s junk');
+  });
+});
+
+describe('a copy that fails', () => {
+  it('takes back only what it made: what another user put in its new folder meanwhile stays', async () => {
+    await fs.mkdir(file('tree'));
+    for (const n of ['a.txt', 'b.txt', 'c.txt']) await fs.writeFile(file('tree', n), n);
+    await fs.mkdir(file('dest'));
+    let copied = 0;
+    const failAtSecond = async () => {
+      copied++;
+      if (copied === 1) {
+        meanwhile = failAtSecond;
+        return;
+      }
+      await fs.writeFile(file('dest', 'tree', 'dave.txt'), 'dave’s notes');
+      throw Object.assign(new Error('the disk failed'), { code: 'EIO' });
+    };
+    meanwhile = failAtSecond;
+    const res = await t.req(carol, {
+      method: 'PATCH',
+      url: '/api/resources/tree?action=copy&destination=%2Fdest%2Ftree&override=false',
+    });
+    expect(res.statusCode).toBeGreaterThanOrEqual(500);
+    expect(await fs.readdir(file('dest', 'tree'))).toEqual(['dave.txt']);
+    expect(await read('dest', 'tree', 'dave.txt')).toBe('dave’s notes');
+    expect((await fs.readdir(file('tree'))).sort()).toEqual(['a.txt', 'b.txt', 'c.txt']);
+  });
 });

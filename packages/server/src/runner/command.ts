@@ -16,6 +16,7 @@ import { checkLinkOperands } from './link-sources.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
 import { optionIn, toolEntry, type OptionSet } from './option-words.js';
 import { deniedPathOption } from './path-options.js';
+import { setIdMode, unknownSystemProgram } from './simple-tools.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
 import { readOnlyTrees, runnerMode, wrapCommand, type HeldFolder, type SandboxLayout } from './sandbox.js';
@@ -174,11 +175,17 @@ export async function prepareCommand(
   checkNotRunner(name, args, exe, opts);
   // `unsafeCommands` lifts the rules above, never the scope: these stay.
   const names = [name, path.basename(exe.real)];
-  const pathOption = deniedPathOption(names, args) ?? quotaBlindOption(names, args);
+  const pathOption = deniedPathOption(names, args) ?? quotaBlindOption(names, args) ?? setIdMode(names, args);
   if (pathOption) throw new CommandRefused(`Command not allowed: ${pathOption}.`);
 
   const access = await fileAccessFor(ctx, user);
   checkNotUploaded(ctx, exe, access.scope.real);
+  const unknown = opts.unsafeCommands.includes(name) ? undefined : unknownSystemProgram(name, exe.real);
+  if (unknown) {
+    throw new CommandRefused(
+      `Command not allowed: ${unknown}. An administrator can allow it in the unsafeCommands setting.`,
+    );
+  }
   const mode = await runnerMode(ctx);
   if (mode.refuse) {
     throw new CommandRefused(

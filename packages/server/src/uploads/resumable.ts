@@ -242,8 +242,9 @@ export class ResumableUploads {
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
         const quota = this.holds.get(upload.id) ?? (await access.quota.holdFor(access, landing(target)));
-        // What takes the name meanwhile is replaced only as an override by a user who may modify.
-        const replace = !!target.linkStat || (upload.override && may(access.perm, 'modify'));
+        // Whatever stands at the name now (there when the upload began, or since) is replaced only
+        // by an override of a user who may modify now.
+        const replace = upload.override && may(access.perm, 'modify');
         const put = (folder: Pinned, name: string) =>
           replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, replace, async () => {
             await access.quota.beforeReplace?.(joinReal(folder.real, name));

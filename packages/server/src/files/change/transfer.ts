@@ -11,13 +11,15 @@ import {
   openEntryFile,
   openPinnedFile,
   readEntryLink,
+  removeEntryFolder,
   renameEntry,
   statEntry,
+  unlinkEntry,
   type Pinned,
 } from '../access/anchor.js';
 import { extensionOf } from '../listing/mime.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
-import { removeTree, walkTree } from '../access/tree.js';
+import { walkTree } from '../access/tree.js';
 import { renameInto } from './rename-into.js';
 import { type Place, type Progress, copyHandle, placeOf, writeInto } from './write.js';
 
@@ -48,7 +50,7 @@ export async function copyEntryAsIs(
     } else if (node.stat.isFile()) {
       const input = await openEntryFile(from, name);
       try {
-        await copyFileInto(access, input, node.stat.mode, to, toName, progress);
+        await copyFileInto(access, input, node.stat.mode, to, toName, false, progress);
       } finally {
         await input.close();
       }
@@ -89,7 +91,9 @@ export async function freeDestination(access: FileAccess, dst: Opened): Promise<
 
 /**
  * Copies a pinned regular file into `name` of a pinned folder through a staging file. A lock
- * granted on what it replaces while the bytes were copied holds the rename back.
+ * granted on what it replaces while the bytes were copied holds the rename back. Unless `replace`
+ * (a file was there when the copy looked, and may be replaced), whatever took the name meanwhile
+ * stays and the copy is refused (409).
  */
 async function copyFileInto(
   access: FileAccess,
@@ -97,6 +101,7 @@ async function copyFileInto(
   mode: number,
   folder: Pinned,
   name: string,
+  replace: boolean,
   progress: Progress = {},
 ): Promise<void> {
   const real = joinReal(folder.real, name);
@@ -107,8 +112,9 @@ async function copyFileInto(
     mode & 0o7777,
     (out) => copyHandle(source, out, progress),
     async (staging) => {
+      await access.quota.beforeReplace?.(real);
       await access.locks.assertWritable(access, { entry: real, real }, { member: true });
-      await renameEntry(folder, staging, folder, name);
+      await renameInto(folder, staging, folder, name, replace);
     },
   );
   await progress.done?.(0, 1);
@@ -134,7 +140,8 @@ export async function copyPath(
     try {
       const place = await placeOf(dst, dirMode);
       try {
-        await copyFileInto(access, input, src.stat.mode, place.folder, place.name, progress).catch(
+        const replace = !!dst.linkStat;
+        await copyFileInto(access, input, src.stat.mode, place.folder, place.name, replace, progress).catch(
           async (err: unknown) => {
             await place.undo();
             throw err;
@@ -166,9 +173,10 @@ export async function copyPath(
       await progress.done?.(0, 1);
       await copyTree(access, src.node, src.virtual, top, true, true, progress);
     } catch (err) {
-      // Nobody may see half a copy: the folder it made goes, with everything in it.
+      // Nobody may see half a copy: what it made inside went (copyTree), and the folder goes
+      // when nothing else is left in it. What others put there meanwhile stays.
       await top.close();
-      await removeTree(place.folder, place.name).catch(() => undefined);
+      await removeEntryFolder(place.folder, place.name).catch(() => undefined);
       await place.undo();
       throw err;
     }
@@ -178,11 +186,58 @@ export async function copyPath(
   }
 }
 
+/** An entry a copy made, by its names below the copy's top folder (and the file's inode). */
+interface MadeEntry {
+  segments: string[];
+  ino?: bigint;
+}
+
+/**
+ * Takes back what a failed copy made, last made first: a file or link only while it is still the
+ * one the copy made (same inode), a folder only once empty. What anyone else put in the
+ * destination meanwhile stays; nothing is followed on the way (a folder swapped for a link ends
+ * the way there).
+ */
+async function undoMade(top: Pinned, made: readonly MadeEntry[]): Promise<void> {
+  for (const m of [...made].reverse()) {
+    const held: Pinned[] = [];
+    try {
+      let folder = top;
+      let reached = true;
+      for (const seg of m.segments.slice(0, -1)) {
+        const next = await folder.lookup(seg);
+        if (!next) {
+          reached = false;
+          break;
+        }
+        held.push(next);
+        if (!next.stat.isDirectory()) {
+          reached = false;
+          break;
+        }
+        folder = next;
+      }
+      if (!reached) continue;
+      const name = m.segments.at(-1)!;
+      if (m.ino === undefined) {
+        await removeEntryFolder(folder, name);
+      } else {
+        const st = await statEntry(folder, name);
+        if (st.ino === m.ino) await unlinkEntry(folder, name);
+      }
+    } catch {
+      // Gone, changed, or no longer empty: it stays.
+    } finally {
+      await closeAll(new Set(held));
+    }
+  }
+}
+
 /**
  * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
  * with `follow`, links inside the scope are copied as what they lead to; without, as links. When
- * the copy fails and `top` is not its own (a merge), the entries it added are removed again
- * before the error goes on.
+ * the copy fails, what it made is taken back (`undoMade`) before the error goes on; files it
+ * replaced in a merge stay replaced, whole.
  */
 async function copyTree(
   access: FileAccess,
@@ -197,8 +252,8 @@ async function copyTree(
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
     { virtual: srcVirtual, folder: top, isNew: topIsNew },
   ];
-  // Entries the copy added to folders that existed before it, with those folders kept open.
-  const added: Array<{ folder: Pinned; name: string }> = [];
+  // Everything the copy made, to take back if it fails.
+  const made: MadeEntry[] = [];
   const kept = new Set<Pinned>([top]);
   const leave = async (depth: number) => {
     while (path.length > depth) {
@@ -217,10 +272,10 @@ async function copyTree(
       const { folder: into, isNew: intoIsNew } = path[path.length - 1]!;
       const name = e.virtual.slice(e.virtual.lastIndexOf('/') + 1);
       const existed = intoIsNew ? false : !!(await statEntry(into, name).catch(() => undefined));
-      const remember = () => {
-        if (intoIsNew || existed) return;
-        added.push({ folder: into, name });
-        kept.add(into);
+      const segments = e.virtual.slice(srcVirtual === '/' ? 1 : srcVirtual.length + 1).split('/');
+      const remember = async (folder: boolean) => {
+        if (existed) return;
+        made.push(folder ? { segments } : { segments, ino: (await statEntry(into, name)).ino });
       };
       if (e.stat.isDirectory()) {
         const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
@@ -230,26 +285,27 @@ async function copyTree(
               : err;
           },
         );
-        remember();
+        await remember(true);
         await progress.done?.(0, 1);
         path.push({ virtual: e.virtual, folder, isNew: !existed });
       } else if (e.stat.isFile()) {
         const input = await openEntryFile(e.folder, e.name);
         try {
-          await copyFileInto(access, input, e.stat.mode, into, name, progress);
-          remember();
+          // A file there when the copy looked is replaced (a merge); one that came since is not.
+          await copyFileInto(access, input, e.stat.mode, into, name, existed, progress);
+          await remember(false);
         } finally {
           await input.close();
         }
       } else if (e.stat.isSymbolicLink()) {
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
-        remember();
+        await remember(false);
         await progress.done?.(0, 1);
       }
     }
   } catch (err) {
     await leave(1);
-    for (const a of added.reverse()) await removeTree(a.folder, a.name).catch(() => undefined);
+    await undoMade(top, made);
     throw err;
   } finally {
     await leave(1);
