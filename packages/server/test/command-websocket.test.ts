@@ -167,6 +167,29 @@ describe('command websocket', () => {
       expect(setuid.lines[0]).toMatch(/^Command not allowed: suid-echo runs with the rights of its owner/);
     });
 
+    it('runs from the system’s folders only the simple tools it knows, and never makes a setuid file', async () => {
+      await setCommands(['tty', 'chmod', 'install', 'mkdir']);
+      const tty = await run(`${s.url}/api/command/`, 'tty', as(bobToken));
+      expect(tty.lines[0]).toMatch(
+        /^Command not allowed: tty is not one of the simple tools the runner runs/,
+      );
+      for (const line of [
+        'chmod 4755 hello.txt',
+        'chmod u+s hello.txt',
+        'chmod o-w,g+s hello.txt',
+        'mkdir -m2755 d',
+        'install --mode=6755 hello.txt h2',
+      ]) {
+        const r = await run(`${s.url}/api/command/`, line, as(bobToken));
+        expect(r.lines[0], line).toMatch(/would make a setuid or setgid file\.$/);
+        expect(r.code).toBe(1008);
+      }
+      expect(await run(`${s.url}/api/command/`, 'chmod 640 hello.txt', as(bobToken))).toMatchObject({
+        code: 1000,
+      });
+      expect((await fs.stat(path.join(bobDir, 'hello.txt'))).mode & 0o7777).toBe(0o640);
+    });
+
     it('runs a deny-listed command an administrator named in unsafeCommands', async () => {
       await setCommands(['env']);
       await saveSettings({ unsafeCommands: ['env'] });
