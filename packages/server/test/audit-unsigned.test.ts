@@ -177,8 +177,14 @@ describe('requests nobody signed in for', () => {
           headers: { authorization: basic(token, token), depth: '0' },
           remoteAddress: from,
         }),
+        await other.app.inject({
+          method: 'POST',
+          url: '/api/login',
+          payload: { username: ` \u200balice ${token}`, password: 'x' },
+          remoteAddress: from,
+        }),
       ];
-      expect(answers.map((a) => a.statusCode)).toEqual([403, 401, 401, 401, 403, 401]);
+      expect(answers.map((a) => a.statusCode)).toEqual([403, 401, 401, 401, 403, 401, 403]);
       expect(
         (await all(other)).slice(before).map(({ action, username, userId, address, status, detail }) => ({
           action,
@@ -222,6 +228,14 @@ describe('requests nobody signed in for', () => {
           address: from,
           status: 401,
           detail: `webdav, API token ${'1'.repeat(16)}`,
+        },
+        {
+          action: 'auth.login',
+          username: ` \u200balice fbt_${'1'.repeat(16)}`,
+          userId: 0,
+          address: from,
+          status: 403,
+          detail: '',
         },
       ]);
       expect(JSON.stringify(await all(other))).not.toContain('B'.repeat(43));

@@ -39,6 +39,8 @@ export interface ApiTokenGrant {
 
 /** Characters of a token's public id. */
 const ID_LENGTH = 16;
+/** A token's secret inside any text: its id kept, the rest of it dropped by `nameTried`. */
+const SECRET_ANYWHERE = /fbt_([0-9a-f]{16})_[A-Za-z0-9_-]*/g;
 
 /** True when a credential has the shape of an API token secret (`fbt_…`), e.g. a Basic password. */
 export function isApiTokenSecret(value: string): boolean {
@@ -63,8 +65,10 @@ export function apiTokenLabel(value: string): { name: string; id?: string } {
  * a username goes (a client's Basic user field, the login form) is named by its public part only.
  */
 export function nameTried(username: string): string {
-  // The prefix and the id, which is what `apiTokenLabel` names (and what a label already is).
-  return isApiTokenSecret(username) ? username.slice(0, API_TOKEN_PREFIX.length + ID_LENGTH) : username;
+  // Wherever a secret stands in it (after a blank, a zero-width space, a name): its prefix and id,
+  // which is what `apiTokenLabel` names; a value that merely starts like one is cut the same way.
+  const labelled = username.replace(SECRET_ANYWHERE, `${API_TOKEN_PREFIX}$1`);
+  return isApiTokenSecret(labelled) ? labelled.slice(0, API_TOKEN_PREFIX.length + ID_LENGTH) : labelled;
 }
 
 /** What guesses at tokens are counted against: the id a guess names (any malformed one is one subject). */
