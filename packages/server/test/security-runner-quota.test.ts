@@ -168,6 +168,20 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
     expect(emptied.statusCode, emptied.body).toBe(204);
   });
 
+  it('counts files a command made under the names of writes in progress (a red-team finding)', async () => {
+    // split names its pieces itself: `.x.fb-000000000000.tmp` looks like a staging file.
+    const r = await run(s, token, 'split -d -a 12 --additional-suffix=.tmp -b 300000 big.bin .x.fb-');
+    expect(r).toMatchObject({ code: 1000 });
+    expect((await fs.readdir(home)).filter((n) => n.startsWith('.x.fb-')).sort()).toEqual([
+      '.x.fb-000000000000.tmp',
+      '.x.fb-000000000001.tmp',
+    ]);
+    expect(await usage()).toMatchObject({ used: 1_200_000 });
+    expect((await run(s, token, 'ls')).lines[0]).toMatch(
+      /^Command not allowed: your scope is over its quota/,
+    );
+  });
+
   it('counts install as cp, every source as often as it is named (a red-team finding)', async () => {
     await fs.writeFile(path.join(home, 'f'), Buffer.alloc(100_000, 'f'));
     await fs.mkdir(path.join(home, 'd'));

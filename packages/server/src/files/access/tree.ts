@@ -29,12 +29,19 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Entries for which this is false are skipped, and a refused folder is pruned with its contents. */
   include?: (e: TreeEntry) => boolean;
+  /**
+   * Staging names too (left out by default: writes in progress). What a scope holds counts them:
+   * a program can make a file under such a name, and it must not be free room.
+   */
+  staging?: boolean;
 }
 
-/** The names in a pinned folder (staging files of writes in progress left out); an unreadable folder has none. */
-async function namesOf(folder: Pinned): Promise<string[]> {
+/** The names in a pinned folder (staging files of writes in progress left out unless `staging`); an unreadable folder has none. */
+async function namesOf(folder: Pinned, staging = false): Promise<string[]> {
   try {
-    return (await readFolderTypes(folder)).map((d) => d.name).filter((name) => !isStagingName(name));
+    return (await readFolderTypes(folder))
+      .map((d) => d.name)
+      .filter((name) => staging || !isStagingName(name));
   } catch {
     return [];
   }
@@ -58,7 +65,7 @@ export async function* walkTree(
     seen.add(key);
   }
   try {
-    for (const name of await namesOf(folder)) {
+    for (const name of await namesOf(folder, opts.staging)) {
       if (opts.signal?.aborted) return;
       const childVirtual = joinVirtual(virtual, name);
       const child = await folder.lookup(name).catch(() => undefined);

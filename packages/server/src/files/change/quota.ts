@@ -448,7 +448,7 @@ async function walkBytes(access: AccessView, scope: string): Promise<number> {
   try {
     let total = 0;
     const include = (e: { real: string }) => !access.isPrivate(e.real);
-    for await (const e of walkTree(access, folder, '/', { follow: false, include })) {
+    for await (const e of walkTree(access, folder, '/', { follow: false, include, staging: true })) {
       if (e.stat.isFile()) total += e.stat.size;
     }
     return total;
