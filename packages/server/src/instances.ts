@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { AppContext } from './context.js';
+import type { InstanceRecord } from './store/instances.js';
 import { moveJournalOf } from './files/change/moves.js';
 import { stagingLedgerOf } from './files/change/staging.js';
 
@@ -31,13 +32,7 @@ export class InstanceRegistry {
     if (!store.instance.shared) {
       for (const other of await store.instances.list()) await store.instances.remove(other.id);
     }
-    await store.instances.register({
-      id: this.id,
-      host: os.hostname(),
-      pid: process.pid,
-      startedAt: now,
-      seenAt: now,
-    });
+    await store.instances.register(this.record(now));
     await this.settleDead(now);
   }
 
@@ -48,15 +43,14 @@ export class InstanceRegistry {
       // Silent for longer than DEAD_AFTER_MS (a stopped process, a lost database): another
       // instance may have undone what this one had in progress. It goes on as a new start would.
       log.warn({ instance: this.id }, 'this instance was taken for dead by another and registers again');
-      await store.instances.register({
-        id: this.id,
-        host: os.hostname(),
-        pid: process.pid,
-        startedAt: now,
-        seenAt: now,
-      });
+      await store.instances.register(this.record(now));
     }
     if (store.instance.shared) await store.exclusively('settle-dead', () => this.settleDead(now));
+  }
+
+  /** This instance's row, as it starts at `now`. */
+  private record(now: number): InstanceRecord {
+    return { id: this.id, host: os.hostname(), pid: process.pid, startedAt: now, seenAt: now };
   }
 
   /** Leaves the registry (a graceful stop: nothing of this instance is in progress any more). */

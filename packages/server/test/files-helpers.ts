@@ -49,6 +49,34 @@ export interface FilesApp {
 }
 
 /**
+ * The window just before a replacing write's, a copy's or a move's rename (the app's
+ * `beforeReplace` seam), reached without a clock: `next(act)` runs `act` there, once, as a request
+ * answered meanwhile would. Give `build` to the app; `clear()` after each test.
+ */
+export function renameWindow(): {
+  build: BuildOptions;
+  next(act: (() => Promise<unknown>) | undefined): void;
+  clear(): void;
+} {
+  let next: (() => Promise<unknown>) | undefined;
+  return {
+    build: {
+      beforeReplace: async () => {
+        const act = next;
+        next = undefined;
+        await act?.();
+      },
+    },
+    next: (act) => {
+      next = act;
+    },
+    clear: () => {
+      next = undefined;
+    },
+  };
+}
+
+/**
  * The real app on a temporary root and database.
  */
 export async function startFilesApp(

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredUser } from '../src/store/users.js';
-import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, PASSWORD, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * A body takes long to come; what its caller may do is asked again just before the file takes its
@@ -15,8 +15,7 @@ import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js'
  */
 let t: FilesApp;
 let carol: string;
-/** What the next write meets just before its rename (once). */
-let meanwhile: (() => Promise<unknown>) | undefined;
+const seam = renameWindow();
 
 const file = (...p: string[]) => path.join(t.root, 'shared', ...p);
 const names = () => fs.readdir(file());
@@ -36,22 +35,13 @@ async function login(username: string): Promise<string> {
 }
 
 beforeEach(async () => {
-  t = await startFilesApp(
-    {},
-    {
-      beforeReplace: async () => {
-        const act = meanwhile;
-        meanwhile = undefined;
-        await act?.();
-      },
-    },
-  );
+  t = await startFilesApp({}, seam.build);
   carol = await t.user('carol', { scope: '/shared' });
   await t.user('dave', { scope: '/shared' });
 });
 
 afterEach(async () => {
-  meanwhile = undefined;
+  seam.clear();
   await t?.close();
 });
 
@@ -69,7 +59,7 @@ async function tokenOf(session: string): Promise<{ id: string; secret: string }>
 describe('a write whose caller lost its rights while the body came', () => {
   it('does not land when the API token is revoked meanwhile (web API and WebDAV)', async () => {
     const token = await tokenOf(carol);
-    meanwhile = async () => expect(await t.ctx.store.apiTokens.delete(token.id, await carolId())).toBe(true);
+    seam.next(async () => expect(await t.ctx.store.apiTokens.delete(token.id, await carolId())).toBe(true));
     const api = await t.app.inject({
       method: 'POST',
       url: '/api/resources/a.txt',
@@ -80,7 +70,7 @@ describe('a write whose caller lost its rights while the body came', () => {
     expect(api.body).toContain('revoked');
 
     const second = await tokenOf(carol);
-    meanwhile = async () => expect(await t.ctx.store.apiTokens.delete(second.id, await carolId())).toBe(true);
+    seam.next(async () => expect(await t.ctx.store.apiTokens.delete(second.id, await carolId())).toBe(true));
     const dav = await t.app.inject({
       method: 'PUT',
       url: '/dav/b.txt',
@@ -92,13 +82,13 @@ describe('a write whose caller lost its rights while the body came', () => {
   });
 
   it('does not land when create is withdrawn or the user removed meanwhile (session, WebDAV password, tus)', async () => {
-    meanwhile = () => setUser('carol', { perm: { ...ALL, create: false } });
+    seam.next(() => setUser('carol', { perm: { ...ALL, create: false } }));
     const api = await t.req(carol, { method: 'POST', url: '/api/resources/a.txt', payload: 'late' });
     expect([401, 403], api.body).toContain(api.statusCode);
 
     await setUser('carol', { perm: ALL });
     carol = await login('carol');
-    meanwhile = async () => t.ctx.store.users.delete(await carolId());
+    seam.next(async () => t.ctx.store.users.delete(await carolId()));
     const dav = await t.app.inject({
       method: 'PUT',
       url: '/dav/b.txt',
@@ -114,7 +104,7 @@ describe('a write whose caller lost its rights while the body came', () => {
       headers: { 'tus-resumable': '1.0.0', 'upload-length': '4' },
     });
     expect(made.statusCode, made.body).toBe(201);
-    meanwhile = () => setUser('dave', { perm: { ...ALL, create: false } });
+    seam.next(() => setUser('dave', { perm: { ...ALL, create: false } }));
     const last = await t.req(dave, {
       method: 'PATCH',
       url: '/api/tus/c.txt',
@@ -149,7 +139,7 @@ describe('a write that may not replace', () => {
     ['a WebDAV PUT of a new name', 'PUT', '/dav/T.txt'],
     ['a POST with override by a user who may not modify', 'POST', '/api/resources/T.txt?override=true'],
   ] as const)('refuses, as %s, a file created meanwhile: 409, that file kept', async (_n, method, url) => {
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const res = url.startsWith('/dav/')
       ? await t.app.inject({ method, url, headers: { authorization: basic('erin') }, payload: 'erin’s' })
       : await t.req(erin, { method, url, payload: 'erin’s' });
@@ -187,7 +177,7 @@ describe('a write that may not replace', () => {
       headers: { 'tus-resumable': '1.0.0', 'upload-length': '7' },
     });
     expect(made.statusCode, made.body).toBe(201);
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const last = await t.req(erin, {
       method: 'PATCH',
       url: '/api/tus/T.txt',

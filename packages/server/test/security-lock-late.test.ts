@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Job } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startFilesApp, type FilesApp } from './files-helpers.js';
+import { renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * A WebDAV lock granted while another user's write is already under way holds that write's last
@@ -15,20 +15,10 @@ import { startFilesApp, type FilesApp } from './files-helpers.js';
 let t: FilesApp;
 let bob: string;
 let annId: number;
-/** What the next replacing write meets just before its rename (once). */
-let meanwhile: (() => Promise<void>) | undefined;
+const seam = renameWindow();
 
 beforeEach(async () => {
-  t = await startFilesApp(
-    {},
-    {
-      beforeReplace: async () => {
-        const act = meanwhile;
-        meanwhile = undefined;
-        await act?.();
-      },
-    },
-  );
+  t = await startFilesApp({}, seam.build);
   await t.user('ann', { scope: '/shared' });
   bob = await t.user('bob', { scope: '/shared' });
   annId = (await t.ctx.store.users.getByUsername('ann'))!.id;
@@ -36,7 +26,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  meanwhile = undefined;
+  seam.clear();
   await t?.close();
 });
 
@@ -61,7 +51,7 @@ describe('a lock granted while a write is under way', () => {
   ] as const)(
     'stops a %s at its rename: 423, the locked file as it was, no staging file',
     async (_n, method, url) => {
-      meanwhile = () => lockByAnn();
+      seam.next(() => lockByAnn());
       const res = await t.req(bob, { method, url, payload: 'bob’s overwrite' });
       expect(res.statusCode, res.body).toBe(423);
       expect(await fs.readFile(path.join(t.root, 'shared/f.txt'), 'utf8')).toBe('ann’s locked text');

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { TrashItem } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, PASSWORD, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * A move, a rename or a restore that may not replace anything replaces nothing, whatever takes
@@ -15,8 +15,7 @@ import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js'
  */
 let t: FilesApp;
 let carol: string;
-/** What the next move meets just before its rename (once). */
-let meanwhile: (() => Promise<void>) | undefined;
+const seam = renameWindow();
 
 const file = (...p: string[]) => path.join(t.root, 'shared', ...p);
 const read = (...p: string[]) => fs.readFile(file(...p), 'utf8');
@@ -24,16 +23,7 @@ const daveWrites = () => fs.writeFile(file('T.txt'), 'dave’s report');
 const basic = (name: string) => 'Basic ' + Buffer.from(`${name}:${PASSWORD}`).toString('base64');
 
 beforeEach(async () => {
-  t = await startFilesApp(
-    {},
-    {
-      beforeReplace: async () => {
-        const act = meanwhile;
-        meanwhile = undefined;
-        await act?.();
-      },
-    },
-  );
+  t = await startFilesApp({}, seam.build);
   // carol may move and create, not modify or delete.
   carol = await t.user('carol', {
     scope: '/shared',
@@ -44,13 +34,13 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  meanwhile = undefined;
+  seam.clear();
   await t?.close();
 });
 
 describe('a move that may not replace', () => {
   it('through the web API refuses a name taken meanwhile: 409, both files kept', async () => {
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const res = await t.req(carol, {
       method: 'PATCH',
       url: '/api/resources/junk.txt?action=rename&destination=%2FT.txt&override=false',
@@ -62,7 +52,7 @@ describe('a move that may not replace', () => {
   });
 
   it('through WebDAV (Overwrite: F) refuses a name taken meanwhile, both files kept', async () => {
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const res = await t.app.inject({
       method: 'MOVE' as 'GET',
       url: '/dav/junk.txt',
@@ -78,7 +68,7 @@ describe('a move that may not replace', () => {
     await fs.writeFile(file('T.txt'), 'the first report');
     expect((await t.req(dave, { method: 'DELETE', url: '/api/resources/T.txt' })).statusCode).toBe(204);
     const [item] = (await t.get(dave, '/api/trash')).json<TrashItem[]>();
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const res = await t.req(dave, { method: 'POST', url: `/api/trash/${item!.id}/restore` });
     expect(res.statusCode, res.body).toBe(409);
     expect(await read('T.txt')).toBe('dave’s report');
@@ -117,7 +107,7 @@ describe('a move that may not replace', () => {
   });
 
   it('as a copy refuses a name taken meanwhile, through the web API and WebDAV: 409, that file kept', async () => {
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const api = await t.req(carol, {
       method: 'PATCH',
       url: '/api/resources/junk.txt?action=copy&destination=%2FT.txt&override=false',
@@ -125,7 +115,7 @@ describe('a move that may not replace', () => {
     expect(api.statusCode, api.body).toBe(409);
     expect(await read('T.txt')).toBe('dave’s report');
     await fs.rm(file('T.txt'));
-    meanwhile = daveWrites;
+    seam.next(daveWrites);
     const dav = await t.app.inject({
       method: 'COPY' as 'GET',
       url: '/dav/junk.txt',
@@ -146,13 +136,13 @@ describe('a copy that fails', () => {
     const failAtSecond = async () => {
       copied++;
       if (copied === 1) {
-        meanwhile = failAtSecond;
+        seam.next(failAtSecond);
         return;
       }
       await fs.writeFile(file('dest', 'tree', 'dave.txt'), 'dave’s notes');
       throw Object.assign(new Error('the disk failed'), { code: 'EIO' });
     };
-    meanwhile = failAtSecond;
+    seam.next(failAtSecond);
     const res = await t.req(carol, {
       method: 'PATCH',
       url: '/api/resources/tree?action=copy&destination=%2Fdest%2Ftree&override=false',
