@@ -157,7 +157,10 @@ function stagingLeft(): string[] {
 async function recordsLeft(): Promise<{ staging: number; moves: number }> {
   const store = await openStore(path.join(data, 'fb.db'));
   try {
-    return { staging: (await store.staging.all()).length, moves: (await store.moves.all()).length };
+    return {
+      staging: (await store.staging.orphaned([])).length,
+      moves: (await store.moves.orphaned([])).length,
+    };
   } finally {
     await store.close();
   }

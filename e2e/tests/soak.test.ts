@@ -196,7 +196,7 @@ describe(`concurrency soak: ${CLIENTS} clients × ${SECONDS} s in overlapping fo
       )) {
         expect(isIntact(await fs.readFile(f)), f).toBe(true);
       }
-      expect(await server.ctx.store.staging.all()).toEqual([]);
+      expect(await server.ctx.store.staging.orphaned([])).toEqual([]);
       expect(await server.ctx.store.uploads.all()).toEqual([]);
     },
     SECONDS * 1000 + 300_000,
