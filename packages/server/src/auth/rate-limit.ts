@@ -152,6 +152,12 @@ export class GuessThrottle {
   private readonly byPair: AttemptCounter;
   private readonly bySubject: AttemptCounter;
   private readonly underAttack: number;
+  /**
+   * One guess counted after another in this process: counts kept in the database are taken in
+   * several statements, and interleaved guesses could each see another's passing count and be
+   * refused together, fewer than the limit checked.
+   */
+  private counting: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly limit: number,
@@ -177,6 +183,26 @@ export class GuessThrottle {
   ): Promise<Reservation> {
     const addr = addressKey(address);
     const pair = `${addr}\n${subject}`;
+    const turn = this.counting.then(() => this.countGuess(addr, pair, subject, now, message));
+    this.counting = turn.catch(() => undefined);
+    await turn;
+    return {
+      succeeded: async (at = Date.now()) => {
+        const n = await this.byPair.clear(pair, at);
+        await this.byAddress.give(addr, n, at);
+        await this.bySubject.give(subject, n, at);
+      },
+    };
+  }
+
+  /** Counts one guess (address, pair, subject), or throws 429 without counting it. */
+  private async countGuess(
+    addr: string,
+    pair: string,
+    subject: string,
+    now: number,
+    message: string,
+  ): Promise<void> {
     const pairLimit =
       (await this.bySubject.count(subject, now)) >= this.limit ? this.underAttack : this.limit;
     const byAddress = await this.byAddress.take(addr, now);
@@ -193,12 +219,5 @@ export class GuessThrottle {
       throw new AppError('too_many_requests', message, { 'Retry-After': String(wait) });
     }
     await this.bySubject.take(subject, now);
-    return {
-      succeeded: async (at = Date.now()) => {
-        const n = await this.byPair.clear(pair, at);
-        await this.byAddress.give(addr, n, at);
-        await this.bySubject.give(subject, n, at);
-      },
-    };
   }
 }

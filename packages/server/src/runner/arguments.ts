@@ -1,4 +1,4 @@
-import fsp from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import type { FileAccess } from '../files/access/access.js';
 import { joinVirtual, type Scope } from '../files/access/resolver.js';
@@ -61,10 +61,15 @@ export function pathCandidates(word: string): string[] {
 
 /** Real path of `segments` (which may hold `..`) from the scope folder, as the kernel would walk them. */
 async function realOf(scope: Scope, segments: readonly string[]): Promise<string> {
-  if (segments.length === 0) return scope.real;
+  return (await reachedOf(scope, segments)).real;
+}
+
+/** `realOf`, and what stands there when a walk ending in a name reached it (lstat, no link left). */
+async function reachedOf(scope: Scope, segments: readonly string[]): Promise<{ real: string; stat?: Stats }> {
+  if (segments.length === 0) return { real: scope.real };
   if (segments.at(-1) === '..') {
     const up = await realOf(scope, segments.slice(0, -1));
-    return path.dirname(up);
+    return { real: path.dirname(up) };
   }
   // The resolver follows `..` after a symlink from the link's target, and refuses (403) any walk
   // whose parent folder or final link target lies outside the scope.
@@ -73,7 +78,7 @@ async function realOf(scope: Scope, segments: readonly string[]): Promise<string
     segments: [...segments],
     trailingSlash: false,
   });
-  return r.real;
+  return { real: r.real, ...(r.stat && { stat: r.stat }) };
 }
 
 /**
@@ -127,16 +132,16 @@ async function refusalOf(
   if (typeof segments === 'string') return segments;
   const stack = lexical(segments);
   let real: string;
+  let stat: Stats | undefined;
   try {
-    real = await realOf(scope, segments);
+    ({ real, stat } = await reachedOf(scope, segments));
   } catch {
     return 'is outside your scope';
   }
   if (!scope.allows(real)) return 'is outside your scope';
   if (!access.rulesAllowResolved('/' + stack.join('/'), real)) return 'is hidden by your rules';
   if (noPrograms) {
-    const st = await fsp.stat(real).catch(() => undefined);
-    if (st?.isFile() && (st.mode & 0o111) !== 0) {
+    if (stat?.isFile() && (stat.mode & 0o111) !== 0) {
       return "is a program (its execute bit is set): without the runner's sandbox (bubblewrap), nothing from the served files runs, not even through another program";
     }
   }

@@ -253,27 +253,32 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   // Several instances on one database (PostgreSQL): each running server is registered and beats,
   // and a record of work in progress names the instance doing it, so that only the records of an
   // instance that died are finished or undone by another.
-  `
-  CREATE TABLE instances (
-    id         TEXT PRIMARY KEY,
-    host       TEXT NOT NULL,
-    pid        INTEGER NOT NULL,
-    started_at INTEGER NOT NULL,
-    seen_at    INTEGER NOT NULL
-  );
-  ALTER TABLE moves ADD COLUMN instance TEXT NOT NULL DEFAULT '';
-  ALTER TABLE staging_files ADD COLUMN instance TEXT NOT NULL DEFAULT '';
-  `,
+  // Each part only when missing: the step must not depend on its place in this list.
+  (db) => {
+    db.exec(`CREATE TABLE IF NOT EXISTS instances (
+      id         TEXT PRIMARY KEY,
+      host       TEXT NOT NULL,
+      pid        INTEGER NOT NULL,
+      started_at INTEGER NOT NULL,
+      seen_at    INTEGER NOT NULL
+    );`);
+    for (const table of ['moves', 'staging_files']) {
+      const columns = db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>;
+      if (!columns.some((c) => c.name === 'instance')) {
+        db.exec(`ALTER TABLE ${table} ADD COLUMN instance TEXT NOT NULL DEFAULT ''`);
+      }
+    }
+  },
   // Guesses at passwords and tokens counted where every instance on the database sees them.
   `
-  CREATE TABLE attempts (
+  CREATE TABLE IF NOT EXISTS attempts (
     kind     TEXT NOT NULL,
     key      TEXT NOT NULL,
     count    INTEGER NOT NULL,
     reset_at INTEGER NOT NULL,
     PRIMARY KEY (kind, key)
   );
-  CREATE INDEX attempts_reset ON attempts(reset_at);
+  CREATE INDEX IF NOT EXISTS attempts_reset ON attempts(reset_at);
   `,
 ];
 
