@@ -126,16 +126,19 @@ export async function buildApp(
   // then this instance beats, and settles what instances on the same database left when they died.
   const instances = new InstanceRegistry(ctx);
   app.addHook('onReady', async () => instances.start());
-  periodically(
-    app,
-    ctx,
-    {
-      name: `beat ${store.instance.id}`,
-      everyMs: BEAT_MS,
-      failure: 'this instance could not say it is running',
-    },
-    () => instances.beat(),
-  );
+  // One server process holds a SQLite file: only instances sharing a database need to beat.
+  if (store.instance.shared) {
+    periodically(
+      app,
+      ctx,
+      {
+        name: `beat ${store.instance.id}`,
+        everyMs: BEAT_MS,
+        failure: 'this instance could not say it is running',
+      },
+      () => instances.beat(),
+    );
+  }
   app.addHook('onClose', async () => instances.stop().catch(() => undefined));
   await app.register(fastifyCookie);
 
