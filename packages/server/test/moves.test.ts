@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
-import { startFilesApp, type FilesApp } from './files-helpers.js';
+import { renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
@@ -194,6 +194,89 @@ describe('a folder moved onto an existing one', () => {
     expect(await fs.readdir(home)).toEqual(['into']);
     expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
     expect(await t.ctx.store.staging.orphaned([])).toEqual([]);
+  });
+});
+
+describe('a folder merged into another by copying', () => {
+  const seam = renameWindow();
+  afterEach(() => seam.clear());
+
+  /** Bob's `docs` (a file and a link) and `into/docs` (a file of its own) to merge it into. */
+  async function twoFolders() {
+    t = await startFilesApp({}, seam.build);
+    const bob = await t.user('bob');
+    const home = path.join(t.root, 'bob');
+    await makeFolder(path.join(home, 'docs'), 'merged');
+    await fs.mkdir(path.join(home, 'into', 'docs'), { recursive: true });
+    await fs.writeFile(path.join(home, 'into', 'docs', 'kept.txt'), 'kept');
+    const merge = () =>
+      t!.req(bob, {
+        method: 'PATCH',
+        url: '/api/resources/docs?action=rename&destination=%2Finto%2Fdocs&override=true',
+      });
+    return { bob, home, merge };
+  }
+
+  it('sets the source aside first: what is uploaded to it while the copy runs is not removed with it', async () => {
+    const { bob, home, merge } = await twoFolders();
+    let late: number | undefined;
+    seam.next(async () => {
+      late = (await t!.req(bob, { method: 'POST', url: '/api/resources/docs/late.txt', payload: 'late' }))
+        .statusCode;
+    });
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(late).toBe(200);
+    // The upload went to a new folder of that name: the one being moved was no longer there.
+    expect(await fs.readFile(path.join(home, 'docs', 'late.txt'), 'utf8')).toBe('late');
+    expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'link', 'sub']);
+    // A move keeps links as links.
+    expect(await fs.readlink(path.join(home, 'into', 'docs', 'link'))).toBe('sub/a.txt');
+    expect((await fs.readdir(home)).sort()).toEqual(['docs', 'into']);
+    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+  });
+
+  it('that fails puts the source back whole under its name, and the destination as it was', async () => {
+    const { home, merge } = await twoFolders();
+    // Where the source has the folder `sub`, the destination has a file.
+    await fs.writeFile(path.join(home, 'into', 'docs', 'sub'), 'a file');
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(409);
+    expect(await readFolder(path.join(home, 'docs'))).toEqual({ text: 'merged', link: 'sub/a.txt' });
+    expect((await fs.readdir(home)).sort()).toEqual(['docs', 'into']);
+    expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'sub']);
+    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+  });
+
+  it('killed while copying: the next start puts the source set aside back under its name', async () => {
+    t = await startFilesApp();
+    await t.user('bob');
+    const { from, record } = await leftMove(t, source);
+    await fs.rename(path.join(from, 'docs'), path.join(from, record.hiddenName));
+
+    await restart(t);
+    expect(await fs.readdir(from)).toEqual(['docs']);
+    expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
+  });
+
+  it('killed while copying, its name taken since: the source stays set aside, on record, and comes back once free', async () => {
+    t = await startFilesApp();
+    await t.user('bob');
+    const { from, record } = await leftMove(t, source);
+    await fs.rename(path.join(from, 'docs'), path.join(from, record.hiddenName));
+    await fs.mkdir(path.join(from, 'docs'));
+
+    await restart(t);
+    expect((await fs.readdir(from)).sort()).toEqual([record.hiddenName, 'docs'].sort());
+    expect(await t.ctx.store.moves.orphaned([])).toHaveLength(1);
+
+    await fs.rmdir(path.join(from, 'docs'));
+    await restart(t);
+    expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 });
 

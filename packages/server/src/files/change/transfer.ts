@@ -298,7 +298,13 @@ async function copyTree(
           await input.close();
         }
       } else if (e.stat.isSymbolicLink()) {
-        await makeEntryLink(into, name, await readEntryLink(e.folder, e.name));
+        await makeEntryLink(into, name, await readEntryLink(e.folder, e.name)).catch(
+          (err: NodeJS.ErrnoException) => {
+            throw err.code === 'EEXIST'
+              ? conflict(`the destination already has an entry named ${name}`)
+              : err;
+          },
+        );
         await remember(false);
         await progress.done?.(0, 1);
       }
@@ -384,7 +390,11 @@ export async function movePath(
   }
 }
 
-/** A folder moved onto an existing one: an empty one is replaced by a rename, else copied in. */
+/**
+ * A folder moved onto an existing one: an empty one is replaced by a rename, else the source is
+ * set aside under a hidden name (so that nothing added to it meanwhile is lost with it), copied
+ * in from there as it is (links stay links), and removed. A failed copy takes back what it made and puts the source back.
+ */
 async function mergeFolder(
   access: FileAccess,
   src: Opened,
@@ -400,21 +410,34 @@ async function mergeFolder(
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
   }
-  const followed = await access.open(src.virtual);
+  const move = await access.moves.setAside(src.folder!, src.leaf, place.folder, place.name);
   try {
-    const target = await access.open(dst.virtual);
+    const aside = await src.folder!.lookup(move.asideName);
+    if (!aside?.stat.isDirectory()) {
+      await aside?.close();
+      throw conflict('the folder changed while it was being moved');
+    }
     try {
-      await copyPath(access, followed, target, dirMode, progress);
+      const target = await access.open(dst.virtual);
+      try {
+        if (!target.node || !target.stat?.isDirectory())
+          throw conflict('the destination is no longer a folder');
+        await progress.done?.(0, 1);
+        // A move keeps links as links, as a rename would.
+        await copyTree(access, aside, src.virtual, target.node, false, false, progress);
+      } finally {
+        await target.close();
+      }
     } finally {
-      await target.close();
+      await aside.close();
     }
   } catch (copyErr) {
-    // The copy cleaned up after itself; the folders made for it go too, and the source stays.
+    // The copy cleaned up after itself; the source takes its name again, the folders made for
+    // the move go.
+    await move.putBack();
     await place.undo();
     throw copyErr;
-  } finally {
-    await followed.close();
   }
   // Once the copy is whole the move completes: a cancel from here on would cut the source.
-  await access.moves.removeSource(src.folder!, src.leaf, place.folder, place.name);
+  await move.finishAside();
 }
