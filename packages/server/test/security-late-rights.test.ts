@@ -126,6 +126,61 @@ describe('a write whose caller lost its rights while the body came', () => {
   });
 });
 
+describe('a copy whose caller lost its rights while it ran', () => {
+  /** A folder of two files to copy: the first lands, then the seam revokes. */
+  async function twoFiles() {
+    await fs.mkdir(file('album'), { recursive: true });
+    await fs.writeFile(file('album', '1.txt'), 'one');
+    await fs.writeFile(file('album', '2.txt'), 'two');
+  }
+
+  it('lands nothing more once its token is revoked, and takes back what it made (web API and WebDAV)', async () => {
+    await twoFiles();
+    const token = await tokenOf(carol);
+    seam.next(async () => expect(await t.ctx.store.apiTokens.delete(token.id, await carolId())).toBe(true));
+    const api = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/resources/album?action=copy&destination=%2Fcopy',
+      headers: { authorization: `Bearer ${token.secret}` },
+    });
+    expect(api.statusCode, api.body).toBe(401);
+    expect(api.body).toContain('revoked');
+    expect((await names()).sort()).toEqual(['album']);
+
+    const second = await tokenOf(carol);
+    seam.next(async () => expect(await t.ctx.store.apiTokens.delete(second.id, await carolId())).toBe(true));
+    const dav = await t.app.inject({
+      method: 'COPY',
+      url: '/dav/album',
+      headers: { authorization: basic('carol', second.secret), destination: '/dav/copy' },
+    });
+    expect(dav.statusCode, dav.body).toBe(401);
+    expect((await names()).sort()).toEqual(['album']);
+    expect((await fs.readdir(file('album'))).sort()).toEqual(['1.txt', '2.txt']);
+  });
+
+  it('lands nothing more once create is withdrawn (session, WebDAV password)', async () => {
+    await twoFiles();
+    seam.next(async () => await setUser('carol', { perm: { ...ALL, create: false } }));
+    const api = await t.req(carol, {
+      method: 'PATCH',
+      url: '/api/resources/album?action=copy&destination=%2Fcopy',
+    });
+    expect(api.statusCode, api.body).toBe(403);
+    expect((await names()).sort()).toEqual(['album']);
+
+    await setUser('carol', { perm: ALL });
+    seam.next(async () => await setUser('carol', { perm: { ...ALL, create: false } }));
+    const dav = await t.app.inject({
+      method: 'COPY',
+      url: '/dav/album',
+      headers: { authorization: basic('carol'), destination: '/dav/copy' },
+    });
+    expect([401, 403]).toContain(dav.statusCode);
+    expect((await names()).sort()).toEqual(['album']);
+  });
+});
+
 describe('a write that may not replace', () => {
   const daveWrites = () => fs.writeFile(file('T.txt'), 'dave’s report');
   // erin may create files, not modify them.

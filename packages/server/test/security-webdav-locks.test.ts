@@ -3,8 +3,17 @@ import path from 'node:path';
 import type { DavLockInfo, Job } from '@filebrowser/contract';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
-import { ALL, deny } from './files-helpers.js';
-import { useDavApp, t, dav, file, setUser, trashOf, snapshot, tree } from './security-webdav-helpers.js';
+import { ALL, deny, PASSWORD } from './files-helpers.js';
+import {
+  useDavApp,
+  t,
+  dav,
+  file,
+  setUser,
+  trashOf,
+  snapshot,
+  tree,
+} from './security-webdav-helpers.js';
 
 /**
  * WebDAV cannot hoard or block: dead properties and locks are bounded, and a lock covers only what
@@ -230,6 +239,36 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     await setUser('ann', { scope: '/elsewhere' });
     await ok();
     expect(await t.ctx.store.davLocks.get(token)).toBeUndefined();
+  });
+
+  it('ends a lock taken with an API token when the token is revoked', async () => {
+    const made = await t.req(ann, {
+      method: 'POST',
+      url: '/api/tokens',
+      payload: { name: 'sync', expiresInDays: 0, readOnly: false, current_password: PASSWORD },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const token = made.json<{ id: string; secret: string }>();
+    const authorization = 'Basic ' + Buffer.from(`ann:${token.secret}`).toString('base64');
+    const locked = await dav(
+      'LOCK',
+      '/dav/plan.txt',
+      'ann',
+      { authorization, depth: '0', timeout: 'Second-600' },
+      LOCKINFO(),
+    );
+    expect(locked.statusCode, locked.body).toBe(200);
+    const lockToken = String(locked.headers['lock-token']).slice(1, -1);
+    expect((await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob')).statusCode).toBe(423);
+
+    const revoked = await t.req(ann, { method: 'DELETE', url: `/api/tokens/${token.id}` });
+    expect(revoked.statusCode, revoked.body).toBeLessThan(300);
+    expect(await t.ctx.store.davLocks.get(lockToken)).toBeUndefined();
+    const put = await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob');
+    expect(put.statusCode, put.body).toBe(204);
+    // A lock taken with the password is the account's, untouched by tokens.
+    const own = await annLocks('/dav/other.txt', '0');
+    expect(await t.ctx.store.davLocks.get(own)).toBeDefined();
   });
 
   it('the web API honours locks on every write, answering 423 with who holds them, and changes nothing', async () => {

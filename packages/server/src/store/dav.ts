@@ -201,6 +201,8 @@ export interface DavLock {
   expiresAt: number;
   /** When it was taken (Unix ms): it ends a fixed lifetime after, however often refreshed. */
   createdAt: number;
+  /** The id of the API token it was taken with, if any: the lock ends when the token is revoked. */
+  apiToken?: string;
 }
 
 const lockOf = (r: DavLocksTable): DavLock => ({
@@ -214,6 +216,7 @@ const lockOf = (r: DavLocksTable): DavLock => ({
   timeout: r.timeout,
   expiresAt: r.expires_at,
   createdAt: r.created_at,
+  ...(r.api_token ? { apiToken: r.api_token } : {}),
 });
 
 /**
@@ -238,6 +241,7 @@ export class DavLocksRepo {
         timeout: lock.timeout,
         expires_at: lock.expiresAt,
         created_at: lock.createdAt,
+        api_token: lock.apiToken ?? null,
       })
       .execute();
   }

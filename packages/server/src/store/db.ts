@@ -280,6 +280,14 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS attempts_reset ON attempts(reset_at);
   `,
+  // A WebDAV lock taken with an API token ends with the token.
+  (db) => {
+    const columns = db.prepare('PRAGMA table_info(dav_locks)').all() as Array<{ name: string }>;
+    if (!columns.some((c) => c.name === 'api_token')) {
+      db.exec('ALTER TABLE dav_locks ADD COLUMN api_token TEXT REFERENCES api_tokens(id) ON DELETE CASCADE');
+    }
+    db.exec('CREATE INDEX IF NOT EXISTS dav_locks_api_token ON dav_locks(api_token)');
+  },
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

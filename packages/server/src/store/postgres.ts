@@ -184,6 +184,10 @@ CREATE TABLE attempts (
 );
 CREATE INDEX attempts_reset ON attempts(reset_at);
 `,
+  17: `
+ALTER TABLE dav_locks ADD COLUMN api_token TEXT COLLATE "C" REFERENCES api_tokens(id) ON DELETE CASCADE;
+CREATE INDEX dav_locks_api_token ON dav_locks(api_token);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

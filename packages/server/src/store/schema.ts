@@ -95,6 +95,8 @@ export interface DavLocksTable {
   timeout: number;
   expires_at: number;
   created_at: number;
+  /** The API token it was taken with: revoking the token removes the lock (ON DELETE CASCADE). */
+  api_token: string | null;
 }
 
 export interface TrashTable {

@@ -112,6 +112,7 @@ async function copyFileInto(
     mode & 0o7777,
     (out) => copyHandle(source, out, progress),
     async (staging) => {
+      await progress.stillAllowed?.();
       await access.quota.beforeReplace?.(real);
       await access.locks.assertWritable(access, { entry: real, real }, { member: true });
       await renameInto(folder, staging, folder, name, replace);
@@ -277,6 +278,7 @@ async function copyTree(
         if (existed) return;
         made.push(folder ? { segments } : { segments, ino: (await statEntry(into, name)).ino });
       };
+      if (!e.stat.isFile()) await progress.stillAllowed?.();
       if (e.stat.isDirectory()) {
         const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
           (err: NodeJS.ErrnoException) => {
@@ -338,6 +340,7 @@ export async function moveEntry(
   opts: { alongside?: (tx: Repos) => Promise<unknown>; progress?: Progress; replace?: boolean } = {},
 ): Promise<{ copied: boolean }> {
   const replace = opts.replace ?? false;
+  await opts.progress?.stillAllowed?.();
   await access.quota.beforeReplace?.(joinReal(to.real, toName));
   try {
     await renameInto(from, name, to, toName, replace);
@@ -348,6 +351,7 @@ export async function moveEntry(
   const move = await access.moves.begin(from, name, to, toName);
   try {
     await copyEntryAsIs(access, from, name, to, move.stagingName, opts.progress);
+    await opts.progress?.stillAllowed?.();
   } catch (err) {
     await move.undo();
     throw err;
@@ -404,6 +408,7 @@ async function mergeFolder(
   progress: Progress,
 ): Promise<void> {
   try {
+    await progress.stillAllowed?.();
     await renameEntry(src.folder!, src.leaf, place.folder, place.name);
     return;
   } catch (err) {

@@ -42,6 +42,12 @@ const FLUSH_EVERY = 64 * 1024 * 1024;
 export interface Progress {
   signal?: AbortSignal;
   done?(bytes: number, items: number): Promise<void> | void;
+  /**
+   * Asked just before anything the work makes lands (a file takes its name, a folder or link is
+   * made, a move renames): throws when its caller may no longer do it (`callerOf`), so that a
+   * token revoked or a permission withdrawn mid-copy stops it before the next entry appears.
+   */
+  stillAllowed?(): Promise<unknown>;
 }
 
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */

@@ -346,6 +346,7 @@ export async function handleLock(dav: DavRequest) {
       timeout,
       expiresAt,
       createdAt: now,
+      ...(dav.request.apiToken ? { apiToken: dav.request.apiToken.token.id } : {}),
     };
     await store.create(lock);
     void dav.reply.header('Lock-Token', `<${lock.token}>`);

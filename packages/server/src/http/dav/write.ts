@@ -183,6 +183,8 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
                 { action, override: true, rename: false, mode: 'replace' },
                 replace,
                 dirMode,
+                // Asked again before each entry lands: a copy can outlast its token or password.
+                { stillAllowed: () => callerOf(dav.ctx, dav.request, [action]) },
               );
             }
             // Depth 0: the folder without its members, in place of what was there.

@@ -72,7 +72,7 @@ export async function runTransferJob(
           },
           events,
           (warning) => ctx.log.warn({ job: record.job.id, warning }, 'job: after-hooks failed'),
-          { signal, done: record.advance },
+          { signal, done: record.advance, stillAllowed: () => caller.now() },
         );
         recordItem(200, { action, path: item, destination: landed, detail });
       } catch (err) {

@@ -354,6 +354,8 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
         } catch {
           throw badRequest('the destination is not valid percent-encoding');
         }
+        // Asked again before each entry lands: a copy can outlast its token or permission.
+        const caller = await callerOf(ctx, request, patchNeeds(request) ?? []);
         // A rename with `rename=true` may have taken another name than the one asked for.
         const landed = await transfer(
           ctx,
@@ -368,6 +370,7 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
           },
           events,
           reply,
+          { stillAllowed: () => caller.now() },
         );
         audit(request, { destination: landed });
         return sendStatus(reply, 200);
