@@ -345,6 +345,9 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
           'v=$(cat /proc/sys/kernel/printk_ratelimit) && (echo "$v" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo "kernel settings writable"',
           '[ -w /proc/sysrq-trigger ] && echo "magic keys writable"',
           `echo "tmp $(df -k --output=size /tmp | tail -1 | tr -d ' ') KiB"`,
+          `echo "shm $(df -k --output=size /dev/shm | tail -1 | tr -d ' ') KiB"`,
+          '(echo x > /dev/planted) 2>/dev/null && echo "dev writable"',
+          'echo quiet > /dev/null && echo "null writable"',
           'grep CapEff /proc/self/status',
           'pwd',
           'exit 0',
@@ -359,6 +362,8 @@ describe.skipIf(!haveTool('bwrap', 'the command runner’s sandbox'))('what a sa
         // sh, peek's subshell, ls and grep, the sandbox's own first process: a handful.
         expect.stringMatching(/^processes [1-9]$/),
         'tmp 262144 KiB',
+        'shm 65536 KiB',
+        'null writable',
         'CapEff:\t0000000000000000',
         path.join(s.root, 'users/dave'),
       ]);

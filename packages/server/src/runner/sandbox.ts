@@ -169,6 +169,9 @@ export function readOnlyTrees(layout: Pick<SandboxLayout, 'programFolders'>): st
 /** What a command may keep in its own /tmp (sort's spill files, say). */
 export const TMP_BYTES = 256 * 1024 * 1024;
 
+/** What a command may keep in shared memory (/dev/shm). */
+export const SHM_BYTES = 64 * 1024 * 1024;
+
 /** Path depth, so that a mount never hides one made inside it. */
 const depth = (p: string) => (p === '/' ? 0 : p.split('/').length - 1);
 
@@ -193,6 +196,9 @@ export function sandboxArguments(layout: SandboxLayout): { args: string[]; fds: 
   add('/proc/sys', () => ['--ro-bind', '/proc/sys', '/proc/sys']);
   add('/proc/sysrq-trigger', () => ['--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger']);
   add('/dev', () => ['--dev', '/dev']);
+  // /dev itself is a memory file system bounded only by the kernel: read-only (its device nodes
+  // stay writable), with its one writable place, /dev/shm, bounded as /tmp is.
+  add('/dev/shm', () => ['--size', String(SHM_BYTES), '--tmpfs', '/dev/shm', '--remount-ro', '/dev']);
   // In memory, so bounded: what one command spills there counts against the machine's RAM.
   add('/tmp', () => ['--size', String(TMP_BYTES), '--tmpfs', '/tmp']);
   const system = readOnlyTrees({ programFolders: [] });
