@@ -13,9 +13,11 @@ import { freePort } from '../../packages/server/test/tools.js';
  * however busy the machine is (measured: 71–74 MB, from 107–114 MB before the start held V8's
  * young generation and optimiser back and loaded libraries on first use). The bound leaves room for that spread, not for a regression.
  */
-// 80 MB until 29 November 2026; the async store (Kysely) and the instance registry brought the
-// start to 79–83 MB. Raised to keep the gate while that regression is found (docs/performance.md).
-const IDLE_BOUND = 85 * 1024 * 1024;
+// 80 MB until 29 November 2026. Kysely in the bundle brought the start from 76.5 to 79.6 MB, and
+// the bundle's text held two bytes a character for a few comments in Unicode; written as ASCII
+// since, the start measures 78.2 MB here. CI has measured up to 3.4 MB above this machine's
+// figure, hence the bound (docs/performance.md, "Memory over the bench").
+const IDLE_BOUND = 82 * 1024 * 1024;
 const STARTS = 3;
 
 builtServer();

@@ -19,6 +19,22 @@ const outdir = outdirFlag > 0 ? path.resolve(process.argv[outdirFlag + 1]) : pat
  */
 const BUNDLED = ['@filebrowser/contract', '@sinclair/typebox', 'kysely'];
 
+/** What a character in a kept comment becomes. */
+const ASCII_FOR = {
+  '…': '.',
+  '–': '-',
+  '—': '-',
+  '’': "'",
+  '‘': "'",
+  '“': '"',
+  '”': '"',
+  µ: 'u',
+  '×': 'x',
+  '→': '>',
+  '≤': '<',
+  '≥': '>',
+};
+
 /** Every bare import (package or node: built-in) is external, except the contract. */
 const externalPackages = {
   name: 'external-packages',
@@ -72,6 +88,19 @@ await esbuild.build({
   },
   logLevel: 'warning',
 });
+// V8 holds a module's source text for the life of the process, as one byte a character when it is
+// all ASCII and two otherwise. esbuild escapes every other character in code, but keeps some
+// comments as written: six of them with a "…" or a "µ" made the whole 1.3 MB bundle two bytes a
+// character, 1.3 MB more at rest. Those characters become one ASCII character each (the source
+// maps' columns stay true).
+for (const name of fs.readdirSync(outdir)) {
+  if (!name.endsWith('.js')) continue;
+  const file = path.join(outdir, name);
+  const text = fs.readFileSync(file, 'utf8');
+  // eslint-disable-next-line no-control-regex
+  const ascii = text.replace(/[^\u0000-\u007f]/g, (c) => ASCII_FOR[c] ?? '?');
+  if (ascii !== text) fs.writeFileSync(file, ascii);
+}
 // bin/filebrowser is a POSIX shell script (it `exec`s node with the settings): it sources them.
 const { shellSettings } = await import(path.join(outdir, 'process-settings.js'));
 fs.writeFileSync(path.join(outdir, 'process-settings.sh'), shellSettings());
