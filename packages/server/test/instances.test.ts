@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -77,6 +78,151 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     const fourth = await wrong(b.app);
     expect(fourth.statusCode).toBe(429);
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  describe('a resumable upload', () => {
+    const OCTETS = 'application/offset+octet-stream';
+    const tus = (
+      app: TestApp['app'],
+      token: string,
+      method: 'POST' | 'PATCH' | 'HEAD',
+      headers = {},
+      payload?: unknown,
+    ) =>
+      app.inject({
+        method,
+        url: '/api/tus/carol/report.bin',
+        headers: { 'x-auth': token, 'tus-resumable': '1.0.0', ...headers },
+        ...(payload !== undefined && { payload: payload as string }),
+      });
+    const patch = (app: TestApp['app'], token: string, offset: number, body: unknown) =>
+      tus(app, token, 'PATCH', { 'content-type': OCTETS, 'upload-offset': String(offset) }, body);
+    /** A PATCH at offset 0 through A on a real socket, its body held open after `first`. */
+    async function slowPatch(token: string, first: string) {
+      const base = await a.app.listen({ host: '127.0.0.1', port: 0 });
+      const req = http.request(`${base}/api/tus/carol/report.bin`, {
+        method: 'PATCH',
+        headers: {
+          'x-auth': token,
+          'tus-resumable': '1.0.0',
+          'content-type': OCTETS,
+          'upload-offset': '0',
+          'transfer-encoding': 'chunked',
+        },
+      });
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+      });
+      req.write(first);
+      return { body: req, answer };
+    }
+    const uploadKey = async () => `filebrowser:upload:${(await bStore.uploads.all())[0]!.id}`;
+    /** The rows of pg_locks of an upload's lock (lock-line.ts): the low half of its key. */
+    const holdsUploadLock = (key: string) =>
+      sql`locktype = 'advisory' AND objsubid = 1 AND objid::bigint = (hashtextextended(${key}, 0) & 4294967295)`;
+    /** Whether some instance holds the upload's lock, asked of the database. */
+    async function held(): Promise<boolean> {
+      const rows = await sql<{
+        n: string;
+      }>`SELECT count(*) AS n FROM pg_locks WHERE ${holdsUploadLock(await uploadKey())}`.execute(bStore.sql);
+      return Number(rows.rows[0]?.n) > 0;
+    }
+    const offsetOn = async (app: TestApp['app'], token: string) =>
+      Number((await tus(app, token, 'HEAD')).headers['upload-offset']);
+
+    it('begun on one goes on and ends through the other', async () => {
+      await a.createUser({ username: 'carol', scope: '/' });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      expect((await tus(a.app, token, 'POST', { 'upload-length': '10' })).statusCode).toBe(201);
+      expect((await patch(a.app, token, 0, 'first')).statusCode).toBe(204);
+      expect(await offsetOn(b.app, token)).toBe(5);
+      const last = await patch(b.app, token, 5, 'last.');
+      expect(last.statusCode, last.body).toBe(204);
+      expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('firstlast.');
+      expect(await bStore.uploads.all()).toEqual([]);
+    });
+
+    it('finished through the other frees what it held against the quota where it began', async () => {
+      await a.createUser({ username: 'carol', scope: '/carol', quota: 12 });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      const tusAt = (
+        app: TestApp['app'],
+        name: string,
+        method: 'POST' | 'PATCH',
+        headers = {},
+        payload?: string,
+      ) =>
+        app.inject({
+          method,
+          url: `/api/tus/${name}`,
+          headers: { 'x-auth': token, 'tus-resumable': '1.0.0', ...headers },
+          ...(payload !== undefined && { payload }),
+        });
+      expect((await tusAt(a.app, 'ten.bin', 'POST', { 'upload-length': '10' })).statusCode).toBe(201);
+      const done = await tusAt(
+        b.app,
+        'ten.bin',
+        'PATCH',
+        { 'content-type': OCTETS, 'upload-offset': '0' },
+        '0123456789',
+      );
+      expect(done.statusCode, done.body).toBe(204);
+      // Ten bytes stored of twelve: two more fit, through A too, once A has heard the upload ended.
+      await until(
+        async () => (await tusAt(a.app, 'two.bin', 'POST', { 'upload-length': '2' })).statusCode === 201,
+      );
+      const over = await tusAt(a.app, 'three.bin', 'POST', { 'upload-length': '3' });
+      expect(over.statusCode).toBe(507);
+    });
+
+    it('is written by one request at a time across them: 423 through the other meanwhile, then on', async () => {
+      await a.createUser({ username: 'carol', scope: '/' });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      expect((await tus(a.app, token, 'POST', { 'upload-length': '10' })).statusCode).toBe(201);
+      // A slow body through A: three bytes come, the rest waits.
+      const { body, answer: slow } = await slowPatch(token, 'one');
+      await until(held);
+
+      const meanwhile = await patch(b.app, token, 0, 'two');
+      expect(meanwhile.statusCode, meanwhile.body).toBe(423);
+      expect(meanwhile.body).toContain('another request is writing this upload');
+      body.end('two');
+      expect((await slow).status).toBe(204);
+      expect(await offsetOn(b.app, token)).toBe(6);
+      expect((await patch(b.app, token, 6, 'four')).statusCode).toBe(204);
+      expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('onetwofour');
+    });
+
+    it('held by an instance whose connection to the database is lost is not put in place by it', async () => {
+      await a.createUser({ username: 'carol', scope: '/' });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      expect((await tus(a.app, token, 'POST', { 'upload-length': '6' })).statusCode).toBe(201);
+      const { body, answer: cut } = await slowPatch(token, 'one');
+      await until(held);
+      // A's locks go with its connection, as when its process dies: B may take the upload over.
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${holdsUploadLock(await uploadKey())}`.execute(
+        bStore.sql,
+      );
+      body.end('two');
+      const res = await cut;
+      expect(res.status, res.body).toBe(409);
+      expect(res.body).toContain('the upload was interrupted');
+      await expect(fs.stat(path.join(a.root, 'carol', 'report.bin'))).rejects.toThrow();
+      // Still pending, whole: the next request, through either, puts it in place.
+      expect(await offsetOn(b.app, token)).toBe(6);
+      const end = await patch(b.app, token, 6, '');
+      expect(end.statusCode, end.body).toBe(204);
+      expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('onetwo');
+    });
   });
 
   it('put a setting saved on one in force on the other', async () => {

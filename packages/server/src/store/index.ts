@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { AuditRepo } from './audit.js';
 import { AttemptsRepo } from './attempts.js';
 import { InstancesRepo } from './instances.js';
+import { localLockLine, postgresLockLine, type LockLine } from './lock-line.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
 import { sql as raw } from 'kysely';
@@ -58,6 +59,8 @@ export interface Store extends Repos {
    * answers undefined at once. What every instance does on a timer is thus done once at a time.
    */
   exclusively<T>(name: string, work: () => Promise<T>): Promise<T | undefined>;
+  /** Locks that one instance at a time holds, for work that outlasts a query (lock-line.ts). */
+  lockLine: LockLine;
   /** The query layer every repository goes through (store/sql.ts). */
   sql: Sql;
   dialect: Dialect;
@@ -156,18 +159,21 @@ export async function openStore(database: string): Promise<Store> {
   // Settings changed by another instance are read again.
   settings.changed = () => notices.publish('settings');
   notices.on('settings', () => settings.load());
+  const lockLine = instance.shared ? postgresLockLine(database) : localLockLine();
   return {
     sql,
     dialect,
     instance,
     notices,
     exclusively: instance.shared ? exclusiveAcross(sql) : exclusiveHere(),
+    lockLine,
     ...reposOn(sql, settings, instance.id),
     transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings, instance.id))),
     ping: async () => {
       await raw`SELECT 1`.execute(sql);
     },
     close: async () => {
+      await lockLine.close();
       await notices.close();
       await sql.destroy();
     },

@@ -71,6 +71,13 @@ export class UploadsRepo {
     await this.sql.updateTable('uploads').set({ updated_at: Date.now() }).where('id', '=', id).execute();
   }
 
+  /** Which of `ids` are uploads still pending. */
+  async pendingAmong(ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.sql.selectFrom('uploads').select('id').where('id', 'in', ids).execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
   async delete(id: string): Promise<void> {
     await this.sql.deleteFrom('uploads').where('id', '=', id).execute();
   }

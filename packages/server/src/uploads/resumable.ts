@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { assertMay, may } from '../auth/policy.js';
-import { badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
+import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
 import { placeOf } from '../files/change/write.js';
@@ -12,6 +12,7 @@ import type { QuotaHold } from '../files/change/quota-hold.js';
 import type { Resolved } from '../files/access/resolver.js';
 import { serverPaths } from '../files/access/private.js';
 import { stagingLedgerOf } from '../files/change/staging.js';
+import type { HeldLock } from '../store/lock-line.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 import { assertRoomFor, PendingLimits } from './limits.js';
@@ -39,6 +40,14 @@ export class ResumableUploads {
 
   constructor(private readonly ctx: AppContext) {
     this.limits = new PendingLimits(ctx);
+    // An upload begun here may be finished or cancelled through another instance: what it held
+    // here against the quotas is let go when that instance says so.
+    ctx.store.notices.on('uploads', () => this.forgetEnded());
+  }
+
+  private async forgetEnded(): Promise<void> {
+    const pending = await this.ctx.store.uploads.pendingAmong([...this.holds.keys()]);
+    for (const id of [...this.holds.keys()]) if (!pending.has(id)) this.letGo(id, false);
   }
 
   /** `uploads` beside the database (see `serverPaths` for a database inside the served folder). */
@@ -159,7 +168,7 @@ export class ResumableUploads {
     if (offsetHeader === undefined || !/^\d+$/.test(offsetHeader))
       throw badRequest('Upload-Offset must be a whole number');
     const upload = await this.pending(user, access, target);
-    return this.serialised(upload.id, async () => {
+    return this.serialised(upload.id, async (lock) => {
       const current = await this.ctx.store.uploads.find(user.id, upload.path);
       if (!current || current.id !== upload.id) throw notFound('no upload in progress for this path');
       const offset = Number(offsetHeader);
@@ -167,8 +176,15 @@ export class ResumableUploads {
       await this.checkQuota(access, upload, target);
       const written = await this.writeAt(upload, offset, body);
       await this.ctx.store.uploads.touch(upload.id);
-      const completed =
-        written === upload.length ? await this.complete(access, upload, stillAllowed) : undefined;
+      if (written < upload.length) return { offset: written, length: upload.length };
+      // The file lands only while no other instance can have taken the upload over; until then
+      // it stays pending, for whichever instance the client asks next.
+      const interrupted = () => conflict('the upload was interrupted: ask for its offset and go on');
+      if (lock.lost) throw interrupted();
+      const completed = await this.complete(access, upload, async () => {
+        if (lock.lost) throw interrupted();
+        await stillAllowed?.();
+      });
       return { offset: written, length: upload.length, completed };
     });
   }
@@ -196,10 +212,18 @@ export class ResumableUploads {
     }
   }
 
-  /** An upload ended without its bytes arriving: what it held against the quotas is free. */
-  private letGo(id: string): void {
+  /**
+   * An upload ended (its file in place, or dropped): what it held against the quotas is free,
+   * here and, once told, on the other instances that went on with it.
+   */
+  private letGo(id: string, tell = true): void {
     this.holds.get(id)?.release();
     this.holds.delete(id);
+    if (tell && this.ctx.store.instance.shared) {
+      this.ctx.store.notices
+        .publish('uploads')
+        .catch((err: unknown) => this.ctx.log.warn({ err }, 'could not tell the other instances an upload ended'));
+    }
   }
 
   private async writeAt(upload: PendingUpload, offset: number, body: Readable): Promise<number> {
@@ -314,9 +338,23 @@ export class ResumableUploads {
     return stale.length;
   }
 
-  private serialised<T>(id: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs the requests of one upload one after the other: in this process in turn, and across the
+   * instances of a shared database one at a time (423 to a request that comes through another
+   * instance meanwhile, which tus clients retry).
+   */
+  private serialised<T>(id: string, fn: (lock: HeldLock) => Promise<T>): Promise<T> {
     const previous = this.locks.get(id) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
+    const alone = async () => {
+      const lock = await this.ctx.store.lockLine.tryHold(`upload:${id}`);
+      if (!lock) throw new AppError('locked', 'another request is writing this upload: try again');
+      try {
+        return await fn(lock);
+      } finally {
+        await lock.release();
+      }
+    };
+    const run = previous.then(alone, alone);
     const tail = run.catch(() => undefined);
     this.locks.set(id, tail);
     const forget = () => {

@@ -1,0 +1,92 @@
+import type { Client } from 'pg';
+
+/** A lock held across the instances of one database, until released or lost. */
+export interface HeldLock {
+  /**
+   * True once the lock may be held by another instance: its connection to the database was
+   * lost. Work that must be alone checks this before a step that cannot be undone.
+   */
+  readonly lost: boolean;
+  release(): Promise<void>;
+}
+
+/**
+ * Locks by name that at most one instance holds at a time, for work that outlasts a query (the
+ * requests of one resumable upload). Callers keep work of one name apart within their own process
+ * themselves; this keeps it apart across processes.
+ */
+export interface LockLine {
+  /** The lock of `name`, or undefined at once when another instance holds it. */
+  tryHold(name: string): Promise<HeldLock | undefined>;
+  close(): Promise<void>;
+}
+
+/** One process on a SQLite file: nobody else to keep apart from. */
+export function localLockLine(): LockLine {
+  return {
+    tryHold: () => Promise.resolve({ lost: false, release: () => Promise.resolve() }),
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
+ * PostgreSQL's session-level advisory locks, all on one connection of this instance's own (made
+ * when first needed): a lock lasts as long as the connection, and the database frees every lock
+ * of an instance whose process dies (its connection closes with it), so another instance can go
+ * on at once. A lost connection loses every lock on it: each is marked `lost`.
+ */
+export function postgresLockLine(url: string): LockLine {
+  let line: Promise<{ client: Client; held: Set<{ lost: boolean }> }> | undefined;
+  let closed = false;
+
+  const connect = async () => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: url });
+    const held = new Set<{ lost: boolean }>();
+    const drop = () => {
+      if (line === current) line = undefined;
+      for (const h of held) h.lost = true;
+      held.clear();
+    };
+    client.on('error', drop);
+    client.on('end', drop);
+    const current = client.connect().then(() => ({ client, held }));
+    line = current;
+    current.catch(() => {
+      if (line === current) line = undefined;
+    });
+    return current;
+  };
+
+  return {
+    async tryHold(name) {
+      if (closed) throw new Error('the store is closed');
+      const { client, held } = await (line ?? connect());
+      const key = `filebrowser:${name}`;
+      const got = await client.query<{ got: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
+        [key],
+      );
+      if (!got.rows[0]?.got) return undefined;
+      const lock = { lost: false };
+      held.add(lock);
+      return {
+        get lost() {
+          return lock.lost;
+        },
+        release: async () => {
+          if (lock.lost) return;
+          held.delete(lock);
+          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
+        },
+      };
+    },
+    async close() {
+      closed = true;
+      const current = line;
+      line = undefined;
+      const open = await current?.catch(() => undefined);
+      await open?.client.end().catch(() => undefined);
+    },
+  };
+}
