@@ -179,11 +179,23 @@ describe('command websocket', () => {
         'chmod o-w,g+s hello.txt',
         'mkdir -m2755 d',
         'install --mode=6755 hello.txt h2',
+        // getopt's clusters and abbreviations, and a mode as the next word.
+        'install -Dm4755 hello.txt s1',
+        'install -pm4755 hello.txt s3',
+        'install --mo=4755 hello.txt s2',
+        'install --mode 4755 hello.txt s4',
+        'install -m u+s hello.txt s5',
+        'mkdir -pm2755 d1',
       ]) {
         const r = await run(`${s.url}/api/command/`, line, as(bobToken));
         expect(r.lines[0], line).toMatch(/would make a setuid or setgid file\.$/);
         expect(r.code).toBe(1008);
       }
+      const reference = await run(`${s.url}/api/command/`, 'chmod --reference=other hello.txt', as(bobToken));
+      expect(reference.lines[0]).toMatch(
+        /copies the mode of another file, setuid or setgid bits included\.$/,
+      );
+      expect(await fs.readdir(bobDir)).not.toContain('s1');
       expect(await run(`${s.url}/api/command/`, 'chmod 640 hello.txt', as(bobToken))).toMatchObject({
         code: 1000,
       });

@@ -46,6 +46,25 @@ describe('argument confinement', () => {
 
   afterAll(() => t.close());
 
+  it('checks the arguments of a program that appends to them as the start of a name (split, csplit)', async () => {
+    const prefixes = async (args: string[]) => {
+      try {
+        await checkArgumentPaths(access, '/', args, { prefixes: true });
+        return undefined;
+      } catch (err) {
+        if (err instanceof CommandRefused) return err.message;
+        throw err;
+      }
+    };
+    // The scope folder as a prefix names its siblings (`bobaa`, `bob2/...`).
+    expect(await prefixes(['-l', '1', 'src', home])).toMatch(/is outside your scope/);
+    expect(await prefixes(['-f', home, 'src', '2'])).toMatch(/is outside your scope/);
+    // A prefix inside it, or the scope folder with its slash, names pieces inside.
+    expect(await prefixes(['-l', '1', 'src', 'a/part_'])).toBeUndefined();
+    expect(await prefixes(['-l', '1', 'src', `${home}/`])).toBeUndefined();
+    expect(await refusal(['-l', '1', 'src', home])).toBeUndefined();
+  });
+
   it('accepts paths that stay inside the scope', async () => {
     expect(
       await refusal([

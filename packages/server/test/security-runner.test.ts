@@ -7,7 +7,7 @@ import type { ServerConfig } from '../src/config/types.js';
 import { prepareCommand } from '../src/runner/command.js';
 import { deniedCommand } from '../src/runner/deny-list.js';
 import { MAX_WALKED_ENTRIES } from '../src/runner/link-sources.js';
-import { deniedPathOption } from '../src/runner/path-options.js';
+import { deniedPathOption, deniedSuffix } from '../src/runner/path-options.js';
 import { startProcess, type ProcessResult } from '../src/runner/process.js';
 import { CommandRefused } from '../src/runner/refusal.js';
 import type { StoredUser } from '../src/store/users.js';
@@ -319,6 +319,27 @@ describe('runner and symbolic links', () => {
       expect(deniedPathOption(['find'], ['-files0-from', 'list'])).toMatch(/reads the names of the files/);
       expect(deniedPathOption(['sha256sum'], ['-c', 'sums'])).toMatch(/reads the names of the files/);
       expect(deniedPathOption(['file'], ['--files-from', 'list'])).toMatch(/reads the names of the files/);
+      for (const [tool, arg] of [
+        ['xz', '--files=list'],
+        ['xz', '--files0=list'],
+        ['unxz', '--fil=list'],
+        ['zstd', '--filelist=list'],
+        ['zstd', '--filel', 'list'],
+        ['unzstd', '--filelist=list'],
+      ] as const) {
+        expect(deniedPathOption([tool], [arg]), `${tool} ${arg}`).toMatch(/reads the names of the files/);
+      }
+      // Pieces named by a prefix and a suffix: the suffix may not lead into folders.
+      expect(deniedSuffix(['csplit'], ['-f', 'x', '-b', '2/sub/keys%.0d', 'src', '2'])).toMatch(
+        /^csplit -b with a "\/" writes pieces into folders/,
+      );
+      expect(deniedSuffix(['csplit'], ['-kb2/sub%d', 'src', '2'])).toMatch(/^csplit -b /);
+      expect(deniedSuffix(['csplit'], ['--suffix=/x%d', 'src', '2'])).toMatch(/^csplit --suffix-format /);
+      expect(deniedSuffix(['split'], ['--additional-suffix=/../x', 'src'])).toMatch(
+        /^split --additional-suffix /,
+      );
+      expect(deniedSuffix(['csplit'], ['-b', '%02d.txt', 'src', '2'])).toBeUndefined();
+      expect(deniedSuffix(['split'], ['-l', '1', 'logs/src', 'out/part_'])).toBeUndefined();
       expect(deniedPathOption(['cp'], ['--parents', '../../x', 'd'])).toMatch(
         /^cp --parents writes into folders/,
       );

@@ -158,14 +158,20 @@ export async function checkArgumentPaths(
   args: readonly string[],
   /**
    * Without a sandbox: no `..` (a folder moved meanwhile re-aims it), and no file with an execute
-   * bit (a program that runs what it is given would run it as the server).
+   * bit (a program that runs what it is given would run it as the server). `prefixes`: the
+   * program makes names by appending to its arguments (path-options.ts, `namesByPrefix`).
    */
-  opts: { noParent?: boolean; noPrograms?: boolean } = {},
+  opts: { noParent?: boolean; noPrograms?: boolean; prefixes?: boolean } = {},
 ): Promise<void> {
   const cwd = cwdVirtual.split('/').filter((s) => s !== '');
   const checks: Array<{ arg: string; candidate: string }> = [];
   for (const arg of args) {
-    for (const candidate of pathCandidates(arg)) checks.push({ arg, candidate });
+    for (const candidate of pathCandidates(arg)) {
+      checks.push({ arg, candidate });
+      // A program that appends to it (split's PREFIX) writes beside it: the scope folder as a
+      // prefix writes its siblings.
+      if (opts.prefixes && !candidate.endsWith('/')) checks.push({ arg, candidate: candidate + 'x' });
+    }
     // A `~` form is also a plain relative name for programs that do not expand it.
     if (arg.startsWith('~')) checks.push({ arg, candidate: './' + arg });
   }

@@ -15,7 +15,7 @@ import { findExecutable, type Executable } from './executable.js';
 import { checkLinkOperands } from './link-sources.js';
 import { runnerOptions, type RunnerOptions } from './options.js';
 import { optionIn, toolEntry, type OptionSet } from './option-words.js';
-import { deniedPathOption } from './path-options.js';
+import { deniedPathOption, deniedSuffix, namesByPrefix } from './path-options.js';
 import { setIdMode, unknownSystemProgram } from './simple-tools.js';
 import type { ProcessSpec } from './process.js';
 import { CommandRefused, NOT_ALLOWED } from './refusal.js';
@@ -175,7 +175,11 @@ export async function prepareCommand(
   checkNotRunner(name, args, exe, opts);
   // `unsafeCommands` lifts the rules above, never the scope: these stay.
   const names = [name, path.basename(exe.real)];
-  const pathOption = deniedPathOption(names, args) ?? quotaBlindOption(names, args) ?? setIdMode(names, args);
+  const pathOption =
+    deniedPathOption(names, args) ??
+    deniedSuffix(names, args) ??
+    quotaBlindOption(names, args) ??
+    setIdMode(names, args);
   if (pathOption) throw new CommandRefused(`Command not allowed: ${pathOption}.`);
 
   const access = await fileAccessFor(ctx, user);
@@ -205,7 +209,11 @@ export async function prepareCommand(
   try {
     const cwd = await workingFolder(access, virtualDir);
     held.add(() => cwd.close());
-    await checkArgumentPaths(access, cwd.virtual, args, { noParent: !mode.bwrap, noPrograms: !mode.bwrap });
+    await checkArgumentPaths(access, cwd.virtual, args, {
+      noParent: !mode.bwrap,
+      noPrograms: !mode.bwrap,
+      prefixes: namesByPrefix(names),
+    });
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 
     // The scope, held from here to the start: the sandbox binds it, its file system has the room.

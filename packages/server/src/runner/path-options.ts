@@ -27,6 +27,11 @@ const LS: PathOptionRule[] = [{ letters: 'L', long: ['dereference'], why: FOLLOW
 const CHANGES_MODE: PathOptionRule[] = [{ letters: 'LH', long: ['dereference'], why: FOLLOWS_LINKS }];
 const CHECKSUM: PathOptionRule[] = [{ letters: 'c', long: ['check'], why: NAMES_FROM_FILE }];
 const FILES0: PathOptionRule = { long: ['files0-from'], why: NAMES_FROM_FILE };
+const XZ: PathOptionRule[] = [{ long: ['files', 'files0'], why: NAMES_FROM_FILE }];
+const ZSTD: PathOptionRule[] = [
+  { letters: 'r', long: ['recursive'], why: FOLLOWS_LINKS },
+  { long: ['filelist'], why: NAMES_FROM_FILE },
+];
 
 const RULES: Readonly<Record<string, readonly PathOptionRule[]>> = {
   ln: [{ letters: 's', long: ['symbolic'], why: CREATES_LINKS }],
@@ -69,15 +74,21 @@ const RULES: Readonly<Record<string, readonly PathOptionRule[]>> = {
   zcat: RECURSIVE_COMPRESSOR,
   pigz: RECURSIVE_COMPRESSOR,
   unpigz: RECURSIVE_COMPRESSOR,
-  zstd: RECURSIVE_COMPRESSOR,
-  zstdmt: RECURSIVE_COMPRESSOR,
-  unzstd: RECURSIVE_COMPRESSOR,
-  zstdcat: RECURSIVE_COMPRESSOR,
+  zstd: ZSTD,
+  zstdmt: ZSTD,
+  unzstd: ZSTD,
+  zstdcat: ZSTD,
   lz4: RECURSIVE_COMPRESSOR,
   lz4c: RECURSIVE_COMPRESSOR,
   lz4cat: RECURSIVE_COMPRESSOR,
   unlz4: RECURSIVE_COMPRESSOR,
   lzip: RECURSIVE_COMPRESSOR,
+  xz: XZ,
+  unxz: XZ,
+  xzcat: XZ,
+  lzma: XZ,
+  unlzma: XZ,
+  lzcat: XZ,
   wc: [FILES0],
   sort: [FILES0],
   file: [{ letters: 'f', long: ['files-from'], why: NAMES_FROM_FILE }],
@@ -107,6 +118,43 @@ export function deniedPathOption(names: readonly string[], args: readonly string
         const option = optionIn(arg, rule);
         if (option !== undefined) return `${name} ${option} ${rule.why}`;
       }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Tools that name what they write by appending to an argument (`split … PREFIX` makes PREFIXaa,
+ * `csplit -f PREFIX -b SUFFIX` makes PREFIX + SUFFIX): each path argument is checked as the start
+ * of a name too (`checkArgumentPaths`' `prefixes`), and a suffix may not go into folders.
+ */
+const NAMES_BY_PREFIX: Readonly<Record<string, OptionSet>> = {
+  split: { long: ['additional-suffix'] },
+  csplit: { letters: 'b', long: ['suffix-format'] },
+};
+
+export function namesByPrefix(names: readonly string[]): boolean {
+  return names.some((n) => toolEntry(n, (m) => NAMES_BY_PREFIX[m]) !== undefined);
+}
+
+/** Why a suffix in `args` would put pieces into other folders, or undefined. */
+export function deniedSuffix(names: readonly string[], args: readonly string[]): string | undefined {
+  for (const name of new Set(names)) {
+    const set = toolEntry(name, (n) => NAMES_BY_PREFIX[n]);
+    if (!set) continue;
+    for (let i = 0; i < args.length; i++) {
+      const option = optionIn(args[i]!, set);
+      if (option === undefined) continue;
+      // The value: after `=`, after the option's letter in a cluster, or the next word.
+      const arg = args[i]!;
+      const attached = arg.startsWith('--')
+        ? arg.includes('=')
+          ? arg.slice(arg.indexOf('=') + 1)
+          : ''
+        : arg.slice(arg.indexOf(option.slice(1)) + 1);
+      const value = attached !== '' ? attached : (args[i + 1] ?? '');
+      if (value.includes('/'))
+        return `${name} ${option} with a "/" writes pieces into folders the runner does not check`;
     }
   }
   return undefined;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isInside } from '../files/access/resolver.js';
 import { hostSystemLayout } from './executable.js';
+import { optionIn } from './option-words.js';
 
 /**
  * The system's programs the runner runs: tools that read and write the files they are named and
@@ -42,16 +43,37 @@ function setsIdBits(mode: string): boolean {
 }
 
 /**
+ * Every way a word may carry a mode, as getopt reads it: the word, what follows an `=`, and each
+ * tail of a short-option cluster (`-Dm4755`, `-pm4755`: a mode may start after any letter). A
+ * mode given as the next word (`--mode 4755`, `-m 4755`) is a word of its own.
+ */
+function modeForms(word: string): string[] {
+  const forms = [word];
+  const eq = word.indexOf('=');
+  if (word.startsWith('--') && eq > 0) forms.push(word.slice(eq + 1));
+  if (word.startsWith('-') && !word.startsWith('--')) {
+    for (let k = 1; k < word.length; k++) forms.push(word.slice(k));
+  }
+  return forms;
+}
+
+/**
  * Why a mode in `args` would make a setuid or setgid file, or undefined: a program a user
  * uploaded, made setuid for the server's user (root, often), would run with its rights for
- * anyone on the host who can reach it, whatever the sandbox.
+ * anyone on the host who can reach it, whatever the sandbox. Every form a mode can take is
+ * looked at (a false refusal is cheap, a missed mode is not), and chmod's `--reference`, which
+ * copies another file's mode, is refused outright.
  */
 export function setIdMode(names: readonly string[], args: readonly string[]): string | undefined {
   const name = names.find((n) => MODE_SETTERS.has(n));
   if (name === undefined) return undefined;
   for (const arg of args) {
-    const value = arg.startsWith('--mode=') ? arg.slice(7) : arg.startsWith('-m') ? arg.slice(2) : arg;
-    if (value && setsIdBits(value)) return `${name} ${arg} would make a setuid or setgid file`;
+    if (name === 'chmod' && optionIn(arg, { long: ['reference'] }) && arg.length > 4) {
+      return `chmod ${arg} copies the mode of another file, setuid or setgid bits included`;
+    }
+    if (modeForms(arg).some((form) => form !== '' && setsIdBits(form))) {
+      return `${name} ${arg} would make a setuid or setgid file`;
+    }
   }
   return undefined;
 }
