@@ -169,17 +169,17 @@ describe('copy and move jobs', () => {
     ]);
   });
 
-  it('a move that must copy (onto a folder that exists) cancelled mid-way leaves both sides as they were', async () => {
+  it('a move onto a folder that exists (a merge) cancelled mid-way leaves both sides as they were', async () => {
     await makeBigFolder(home('big'));
     await fs.mkdir(home('to', 'big'), { recursive: true });
     await fs.writeFile(home('to', 'big', 'keep.txt'), 'keep');
     const before = { src: await inventory(home('big')), dst: await inventory(home('to')) };
     const state: { id?: string; cancelled: boolean } = { cancelled: false };
     const listener = (job: Job) => {
-      if (job.bytesDone === 0 || state.cancelled) return;
+      if (job.itemsDone === 0 || state.cancelled) return;
       state.id = job.id;
       state.cancelled = true;
-      // The rename failed (ENOTEMPTY), so the move copies: cancelled between two reads of it.
+      // The rename failed (ENOTEMPTY), so the entries move one by one: cancelled after the first.
       t.ctx.jobs.get({ id: annId }, job.id)!.cancel();
     };
     t.ctx.jobs.on('progress', listener);

@@ -197,7 +197,7 @@ describe('a folder moved onto an existing one', () => {
   });
 });
 
-describe('a folder merged into another by copying', () => {
+describe('a folder merged into another', () => {
   const seam = renameWindow();
   afterEach(() => seam.clear());
 
@@ -217,7 +217,7 @@ describe('a folder merged into another by copying', () => {
     return { bob, home, merge };
   }
 
-  it('sets the source aside first: what is uploaded to it while the copy runs is not removed with it', async () => {
+  it('moves each entry by itself: what is uploaded to the source meanwhile stays, in its folder', async () => {
     const { bob, home, merge } = await twoFolders();
     let late: number | undefined;
     seam.next(async () => {
@@ -228,16 +228,15 @@ describe('a folder merged into another by copying', () => {
     const res = await merge();
     expect(res.statusCode, res.body).toBe(200);
     expect(late).toBe(200);
-    // The upload went to a new folder of that name: the one being moved was no longer there.
+    expect(await fs.readdir(path.join(home, 'docs'))).toEqual(['late.txt']);
     expect(await fs.readFile(path.join(home, 'docs', 'late.txt'), 'utf8')).toBe('late');
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'link', 'sub']);
     // A move keeps links as links.
     expect(await fs.readlink(path.join(home, 'into', 'docs', 'link'))).toBe('sub/a.txt');
-    expect((await fs.readdir(home)).sort()).toEqual(['docs', 'into']);
     expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
-  it('that fails puts the source back whole under its name, and the destination as it was', async () => {
+  it('where a folder meets a file is refused before anything moves', async () => {
     const { home, merge } = await twoFolders();
     // Where the source has the folder `sub`, the destination has a file.
     await fs.writeFile(path.join(home, 'into', 'docs', 'sub'), 'a file');
@@ -247,36 +246,20 @@ describe('a folder merged into another by copying', () => {
     expect(await readFolder(path.join(home, 'docs'))).toEqual({ text: 'merged', link: 'sub/a.txt' });
     expect((await fs.readdir(home)).sort()).toEqual(['docs', 'into']);
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'sub']);
-    expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
-  it('killed while copying: the next start puts the source set aside back under its name', async () => {
-    t = await startFilesApp();
-    await t.user('bob');
-    const { from, record } = await leftMove(t, source);
-    await fs.rename(path.join(from, 'docs'), path.join(from, record.hiddenName));
+  it('that fails midway moves back what had moved, and hides nothing', async () => {
+    const { home, merge } = await twoFolders();
+    await fs.mkdir(path.join(home, 'docs', 'z'));
+    await fs.writeFile(path.join(home, 'docs', 'z', 'f.txt'), 'z');
+    // Once the first entry moved, the name `z` is taken in the destination by a file.
+    seam.next(async () => await fs.writeFile(path.join(home, 'into', 'docs', 'z'), 'in the way'));
 
-    await restart(t);
-    expect(await fs.readdir(from)).toEqual(['docs']);
-    expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
-    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
-  });
-
-  it('killed while copying, its name taken since: the source stays set aside, on record, and comes back once free', async () => {
-    t = await startFilesApp();
-    await t.user('bob');
-    const { from, record } = await leftMove(t, source);
-    await fs.rename(path.join(from, 'docs'), path.join(from, record.hiddenName));
-    await fs.mkdir(path.join(from, 'docs'));
-
-    await restart(t);
-    expect((await fs.readdir(from)).sort()).toEqual([record.hiddenName, 'docs'].sort());
-    expect(await t.ctx.store.moves.orphaned([])).toHaveLength(1);
-
-    await fs.rmdir(path.join(from, 'docs'));
-    await restart(t);
-    expect(await readFolder(path.join(from, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
-    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(409);
+    expect((await fs.readdir(path.join(home, 'docs'))).sort()).toEqual(['link', 'sub', 'z']);
+    expect(await readFolder(path.join(home, 'docs'))).toEqual({ text: 'merged', link: 'sub/a.txt' });
+    expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'z']);
   });
 });
 

@@ -57,23 +57,6 @@ export class MoveJournal {
   }
 
   /**
-   * Begins a move whose copy goes into an existing destination (a folder merged into another):
-   * the source is set aside under its hidden name first, on record, so that what anyone adds to
-   * it while the copy runs is not removed with it (it is no longer there to add to). The copy
-   * then reads from the answer's `asideName`; `finishAside` removes it, `putBack` undoes.
-   */
-  async setAside(from: Pinned, name: string, to: Pinned, toName: string): Promise<JournaledMove> {
-    const move = await this.begin(from, name, to, toName);
-    try {
-      await renameEntry(from, name, from, move.asideName);
-    } catch (err) {
-      await this.repo.remove(move.id);
-      throw err;
-    }
-    return move;
-  }
-
-  /**
    * Finishes or undoes the moves of instances that are gone (earlier processes, or instances on
    * the same database that died), and forgets them: every instance not in `live` will never go
    * on with its moves by itself. At start, before any request, `live` is this instance alone.
@@ -83,9 +66,8 @@ export class MoveJournal {
     const records = await this.repo.orphaned(live);
     for (const record of records) {
       try {
-        if (record.phase === 'copying') {
-          if (!(await undoCopy(record, log))) continue;
-        } else await finishMove(record, log);
+        if (record.phase === 'copying') await undoCopy(record);
+        else await finishMove(record, log);
       } catch (err) {
         log.warn(
           { err, from: record.sourceFolder, to: record.destFolder },
@@ -107,11 +89,10 @@ export class JournaledMove {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    readonly id: number,
+    private readonly id: number,
     private readonly from: Pinned,
     private readonly name: string,
-    /** Where the source goes once the copy is whole, or before it when set aside (beside it). */
-    readonly asideName: string,
+    private readonly hiddenName: string,
     private readonly to: Pinned,
     private readonly toName: string,
     /** Where the copy is made, beside the destination. */
@@ -149,38 +130,11 @@ export class JournaledMove {
     await this.removeSource();
   }
 
-  /**
-   * The copy of a source set aside is whole in the destination (merged): on record as whole, the
-   * source goes from its hidden name. The next start finds the destination and no staging copy,
-   * and so finishes removing it.
-   */
-  async finishAside(): Promise<void> {
-    await this.store.moves.markCopied(this.id);
-    await this.removeSource(false);
-  }
-
-  /**
-   * The copy of a source set aside failed: the source takes its name again, unless something took
-   * the name meanwhile; then it stays on record, hidden, and the next start tries again.
-   */
-  async putBack(): Promise<void> {
+  /** Hides the source (one rename), then removes it and forgets the move. */
+  private async removeSource(): Promise<void> {
     try {
-      await renameInto(this.from, this.asideName, this.from, this.name, false);
-    } catch (err) {
-      this.log.error(
-        { err, folder: this.from.real, name: this.name },
-        'a folder set aside for a merge could not take its name again: the next start retries',
-      );
-      return;
-    }
-    await this.store.moves.remove(this.id);
-  }
-
-  /** Hides the source (one rename) unless set aside already, then removes it and forgets the move. */
-  private async removeSource(hide = true): Promise<void> {
-    try {
-      if (hide) await renameEntry(this.from, this.name, this.from, this.asideName);
-      await removeTree(this.from, this.asideName);
+      await renameEntry(this.from, this.name, this.from, this.hiddenName);
+      await removeTree(this.from, this.hiddenName);
     } catch (err) {
       // The move itself is done; the record stays, and the next start removes what is left.
       this.log.warn(
@@ -193,28 +147,8 @@ export class JournaledMove {
   }
 }
 
-/**
- * A move that never came whole: its copy goes, and a source set aside for a merge takes its name
- * again (only while that name is free and the hidden entry is still the source). A source that
- * cannot go back yet keeps the record, for the next start.
- */
-async function undoCopy(record: MoveRecord, log: Logger): Promise<boolean> {
+async function undoCopy(record: MoveRecord): Promise<void> {
   await atRecordedFolder(record.destFolder, (folder) => removeTree(folder, record.stagingName));
-  const done = await atRecordedFolder(record.sourceFolder, async (folder) => {
-    const aside = await statEntry(folder, record.hiddenName).catch(() => undefined);
-    if (!aside || identity(aside) !== record.sourceId) return true;
-    try {
-      await renameInto(folder, record.hiddenName, folder, record.sourceName, false);
-      return true;
-    } catch (err) {
-      log.error(
-        { err, folder: record.sourceFolder, name: record.sourceName },
-        'a folder set aside for a merge could not take its name again: the next start retries',
-      );
-      return false;
-    }
-  });
-  return done ?? true;
 }
 
 async function finishMove(record: MoveRecord, log: Logger): Promise<void> {

@@ -11,6 +11,7 @@ import {
   openEntryFile,
   openPinnedFile,
   readEntryLink,
+  readFolder,
   removeEntryFolder,
   renameEntry,
   statEntry,
@@ -19,6 +20,7 @@ import {
 } from '../access/anchor.js';
 import { extensionOf } from '../listing/mime.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
+import { isStagingName } from '../access/staging-names.js';
 import { walkTree } from '../access/tree.js';
 import { renameInto } from './rename-into.js';
 import { type Place, type Progress, copyHandle, placeOf, writeInto } from './write.js';
@@ -388,25 +390,22 @@ export async function movePath(
       );
       return;
     }
-    await mergeFolder(access, src, dst, place, dirMode, progress);
+    await mergeFolder(access, src, place, progress);
   } finally {
     await place.release();
   }
 }
 
 /**
- * A folder moved onto an existing one: an empty one is replaced by a rename, else the source is
- * set aside under a hidden name (so that nothing added to it meanwhile is lost with it), copied
- * in from there as it is (links stay links), and removed. A failed copy takes back what it made and puts the source back.
+ * A folder moved onto an existing one: an empty one is replaced by a rename. Otherwise each entry
+ * of the source moves into the destination by itself (one rename, or a journaled copy across file
+ * systems: `moveEntry`): a folder meeting a folder merges in turn, a file or link replaces a file
+ * or link, and each source folder left empty goes. Nothing is copied and then removed, so nothing
+ * put into the source meanwhile is lost: what the walk did not move stays where it was, in its
+ * folder, kept for it. A folder meeting a file (or the other way) is refused before anything
+ * moves; a failure midway moves back what had moved.
  */
-async function mergeFolder(
-  access: FileAccess,
-  src: Opened,
-  dst: Opened,
-  place: Place,
-  dirMode: number,
-  progress: Progress,
-): Promise<void> {
+async function mergeFolder(access: FileAccess, src: Opened, place: Place, progress: Progress): Promise<void> {
   try {
     await progress.stillAllowed?.();
     await renameEntry(src.folder!, src.leaf, place.folder, place.name);
@@ -415,34 +414,88 @@ async function mergeFolder(
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
   }
-  const move = await access.moves.setAside(src.folder!, src.leaf, place.folder, place.name);
+  const held = new Set<Pinned>();
+  const hold = async (folder: Pinned, name: string) => {
+    const pin = await folder.lookup(name);
+    if (pin) held.add(pin);
+    return pin;
+  };
+  const moved: Array<{ from: Pinned; to: Pinned; name: string }> = [];
   try {
-    const aside = await src.folder!.lookup(move.asideName);
-    if (!aside?.stat.isDirectory()) {
-      await aside?.close();
+    const from = await hold(src.folder!, src.leaf);
+    const into = await hold(place.folder, place.name);
+    if (!from?.stat.isDirectory() || !into?.stat.isDirectory()) {
       throw conflict('the folder changed while it was being moved');
     }
-    try {
-      const target = await access.open(dst.virtual);
-      try {
-        if (!target.node || !target.stat?.isDirectory())
-          throw conflict('the destination is no longer a folder');
-        await progress.done?.(0, 1);
-        // A move keeps links as links, as a rename would.
-        await copyTree(access, aside, src.virtual, target.node, false, false, progress);
-      } finally {
-        await target.close();
+    await assertMergeable(from, into);
+    const merge = async (from: Pinned, into: Pinned): Promise<void> => {
+      for (const name of await entryNames(from)) {
+        progress.signal?.throwIfAborted();
+        const source = await statEntry(from, name).catch(() => undefined);
+        if (!source) continue;
+        const there = await statEntry(into, name).catch(() => undefined);
+        if (there?.isDirectory() && source.isDirectory()) {
+          const [innerFrom, innerInto] = [await hold(from, name), await hold(into, name)];
+          if (!innerFrom?.stat.isDirectory() || !innerInto?.stat.isDirectory()) {
+            throw conflict('the folder changed while it was being moved');
+          }
+          await merge(innerFrom, innerInto);
+          await removeEntryFolder(from, name).catch(() => undefined); // kept when not empty
+        } else if (there && (there.isDirectory() || source.isDirectory())) {
+          throw conflict(
+            `the destination has a file where the move has the folder ${name}, or the other way round`,
+          );
+        } else {
+          // A file or link replaces a file or link (the merge's override); a free name stays free
+          // for it only: one taken meanwhile is refused.
+          await moveEntry(access, from, name, into, name, { progress, replace: !!there });
+          moved.push({ from, to: into, name });
+          await progress.done?.(0, 1);
+        }
       }
-    } finally {
-      await aside.close();
-    }
-  } catch (copyErr) {
-    // The copy cleaned up after itself; the source takes its name again, the folders made for
-    // the move go.
-    await move.putBack();
+    };
+    await merge(from, into);
+    await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined); // kept when not empty
+  } catch (err) {
+    // What moved goes back, last first, where its name is still free; what cannot stays merged.
+    for (const m of moved.reverse())
+      await renameInto(m.to, m.name, m.from, m.name, false).catch(() => undefined);
     await place.undo();
-    throw copyErr;
+    throw err;
+  } finally {
+    await closeAll(held);
   }
-  // Once the copy is whole the move completes: a cancel from here on would cut the source.
-  await move.finishAside();
+}
+
+/** The names in a folder, staging names left out (another write's, which it renames itself). */
+async function entryNames(folder: Pinned): Promise<string[]> {
+  return (await readFolder(folder)).filter((name) => !isStagingName(name));
+}
+
+/**
+ * Refuses (409) a merge where a folder of the source meets a file or link of the destination, or
+ * the other way round, before anything moves.
+ */
+async function assertMergeable(from: Pinned, into: Pinned): Promise<void> {
+  for (const name of await entryNames(from)) {
+    const there = await statEntry(into, name).catch(() => undefined);
+    if (!there) continue;
+    const source = await statEntry(from, name).catch(() => undefined);
+    if (!source) continue;
+    if (source.isDirectory() && there.isDirectory()) {
+      const innerFrom = await from.lookup(name);
+      const innerInto = await into.lookup(name);
+      try {
+        if (innerFrom?.stat.isDirectory() && innerInto?.stat.isDirectory()) {
+          await assertMergeable(innerFrom, innerInto);
+        }
+      } finally {
+        await closeAll([innerFrom, innerInto]);
+      }
+    } else if (source.isDirectory() || there.isDirectory()) {
+      throw conflict(
+        `the destination has a file where the move has the folder ${name}, or the other way round`,
+      );
+    }
+  }
 }
