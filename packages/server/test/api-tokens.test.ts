@@ -162,6 +162,41 @@ describe('managing tokens', () => {
     expect(await t.ctx.store.apiTokens.countByUser(aliceId)).toBe(before);
   });
 
+  it('counts a wrong current password as a guess at the password: 429 past the login limit, everywhere it is asked', async () => {
+    const small = await startTestApp({ loginRateLimit: 3 });
+    try {
+      const carol = await small.createUser({ username: 'carol', scope: '/carol' });
+      const session = await small.login('carol');
+      const guess = (url: string, method: 'POST' | 'PUT', payload: Record<string, unknown>) =>
+        small.request(session, { method, url, payload, remoteAddress: '198.51.100.9' });
+      const token = (password: string) =>
+        guess('/api/tokens', 'POST', {
+          name: 'x',
+          expiresInDays: 0,
+          readOnly: false,
+          current_password: password,
+        });
+      const newPassword = (password: string) =>
+        guess(`/api/users/${carol.id}`, 'PUT', {
+          what: 'user',
+          which: ['password'],
+          data: { id: carol.id, password: 'another long password' },
+          current_password: password,
+        });
+      expect((await token('wrong 1')).statusCode).toBe(400);
+      expect((await newPassword('wrong 2')).statusCode).toBe(400);
+      expect((await token('wrong 3')).statusCode).toBe(400);
+      // The limit is reached: even the right password waits now, by either way.
+      const refused = await newPassword(USER_PASSWORD);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await token(USER_PASSWORD)).statusCode).toBe(429);
+      expect(await small.ctx.store.apiTokens.countByUser(carol.id)).toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('lets an administrator list and revoke anyone’s tokens, and nobody else', async () => {
     const made = await createToken(alice, { name: 'for the admin to see' });
     const listed = await t.request(t.adminToken, { method: 'GET', url: `/api/users/${aliceId}/tokens` });
@@ -317,6 +352,22 @@ describe('using tokens', () => {
     // A read-write administrator token does administer.
     const rw = await createToken(t.adminToken, { name: 'rw-admin' }, ADMIN_PASSWORD);
     expect((await bearer(rw.secret, { method: 'GET', url: '/api/users' })).statusCode).toBe(200);
+    // But what a user may reach needs the administrator's password, which a token never carries.
+    for (const [which, data] of [
+      [['rules'], { rules: [{ regex: false, allow: true, path: '/secret', regexp: null }] }],
+      [['quota'], { quota: 10 ** 12 }],
+    ] as const) {
+      const res = await bearer(rw.secret, {
+        method: 'PUT',
+        url: `/api/users/${aliceId}`,
+        payload: { what: 'user', which, data: { id: aliceId, ...data } },
+      });
+      expect(res.statusCode, which.join()).toBe(400);
+      expect(res.body).toContain('current password is incorrect');
+    }
+    const stored = (await t.ctx.store.users.get(aliceId))!;
+    expect(stored.rules).toEqual([]);
+    expect(stored.quota).toBe(0);
   });
 
   it('lets a read-write token write', async () => {

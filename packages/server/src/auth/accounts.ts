@@ -122,12 +122,18 @@ const ADMIN_FIELDS = new Set([
   'webdav',
   'quota',
 ]);
-/** Changing any of these needs the caller's current password under json auth. */
+/**
+ * Changing any of these needs the caller's current password under json auth: what a user may
+ * reach (scope, rules, permissions, commands, quota) and how they sign in. An administrator's
+ * API token, which never carries the password, cannot change them.
+ */
 export const SENSITIVE_FIELDS = [
   'all',
   'username',
   'password',
   'scope',
+  'rules',
+  'quota',
   'commands',
   'perm',
   'lockpassword',

@@ -1,6 +1,6 @@
 import type { TokenClaims } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
-import { AppError, forbidden, unauthorized } from '../errors.js';
+import { AppError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
 import { createAccount } from './accounts.js';
 import { apiTokenSubject, verifyApiTokenSecret, type ApiTokenGrant } from './api-tokens.js';
@@ -116,6 +116,21 @@ export class AuthService {
     const user = await this.userWithPassword(name, password);
     await attempt.succeeded();
     return user;
+  }
+
+  /**
+   * Under json auth, a sensitive change (a password, an API token, an account) needs the caller's
+   * current password: a stolen session or token must not turn into the password, or into a
+   * credential that outlives it. Each check is a guess like a login's, counted by the same
+   * throttle (429 past it); a wrong one answers 400.
+   */
+  async confirmPassword(user: StoredUser, given: string | undefined, ip: string): Promise<void> {
+    if (this.ctx.store.settings.get().authMethod !== 'json') return;
+    const attempt = await this.throttle.reserve(ip, usernameKey(user.username.normalize('NFC')));
+    if (!given || Buffer.byteLength(given) > MAX_PASSWORD_BYTES || !(await checkPassword(given, user.passwordHash))) {
+      throw badRequest('the current password is incorrect');
+    }
+    await attempt.succeeded();
   }
 
   private async userWithPassword(username: string, password: string): Promise<StoredUser> {

@@ -9,10 +9,9 @@ import {
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { audit } from '../../audit/http.js';
 import { createApiToken, listApiTokens, revokeApiToken } from '../../auth/api-tokens.js';
-import { checkPassword } from '../../auth/passwords.js';
 import { may } from '../../auth/policy.js';
-import type { AppContext } from '../../context.js';
-import { badRequest, notFound } from '../../errors.js';
+import type { ServerContext } from '../../services.js';
+import { notFound } from '../../errors.js';
 import { currentUser } from '../guards.js';
 import { SESSION_ONLY } from '../reach.js';
 import { statusLine } from '../openapi/declare.js';
@@ -22,7 +21,7 @@ import { sendStatus } from '../replies.js';
  * Personal API tokens. Every route here is for signed-in sessions only: no token can
  * make, list or revoke tokens, so a leaked token cannot entrench itself.
  */
-export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
+export function tokenRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/api/tokens',
@@ -47,11 +46,7 @@ export function tokenRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const caller = currentUser(request);
         const { current_password, ...wanted } = request.body;
         // A stolen session must not turn into a credential that outlives it.
-        if (ctx.store.settings.get().authMethod === 'json') {
-          if (!current_password || !(await checkPassword(current_password, caller.passwordHash))) {
-            throw badRequest('the current password is incorrect');
-          }
-        }
+        await ctx.auth.confirmPassword(caller, current_password, request.ip);
         audit(request, { detail: wanted.name });
         const created = await createApiToken(ctx, caller, wanted);
         audit(request, { detail: `${created.id} ${created.name}` });

@@ -4,9 +4,8 @@ import { may } from '../../auth/policy.js';
 import { NumericIdParams, User, UserDeleteRequest, UserRequest } from '@filebrowser/contract';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAccount, deleteAccount, SENSITIVE_FIELDS, updateAccount } from '../../auth/accounts.js';
-import { checkPassword } from '../../auth/passwords.js';
 import { emptyTrash } from '../../files/change/trash.js';
-import type { AppContext } from '../../context.js';
+import type { ServerContext } from '../../services.js';
 import { badRequest, forbidden, notFound } from '../../errors.js';
 import type { StoredUser } from '../../store/users.js';
 import { currentUser } from '../guards.js';
@@ -18,14 +17,7 @@ import { presentUser } from './present.js';
 /** Only digits make a user id: anything else is not this route (contract 11.2), so it answers 404. */
 const BY_ID = '/api/users/:id(^\\d+$)';
 
-export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
-  /** Under json auth, sensitive changes need the caller to prove they are still at the keyboard. */
-  async function requireCurrentPassword(caller: StoredUser, given: string | undefined): Promise<void> {
-    if (ctx.store.settings.get().authMethod !== 'json') return;
-    if (!given || !(await checkPassword(given, caller.passwordHash))) {
-      throw badRequest('the current password is incorrect');
-    }
-  }
+export function usersRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
 
   async function target(id: string, caller: StoredUser): Promise<StoredUser> {
     const n = Number(id);
@@ -75,7 +67,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const { what, which, current_password, data } = request.body;
         if (what !== 'user') throw badRequest('what must be "user"');
         if (which && which.length > 0) throw badRequest('which must be empty when creating a user');
-        await requireCurrentPassword(currentUser(request), current_password);
+        await ctx.auth.confirmPassword(currentUser(request), current_password, request.ip);
         if (!data.password) throw badRequest('password is required');
         const scope = data.scope?.trim();
         audit(request, { detail: `user ${data.username ?? ''}` });
@@ -107,7 +99,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         const fields = which.map((w) => w.toLowerCase());
         const wholeRecord = fields.length === 0;
         if (wholeRecord || fields.some((f) => SENSITIVE_FIELDS.includes(f))) {
-          await requireCurrentPassword(caller, current_password);
+          await ctx.auth.confirmPassword(caller, current_password, request.ip);
         }
         if (data.id !== undefined && data.id !== user.id)
           throw badRequest('the user id does not match the URL');
@@ -140,7 +132,7 @@ export function usersRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         audit(request, { detail: `user ${user.username} (id ${user.id})` });
         const body = request.body as UserDeleteRequest | undefined;
         if (!body || typeof body !== 'object') throw badRequest('a JSON body is required');
-        await requireCurrentPassword(caller, body.current_password);
+        await ctx.auth.confirmPassword(caller, body.current_password, request.ip);
         await deleteAccount(ctx, user.id);
         // Their trash goes with them (the retention purge catches what this misses, or the CLI's).
         await emptyTrash(ctx, user).catch((err: unknown) =>
