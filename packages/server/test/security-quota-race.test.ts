@@ -202,3 +202,30 @@ describe('a write over nothing raced by a file appearing at its destination', ()
     expect((await t.get(bob, '/api/usage/?recount=true')).json()).toMatchObject({ used: 1_200 });
   });
 });
+
+describe('a copy whose source grows while it is copied', () => {
+  it('is checked byte by byte past what was measured: 507, and nothing of it is left', async () => {
+    await start();
+    // 8.8 kB kept of 10 kB: a copy of 2 × 500 B fits, as measured.
+    for (const name of ['a.bin', 'b.bin']) {
+      const res = await t.req(bob, {
+        method: 'POST',
+        url: `/api/resources/src/${name}`,
+        payload: bytes(500),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    // Once the first file is copied, both sources grow (the one still to come, whichever it is).
+    const home = path.join(t.root, 'bob', 'src');
+    meanwhile = async () => {
+      for (const name of ['a.bin', 'b.bin']) await fs.appendFile(path.join(home, name), bytes(5_000));
+    };
+    const copy = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/src?action=copy&destination=%2Fcopy',
+    });
+    expect(copy.statusCode, copy.body).toBe(507);
+    expect(copy.body).toContain('Quota exceeded');
+    expect(Object.keys(await onDisk()).filter((p) => p.startsWith('copy'))).toEqual([]);
+  });
+});

@@ -78,18 +78,34 @@ async function copyCounted(
   let target = dst;
   try {
     let before = 0;
+    let given = 0;
+    let size = 0;
     if (hold.active) {
       before = replacing ? 0 : await bytesOf(access, dst, false);
-      const size = await bytesOf(access, src, true);
+      size = await bytesOf(access, src, true);
       // A merge keeps what it does not replace: only a replaced file gives its bytes back, and
       // an entry deleted for good gives back all of it (one in the trash still counts).
-      await hold.need(size - (replacing ? replacement.freed : dst.stat?.isFile() ? before : 0));
+      given = replacing ? replacement.freed : dst.stat?.isFile() ? before : 0;
+      await hold.need(size - given);
     }
     if (replacing) {
       await replacement.apply();
       target = await access.open(dst.virtual, { followFinal: false });
     }
-    await copyPath(access, src, target, dirMode, progress);
+    // The source may grow while it is copied (a file written, a folder moved into it): past
+    // what was measured, every byte copied is checked against the quotas before it lands.
+    let copied = 0;
+    const metered: Progress = !hold.limited
+      ? progress
+      : {
+          ...progress,
+          done: async (bytes, items) => {
+            copied += bytes;
+            if (copied > size) await hold.need(copied - given);
+            await progress.done?.(bytes, items);
+          },
+        };
+    await copyPath(access, src, target, dirMode, metered);
     if (hold.active) {
       const after = await access.open(dst.virtual, { rules: false });
       try {
