@@ -126,6 +126,77 @@ describe('a write whose caller lost its rights while the body came', () => {
   });
 });
 
+describe('a write that may replace, whose caller lost modify while it ran', () => {
+  /** Carol's token; the seam withdraws her modify and has dave put a file at `name` meanwhile. */
+  async function race(name: string) {
+    const token = await tokenOf(carol);
+    seam.next(async () => {
+      await setUser('carol', { perm: { ...ALL, modify: false } });
+      await fs.writeFile(file(name), 'dave’s');
+    });
+    return { bearer: `Bearer ${token.secret}`, basic: basic('carol', token.secret) };
+  }
+
+  it('replaces nothing: POST with override, WebDAV PUT and a resumable upload with override answer 403', async () => {
+    let who = await race('a.txt');
+    const post = await t.app.inject({
+      method: 'POST',
+      url: '/api/resources/a.txt?override=true',
+      headers: { authorization: who.bearer },
+      payload: 'carol’s',
+    });
+    expect(post.statusCode, post.body).toBe(403);
+    expect(await fs.readFile(file('a.txt'), 'utf8')).toBe('dave’s');
+
+    await setUser('carol', { perm: ALL });
+    who = await race('b.txt');
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/dav/b.txt',
+      headers: { authorization: who.basic },
+      payload: 'carol’s',
+    });
+    expect(put.statusCode, put.body).toBe(403);
+    expect(await fs.readFile(file('b.txt'), 'utf8')).toBe('dave’s');
+
+    await setUser('carol', { perm: ALL });
+    const tusToken = await tokenOf(carol);
+    const tusAuth = { authorization: `Bearer ${tusToken.secret}`, 'tus-resumable': '1.0.0' };
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/tus/c.txt?override=true',
+      headers: { ...tusAuth, 'upload-length': '7' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    seam.next(async () => {
+      await setUser('carol', { perm: { ...ALL, modify: false } });
+      await fs.writeFile(file('c.txt'), 'dave’s');
+    });
+    const last = await t.app.inject({
+      method: 'PATCH',
+      url: '/api/tus/c.txt',
+      headers: { ...tusAuth, 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' },
+      payload: 'carol!!',
+    });
+    expect(last.statusCode, last.body).toBe(403);
+    expect(await fs.readFile(file('c.txt'), 'utf8')).toBe('dave’s');
+  });
+
+  it('replaces nothing through a WebDAV COPY with Overwrite: 403', async () => {
+    await fs.writeFile(file('src.txt'), 'carol’s');
+    await fs.writeFile(file('d.txt'), 'dave’s');
+    const token = await tokenOf(carol);
+    seam.next(() => setUser('carol', { perm: { ...ALL, modify: false } }));
+    const copy = await t.app.inject({
+      method: 'COPY',
+      url: '/dav/src.txt',
+      headers: { authorization: basic('carol', token.secret), destination: '/dav/d.txt', overwrite: 'T' },
+    });
+    expect(copy.statusCode, copy.body).toBe(403);
+    expect(await fs.readFile(file('d.txt'), 'utf8')).toBe('dave’s');
+  });
+});
+
 describe('a copy whose caller lost its rights while it ran', () => {
   /** A folder of two files to copy: the first lands, then the seam revokes. */
   async function twoFiles() {

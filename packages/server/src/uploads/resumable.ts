@@ -160,8 +160,11 @@ export class ResumableUploads {
     rawPath: string,
     offsetHeader: string | undefined,
     body: Readable,
-    /** Asked again just before the finished file takes its place (writeFileAtomic's `stillAllowed`). */
-    stillAllowed?: () => Promise<unknown>,
+    /**
+     * Asked again just before the finished file takes its place (writeFileAtomic's
+     * `stillAllowed`), saying whether it may replace what stands there (then modify is needed).
+     */
+    stillAllowed?: (replacing: boolean) => Promise<unknown>,
   ): Promise<UploadStatus> {
     const access = await this.access(user);
     const target = await access.resolve(rawPath);
@@ -181,9 +184,9 @@ export class ResumableUploads {
       // it stays pending, for whichever instance the client asks next.
       const interrupted = () => conflict('the upload was interrupted: ask for its offset and go on');
       if (lock.lost) throw interrupted();
-      const completed = await this.complete(access, upload, async () => {
+      const completed = await this.complete(access, upload, async (replacing) => {
         if (lock.lost) throw interrupted();
-        await stillAllowed?.();
+        await stillAllowed?.(replacing);
       });
       return { offset: written, length: upload.length, completed };
     });
@@ -222,7 +225,9 @@ export class ResumableUploads {
     if (tell && this.ctx.store.instance.shared) {
       this.ctx.store.notices
         .publish('uploads')
-        .catch((err: unknown) => this.ctx.log.warn({ err }, 'could not tell the other instances an upload ended'));
+        .catch((err: unknown) =>
+          this.ctx.log.warn({ err }, 'could not tell the other instances an upload ended'),
+        );
     }
   }
 
@@ -249,7 +254,7 @@ export class ResumableUploads {
   private async complete(
     access: FileAccess,
     upload: PendingUpload,
-    stillAllowed?: () => Promise<unknown>,
+    stillAllowed?: (replacing: boolean) => Promise<unknown>,
   ): Promise<string> {
     try {
       // Rules or the tree may have changed while the bytes were coming in: check again.
@@ -272,7 +277,7 @@ export class ResumableUploads {
         const put = (folder: Pinned, name: string) =>
           replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, replace, async () => {
             await access.quota.beforeReplace?.(joinReal(folder.real, name));
-            await stillAllowed?.();
+            await stillAllowed?.(replace);
           });
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {

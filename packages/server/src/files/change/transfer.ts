@@ -114,9 +114,9 @@ async function copyFileInto(
     mode & 0o7777,
     (out) => copyHandle(source, out, progress),
     async (staging) => {
-      await progress.stillAllowed?.();
       await access.quota.beforeReplace?.(real);
       await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+      await progress.stillAllowed?.();
       await renameInto(folder, staging, folder, name, replace);
     },
   );
@@ -342,8 +342,8 @@ export async function moveEntry(
   opts: { alongside?: (tx: Repos) => Promise<unknown>; progress?: Progress; replace?: boolean } = {},
 ): Promise<{ copied: boolean }> {
   const replace = opts.replace ?? false;
-  await opts.progress?.stillAllowed?.();
   await access.quota.beforeReplace?.(joinReal(to.real, toName));
+  await opts.progress?.stillAllowed?.();
   try {
     await renameInto(from, name, to, toName, replace);
     return { copied: false };

@@ -34,6 +34,7 @@ export async function handlePut(dav: DavRequest) {
     assertMay(dav.access.perm, exists ? 'modify' : 'create');
     if (!exists) assertParentExists(r);
     const { fileMode, dirMode } = dav.ctx.store.settings.get();
+    const mayReplace = may(dav.access.perm, 'modify');
     const st = await withHooks(
       dav.ctx,
       dav.user,
@@ -45,9 +46,15 @@ export async function handlePut(dav: DavRequest) {
           fileMode,
           dirMode,
           length: declaredLength(dav.request.raw),
-          stillAllowed: () => callerOf(dav.ctx, dav.request, [exists ? 'modify' : 'create']),
-          // A PUT replaces; what appeared since it looked, only for a user who may modify.
-          replace: exists || may(dav.access.perm, 'modify'),
+          // A PUT replaces; what appeared since it looked, only for a user who may modify, who
+          // is asked again for it as the file lands.
+          stillAllowed: () =>
+            callerOf(
+              dav.ctx,
+              dav.request,
+              exists ? ['modify'] : mayReplace ? ['create', 'modify'] : ['create'],
+            ),
+          replace: exists || mayReplace,
         }),
     );
     await notify(dav, 'upload', () => dav.events.changed?.(r.real));
@@ -183,8 +190,11 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
                 { action, override: true, rename: false, mode: 'replace' },
                 replace,
                 dirMode,
-                // Asked again before each entry lands: a copy can outlast its token or password.
-                { stillAllowed: () => callerOf(dav.ctx, dav.request, [action]) },
+                // Asked again before each entry lands: a copy can outlast its token or password;
+                // one that replaces what stood there needs modify still.
+                {
+                  stillAllowed: () => callerOf(dav.ctx, dav.request, existed ? [action, 'modify'] : [action]),
+                },
               );
             }
             // Depth 0: the folder without its members, in place of what was there.

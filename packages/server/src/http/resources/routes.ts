@@ -238,15 +238,17 @@ export function resourcesRoutes(ctx: ServerContext, events: FileEvents = {}): Fa
             // The old server removed a folder here when the write failed (contract 17.1): refuse instead.
             if (r.stat?.isDirectory()) throw new AppError('conflict', 'a folder exists at this path');
           }
-          const needs: Operation[] = r.linkStat ? ['create', 'modify'] : ['create'];
           const override = isTrue(queryValue(request, 'override'));
+          // A write that may replace what it meets asks for modify again too, as it lands.
+          const replace = !!r.linkStat || (override && may(access.perm, 'modify'));
+          const needs: Operation[] = replace ? ['create', 'modify'] : ['create'];
           const st = await withHooks(ctx, user, reply, 'upload', { file: r.real }, () =>
             writeFileAtomic(access, r, request.raw, {
               fileMode,
               dirMode,
               length: declaredLength(request.raw),
               stillAllowed: () => callerOf(ctx, request, needs),
-              replace: !!r.linkStat || (override && may(access.perm, 'modify')),
+              replace,
             }),
           );
           await notify(ctx, 'upload', () => events.changed?.(r.real));

@@ -156,7 +156,7 @@ export function tusRoutes(
             pathOf(request),
             header(request, 'upload-offset'),
             request.raw,
-            () => callerOf(ctx, request, ['create']),
+            (replacing) => callerOf(ctx, request, replacing ? ['create', 'modify'] : ['create']),
           );
           await finished(request, reply, status);
           const { offset } = status;
