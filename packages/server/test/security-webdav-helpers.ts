@@ -4,6 +4,7 @@ import type { TrashItem } from '@filebrowser/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { StoredUser } from '../src/store/users.js';
+import type { BuildOptions } from '../src/app.js';
 import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
@@ -69,9 +70,9 @@ export async function tree(files: Record<string, string>, base = t.root): Promis
 }
 
 /** Starts the app before the tests of the file that calls it and closes it after. */
-export function useDavApp(): void {
+export function useDavApp(build: BuildOptions = {}): void {
   beforeEach(async () => {
-    t = await startFilesApp();
+    t = await startFilesApp({}, build);
   });
   afterEach(async () => {
     await t.close();

@@ -1,25 +1,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DavLockInfo, Job } from '@filebrowser/contract';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, type CliIO } from '../src/cli/index.js';
-import { ALL, deny, PASSWORD } from './files-helpers.js';
-import {
-  useDavApp,
-  t,
-  dav,
-  file,
-  setUser,
-  trashOf,
-  snapshot,
-  tree,
-} from './security-webdav-helpers.js';
+import { ALL, deny, PASSWORD, renameWindow } from './files-helpers.js';
+import { useDavApp, t, dav, file, setUser, trashOf, snapshot, tree } from './security-webdav-helpers.js';
 
 /**
  * WebDAV cannot hoard or block: dead properties and locks are bounded, and a lock covers only what
  * its holder may write, for the web API too. Every refusal checks that nothing changed.
  */
-useDavApp();
+const seam = renameWindow();
+useDavApp(seam.build);
+afterEach(() => seam.clear());
 
 const LOCKINFO = (scope = 'exclusive', owner = 'me') =>
   `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:${scope}/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>${owner}</D:owner></D:lockinfo>`;
@@ -241,7 +234,7 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     expect(await t.ctx.store.davLocks.get(token)).toBeUndefined();
   });
 
-  it('ends a lock taken with an API token when the token is revoked', async () => {
+  it('ends a lock taken with an API token when the token is revoked or expires', async () => {
     const made = await t.req(ann, {
       method: 'POST',
       url: '/api/tokens',
@@ -266,6 +259,29 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     expect(await t.ctx.store.davLocks.get(lockToken)).toBeUndefined();
     const put = await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob');
     expect(put.statusCode, put.body).toBe(204);
+    // One whose token expires ends too.
+    const second = await t.req(ann, {
+      method: 'POST',
+      url: '/api/tokens',
+      payload: { name: 'sync 2', expiresInDays: 1, readOnly: false, current_password: PASSWORD },
+    });
+    const token2 = second.json<{ id: string; secret: string }>();
+    const auth2 = 'Basic ' + Buffer.from(`ann:${token2.secret}`).toString('base64');
+    const again = await dav(
+      'LOCK',
+      '/dav/plan.txt',
+      'ann',
+      { authorization: auth2, depth: '0', timeout: 'Second-600' },
+      LOCKINFO(),
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    expect((await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob')).statusCode).toBe(423);
+    await t.ctx.store.sql
+      .updateTable('api_tokens')
+      .set({ expires_at: Date.now() - 1000 })
+      .where('id', '=', token2.id)
+      .execute();
+    expect((await dav('PUT', '/dav/plan.txt', 'bob', {}, 'bob')).statusCode).toBe(204);
     // A lock taken with the password is the account's, untouched by tokens.
     const own = await annLocks('/dav/other.txt', '0');
     expect(await t.ctx.store.davLocks.get(own)).toBeDefined();
@@ -365,6 +381,34 @@ describe('a lock covers only what its holder may write, for every way in', () =>
       payload: 'w',
     });
     expect(below.statusCode, below.body).toBe(200);
+  });
+
+  it('holds back a copy that began before it: no folder is made in a folder locked meanwhile', async () => {
+    // One file and eight folders merged into folders of the same names: when the file lands
+    // (wherever the walk, in the folder's own order, takes it), the seam locks every destination
+    // folder, and no folder may be made in one of them after that.
+    const folders = Array.from({ length: 8 }, (_, i) => `L${i}`);
+    await tree({ 'src/0.txt': '0' }, file('team'));
+    for (const name of folders) {
+      await fs.mkdir(file('team', 'src', name, 'g'), { recursive: true });
+      await fs.mkdir(file('team', 'dst', name), { recursive: true });
+    }
+    const madeBefore = new Set<string>();
+    seam.next(async () => {
+      for (const name of folders) {
+        if ((await fs.readdir(file('team', 'dst', name))).includes('g')) madeBefore.add(name);
+        await annLocks(`/dav/dst/${name}/`, '0');
+      }
+    });
+    const copy = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/src?action=copy&destination=%2Fdst&override=true',
+    });
+    expect([200, 423], copy.body).toContain(copy.statusCode);
+    for (const name of folders) {
+      const made = (await fs.readdir(file('team', 'dst', name))).includes('g');
+      expect(made && !madeBefore.has(name), `dst/${name}/g made after the lock`).toBe(false);
+    }
   });
 
   it('a lock taken through a symbolic link holds what the link leads to, by every name', async () => {

@@ -156,7 +156,8 @@ export class WriteLocks {
 
 /**
  * Whether a lock still holds `place` (its own root, or a place below or beside it that a write
- * touches) for its holder: the holder exists, may still write (create or modify), and reaches
+ * touches) for its holder: the holder exists (and the API token it was taken with, unexpired),
+ * may still write (create or modify), and reaches
  * both the lock's root and, when it lies below it, `place` through their current access. A
  * lock whose holder lost its root is dropped here.
  */
@@ -167,8 +168,12 @@ export async function liveFor(
   accessOf: (user: StoredUser) => Promise<AccessView>,
 ): Promise<boolean> {
   const holder = await ctx.store.users.get(lock.userId);
+  // A lock taken with an API token ends with it: revoked (its row gone) or expired.
+  const token = lock.apiToken === undefined ? undefined : await ctx.store.apiTokens.get(lock.apiToken);
+  const tokenLive =
+    lock.apiToken === undefined || (!!token && (token.expiresAt === 0 || token.expiresAt > Date.now()));
   let reaches: ((p: string) => boolean) | undefined;
-  if (holder && (may(holder.perm, 'modify') || may(holder.perm, 'create'))) {
+  if (holder && tokenLive && (may(holder.perm, 'modify') || may(holder.perm, 'create'))) {
     try {
       const access = await accessOf(holder);
       if (access.root.id === lock.rootId) {

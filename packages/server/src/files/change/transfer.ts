@@ -280,7 +280,13 @@ async function copyTree(
         if (existed) return;
         made.push(folder ? { segments } : { segments, ino: (await statEntry(into, name)).ino });
       };
-      if (!e.stat.isFile()) await progress.stillAllowed?.();
+      if (!e.stat.isFile()) {
+        // A folder or link lands as a file does (copyFileInto): past the locks of others, and
+        // only while its caller may still make it.
+        const real = joinReal(into.real, name);
+        await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+        await progress.stillAllowed?.();
+      }
       if (e.stat.isDirectory()) {
         const folder = await makeEntryFolder(into, name, e.stat.mode & 0o7777).catch(
           (err: NodeJS.ErrnoException) => {
