@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
-import { startFilesApp, type FilesApp } from './files-helpers.js';
+import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * The staging files of writes in progress are in nobody's view, and
@@ -61,6 +61,38 @@ describe('a staging file', () => {
     });
     expect(copy.statusCode).toBe(200);
     expect((await fs.readdir(path.join(home, 'copy'))).sort()).toEqual(['.env', 'report.txt']);
+  });
+
+  it('named folder hides what is inside it too: nothing below it is read, written or listed by path', async () => {
+    t = await startFilesApp();
+    const bob = await t.user('bob');
+    const home = path.join(t.root, 'bob');
+    const staging = stagingName('docs');
+    await fs.mkdir(path.join(home, staging, 'inner'), { recursive: true });
+    await fs.writeFile(path.join(home, staging, 'inner.txt'), 'inside a staging folder');
+    const before = await fs.readdir(path.join(home, staging));
+
+    for (const [method, url, payload] of [
+      ['GET', `/api/resources/${staging}/inner.txt`],
+      ['GET', `/api/raw/${staging}/inner.txt`],
+      ['GET', `/api/resources/${staging}/inner/`],
+      ['POST', `/api/resources/${staging}/new.txt`, 'new'],
+      ['PUT', `/api/resources/${staging}/inner.txt`, 'changed'],
+    ] as const) {
+      const res = await t.req(bob, { method, url, ...(payload !== undefined && { payload }) });
+      expect(res.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(403);
+      expect(res.statusCode, `${method} ${url}`).toBeLessThanOrEqual(404);
+      expect(res.body).not.toContain('inside a staging folder');
+    }
+    const dav = await t.app.inject({
+      method: 'PUT',
+      url: `/dav/${staging}/dav.txt`,
+      headers: { authorization: 'Basic ' + Buffer.from(`bob:${PASSWORD}`).toString('base64') },
+      payload: 'dav',
+    });
+    expect([403, 404, 409]).toContain(dav.statusCode);
+    expect(await fs.readdir(path.join(home, staging))).toEqual(before);
+    expect(await fs.readFile(path.join(home, staging, 'inner.txt'), 'utf8')).toBe('inside a staging folder');
   });
 
   it('left by a write that never finished is removed at the next start, and only by its exact record', async () => {

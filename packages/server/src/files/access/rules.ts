@@ -120,13 +120,14 @@ export class RuleChecker {
   }
 
   /**
-   * Staging files, hidden dotfiles (last segment only, as File Browser does), then rules (File
-   * Browser's Check).
+   * Staging files (any segment), hidden dotfiles (last segment only, as File Browser does), then
+   * rules (File Browser's Check).
    */
   check(virtualPath: string): boolean {
     const name = lastSegment(virtualPath);
-    // The server's staging files are in nobody's view, whatever the rules say.
-    if (isStagingName(name)) return false;
+    // The server's staging files are in nobody's view, whatever the rules say: nor is anything
+    // inside one (a folder another write is putting in place).
+    if (virtualPath.includes('.fb-') && virtualPath.split('/').some(isStagingName)) return false;
     if (this.hideDotfiles && isDotName(name)) return false;
     return this.allowedByRules(virtualPath);
   }
