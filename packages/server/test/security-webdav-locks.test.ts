@@ -88,6 +88,29 @@ describe('dead properties and locks are bounded', () => {
     expect((await dav('PROPPATCH', '/dav/n17.txt', 'ann', {}, setProps({ big }))).body).toContain('200 OK');
   });
 
+  it('bounds what parallel requests store together: copies and PROPPATCHes in flight count', async () => {
+    const big = 'x'.repeat(60 * 1024);
+    // 16 × 60 KiB stored: room for one more 60 KiB, not for seven.
+    for (let i = 0; i < 16; i++) {
+      expect((await dav('PROPPATCH', `/dav/n${i}.txt`, 'ann', {}, setProps({ big }))).body).toContain(
+        '200 OK',
+      );
+    }
+    const copies = await Promise.all(
+      [1, 2, 3, 4, 5].map((i) => dav('COPY', '/dav/n0.txt', 'ann', { destination: `/dav/c${i}.txt` })),
+    );
+    const patches = await Promise.all(
+      [16, 17].map((i) => dav('PROPPATCH', `/dav/n${i}.txt`, 'ann', {}, setProps({ big }))),
+    );
+    const landed =
+      copies.filter((r) => r.statusCode === 201).length +
+      patches.filter((r) => r.body.includes('200 OK')).length;
+    expect(landed).toBeLessThanOrEqual(1);
+    expect(
+      await t.ctx.store.davProps.bytesOfUser((await t.ctx.store.users.getByUsername('ann'))!.id),
+    ).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   it('counts properties against the quota of the scope they are kept in', async () => {
     const carol = await t.user('carol', { quota: 100_000 });
     await tree({ 'data.bin': 'd'.repeat(50_000) }, file('carol'));

@@ -288,6 +288,31 @@ export const MAX_PROP_BYTES_PER_USER = 1024 * 1024;
 const sizeKiB = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
 
 /**
+ * Bytes of properties each user's requests in progress are about to store (checked, not yet
+ * written): counted with what is stored, so parallel PROPPATCHes and COPYs cannot each pass the
+ * user's limit on their own. In this process; the stored rows are shared.
+ */
+const pendingPropBytes = new Map<number, number>();
+
+/**
+ * Holds `bytes` more of a user's properties beside the `stored` ones (read just before, nothing
+ * awaited since): a release, or undefined when that would pass the user's limit.
+ */
+export function holdPropBytes(userId: number, stored: number, bytes: number): (() => void) | undefined {
+  const pending = pendingPropBytes.get(userId) ?? 0;
+  if (bytes > 0 && stored + pending + bytes > MAX_PROP_BYTES_PER_USER) return undefined;
+  pendingPropBytes.set(userId, pending + bytes);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    const left = (pendingPropBytes.get(userId) ?? 0) - bytes;
+    if (left > 0) pendingPropBytes.set(userId, left);
+    else pendingPropBytes.delete(userId);
+  };
+}
+
+/**
  * Whether a PROPPATCH's changes fit: the resource's count and bytes, the user's bytes, and the
  * quota of the scope the resource is in (its properties count against it, files/quota.ts). On
  * success the quota is held until `done` (the records count once they are written); a refusal is
@@ -322,16 +347,24 @@ async function roomFor(
   const mine = (rows: Iterable<{ userId: number; bytes: number }>) =>
     sum([...rows].filter((p) => p.userId === dav.user.id));
   const elsewhere = await davProps.bytesOfUser(dav.user.id, { rootId, path: place });
-  if (mine(after.values()) > mine(before) && elsewhere + mine(after.values()) > MAX_PROP_BYTES_PER_USER) {
+  const growth = Math.max(0, mine(after.values()) - mine(before));
+  const release = holdPropBytes(dav.user.id, elsewhere + mine(before), growth);
+  if (!release) {
     return {
       refused: `the properties you set may hold at most ${sizeKiB(MAX_PROP_BYTES_PER_USER)} in all: remove some first`,
     };
   }
   try {
     const hold = await dav.access.quota.reserve(dav.access, r.entry, bytesAfter - bytesBefore);
-    // Once written, the records count (the quota reads them): the hold only covered the wait.
-    return { done: () => hold.release() };
+    // Once written, the records count (the quota reads them): the holds only covered the wait.
+    return {
+      done: () => {
+        hold.release();
+        release();
+      },
+    };
   } catch (err) {
+    release();
     if (err instanceof AppError && err.kind === 'insufficient_storage') return { refused: err.message };
     throw err;
   }

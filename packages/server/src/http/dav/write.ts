@@ -13,7 +13,7 @@ import { withHooks } from '../file-hooks.js';
 import { requestReplaceStep } from '../replaced.js';
 import { davFollowDelete, davFollowMove } from './follow.js';
 import { davPlace } from './locks.js';
-import { MAX_PROP_BYTES_PER_USER } from './props.js';
+import { holdPropBytes, MAX_PROP_BYTES_PER_USER } from './props.js';
 import { destinationVirtual } from './paths.js';
 import { header, notify, type DavRequest } from './request.js';
 import { hasBody } from './xml.js';
@@ -155,16 +155,23 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       const file = move ? src.entry : src.real;
       // A copy's dead properties become the copier's: within their limit and the quota, checked now.
       const propBytes = move ? 0 : await dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
-      if (
-        propBytes > 0 &&
-        (await dav.ctx.store.davProps.bytesOfUser(dav.user.id)) + propBytes > MAX_PROP_BYTES_PER_USER
-      ) {
+      const propRelease =
+        propBytes > 0
+          ? holdPropBytes(dav.user.id, await dav.ctx.store.davProps.bytesOfUser(dav.user.id), propBytes)
+          : () => undefined;
+      if (!propRelease) {
         throw new AppError(
           'insufficient_storage',
           `the copy's WebDAV properties would pass the ${MAX_PROP_BYTES_PER_USER / 1024} KiB your properties may hold`,
         );
       }
-      const propHold = propBytes > 0 ? await access.quota.reserve(access, dst.entry, propBytes) : undefined;
+      const propHold =
+        propBytes > 0
+          ? await access.quota.reserve(access, dst.entry, propBytes).catch((err: unknown) => {
+              propRelease();
+              throw err;
+            })
+          : undefined;
       const replace = requestReplaceStep(
         dav.ctx,
         dav.user,
@@ -212,6 +219,7 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         if (!move) await dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
       } finally {
         propHold?.release();
+        propRelease();
       }
       if (move) {
         await davFollowMove(dav.ctx, access, src.entry, done.entry);
