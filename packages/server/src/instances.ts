@@ -59,8 +59,8 @@ export class InstanceRegistry {
   }
 
   /**
-   * Finishes or undoes the moves and removes the staging files of every instance that is not
-   * running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
+   * Finishes or undoes the moves, removes the staging files and forgets the quota reservations
+   * of every instance that is not running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
    */
   private async settleDead(now: number): Promise<void> {
     const { store, log } = this.ctx;
@@ -69,6 +69,8 @@ export class InstanceRegistry {
     for (const i of instances) if (i.seenAt >= now - DEAD_AFTER_MS) live.add(i.id);
     await moveJournalOf(store, log).recover([...live]);
     await stagingLedgerOf(store).sweep(log, [...live]);
+    // Their writes in progress ended with them: what those held back from the quotas is free.
+    await store.reservations.forgetInstancesBut([...live]);
     for (const i of instances) {
       if (live.has(i.id)) continue;
       log.info(

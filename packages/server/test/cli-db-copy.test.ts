@@ -131,6 +131,8 @@ describe('db copy', () => {
       await store.scopeUsage.set({ rootId: 'default', scope: '/users/bob', bytes: 42, countedAt: 3 });
       // Counted in the database where several instances share the throttle (PostgreSQL).
       await store.attempts.take('login:address', '203.0.113.1', 60_000, Date.now());
+      // Held back by a pending resumable upload, which any instance may go on with.
+      await store.reservations.add('upload:pending', ['/users/bob'], 7);
       await t.ctx.audit.flush();
       await sql`VACUUM INTO ${file}`.execute(store.sql);
     } finally {

@@ -7,6 +7,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
 import { openStore, type Store } from '../src/store/index.js';
+import { uploadHolder } from '../src/store/reservations.js';
 import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
@@ -180,6 +181,41 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       );
       const over = await tusAt(a.app, 'three.bin', 'POST', { 'upload-length': '3' });
       expect(over.statusCode).toBe(507);
+    });
+
+    it('holds back what it will write from the quota on every instance', async () => {
+      await a.createUser({ username: 'carol', scope: '/carol', quota: 12 });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      const begin = (app: TestApp['app'], name: string, length: number) =>
+        app.inject({
+          method: 'POST',
+          url: `/api/tus/${name}`,
+          headers: { 'x-auth': token, 'tus-resumable': '1.0.0', 'upload-length': String(length) },
+        });
+      expect((await begin(a.app, 'eight.bin', 8)).statusCode).toBe(201);
+      // Eight of twelve bytes are promised through A: B has four left, not twelve.
+      const over = await begin(b.app, 'five.bin', 5);
+      expect(over.statusCode, over.body).toBe(507);
+      expect(over.body).toContain('4 B left of 12 B');
+      expect((await begin(b.app, 'four.bin', 4)).statusCode).toBe(201);
+      // An upload given up on one gives its room back to the others.
+      const cancelled = await a.app.inject({
+        method: 'DELETE',
+        url: '/api/tus/eight.bin',
+        headers: { 'x-auth': token, 'tus-resumable': '1.0.0' },
+      });
+      expect(cancelled.statusCode).toBe(204);
+      await until(async () => (await begin(b.app, 'seven.bin', 7)).statusCode === 201);
+    });
+
+    it('leaves nothing held back by an instance taken for dead, and keeps what pending uploads hold', async () => {
+      await bStore.reservations.add(bStore.instance.id, ['/carol'], 100);
+      await bStore.reservations.add(uploadHolder('pending'), ['/carol'], 7);
+      expect(await a.ctx.store.reservations.total('/carol')).toBe(107);
+      await sql`UPDATE instances SET seen_at = 0 WHERE id = ${bStore.instance.id}`.execute(bStore.sql);
+      await new InstanceRegistry(a.ctx).beat();
+      expect(await a.ctx.store.reservations.total('/carol')).toBe(7);
     });
 
     it('is written by one request at a time across them: 423 through the other meanwhile, then on', async () => {

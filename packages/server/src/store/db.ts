@@ -288,6 +288,15 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     }
     db.exec('CREATE INDEX IF NOT EXISTS dav_locks_api_token ON dav_locks(api_token)');
   },
+  // What writes in progress hold back from the quotas, per instance (files/change/quota.ts).
+  `
+  CREATE TABLE IF NOT EXISTS quota_reservations (
+    holder TEXT NOT NULL,
+    scope  TEXT NOT NULL,
+    bytes  INTEGER NOT NULL,
+    PRIMARY KEY (holder, scope)
+  );
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AuditRepo } from './audit.js';
 import { AttemptsRepo } from './attempts.js';
+import { ReservationsRepo } from './reservations.js';
 import { InstancesRepo } from './instances.js';
 import { localLockLine, postgresLockLine, type LockLine } from './lock-line.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
@@ -43,6 +44,8 @@ export interface Repos {
   instances: InstancesRepo;
   /** Guesses counted for every instance on the database (auth/rate-limit.ts). */
   attempts: AttemptsRepo;
+  /** What writes in progress hold back from the quotas, per instance (files/change/quota.ts). */
+  reservations: ReservationsRepo;
 }
 
 export interface Store extends Repos {
@@ -92,6 +95,7 @@ function reposOn(sql: Sql, settings: SettingsRepo, instance: string): Repos {
     scopeUsage: new ScopeUsageRepo(sql),
     instances: new InstancesRepo(sql),
     attempts: new AttemptsRepo(sql),
+    reservations: new ReservationsRepo(sql),
   };
 }
 

@@ -18,13 +18,20 @@ export interface HeldLock {
 export interface LockLine {
   /** The lock of `name`, or undefined at once when another instance holds it. */
   tryHold(name: string): Promise<HeldLock | undefined>;
+  /**
+   * The lock of `name`, once no other instance holds it: for short sections only (the lock line
+   * is one connection, and a wait on it holds back the instance's other locks).
+   */
+  hold(name: string): Promise<HeldLock>;
   close(): Promise<void>;
 }
 
 /** One process on a SQLite file: nobody else to keep apart from. */
 export function localLockLine(): LockLine {
+  const free: HeldLock = { lost: false, release: () => Promise.resolve() };
   return {
-    tryHold: () => Promise.resolve({ lost: false, release: () => Promise.resolve() }),
+    tryHold: () => Promise.resolve(free),
+    hold: () => Promise.resolve(free),
     close: () => Promise.resolve(),
   };
 }
@@ -58,29 +65,38 @@ export function postgresLockLine(url: string): LockLine {
     return current;
   };
 
-  return {
-    async tryHold(name) {
-      if (closed) throw new Error('the store is closed');
-      const { client, held } = await (line ?? connect());
-      const key = `filebrowser:${name}`;
+  const take = async (name: string, wait: boolean): Promise<HeldLock | undefined> => {
+    if (closed) throw new Error('the store is closed');
+    const { client, held } = await (line ?? connect());
+    const key = `filebrowser:${name}`;
+    if (wait) {
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+    } else {
       const got = await client.query<{ got: boolean }>(
         'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
         [key],
       );
       if (!got.rows[0]?.got) return undefined;
-      const lock = { lost: false };
-      held.add(lock);
-      return {
-        get lost() {
-          return lock.lost;
-        },
-        release: async () => {
-          if (lock.lost) return;
-          held.delete(lock);
-          await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
-        },
-      };
-    },
+    }
+    const lock = { lost: false };
+    held.add(lock);
+    return {
+      get lost() {
+        return lock.lost;
+      },
+      release: async () => {
+        if (lock.lost) return;
+        held.delete(lock);
+        await client
+          .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+          .catch(() => undefined);
+      },
+    };
+  };
+
+  return {
+    tryHold: (name) => take(name, false),
+    hold: async (name) => (await take(name, true))!,
     async close() {
       closed = true;
       const current = line;

@@ -188,6 +188,14 @@ CREATE INDEX attempts_reset ON attempts(reset_at);
 ALTER TABLE dav_locks ADD COLUMN api_token TEXT COLLATE "C" REFERENCES api_tokens(id) ON DELETE CASCADE;
 CREATE INDEX dav_locks_api_token ON dav_locks(api_token);
 `,
+  18: `
+CREATE TABLE quota_reservations (
+  holder TEXT COLLATE "C" NOT NULL,
+  scope  TEXT COLLATE "C" NOT NULL,
+  bytes  BIGINT NOT NULL,
+  PRIMARY KEY (holder, scope)
+);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

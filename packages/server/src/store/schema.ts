@@ -148,6 +148,16 @@ export interface AttemptsTable {
   reset_at: number;
 }
 
+/**
+ * Bytes held back from one quota'd scope by a holder: an instance (its writes in progress) or a
+ * pending resumable upload (`upload:<id>`, which any instance may go on with).
+ */
+export interface QuotaReservationsTable {
+  holder: string;
+  scope: string;
+  bytes: number;
+}
+
 /** A running server on this database, and when it last said so. */
 export interface InstancesTable {
   id: string;
@@ -181,6 +191,7 @@ export interface Schema {
   scope_usage: ScopeUsageTable;
   instances: InstancesTable;
   attempts: AttemptsTable;
+  quota_reservations: QuotaReservationsTable;
 }
 
 /**
@@ -204,4 +215,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'scope_usage',
   'instances',
   'attempts',
+  'quota_reservations',
 ];

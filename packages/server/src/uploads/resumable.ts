@@ -9,10 +9,12 @@ import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
 import { placeOf } from '../files/change/write.js';
 import type { QuotaHold } from '../files/change/quota-hold.js';
+import { quotaLedgerOf } from '../files/change/quota.js';
 import type { Resolved } from '../files/access/resolver.js';
 import { serverPaths } from '../files/access/private.js';
 import { stagingLedgerOf } from '../files/change/staging.js';
 import type { HeldLock } from '../store/lock-line.js';
+import { uploadHolder } from '../store/reservations.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 import { assertRoomFor, PendingLimits } from './limits.js';
@@ -94,14 +96,20 @@ export class ResumableUploads {
       let quota: QuotaHold | undefined;
       try {
         await assertRoomFor(length, this.stagingDir, target.linkFolder ?? target.folder);
-        quota = await access.quota.reserve(access, landing(target), length - replacedBytes(target, override));
+        const id = crypto.randomBytes(16).toString('base64url');
+        quota = await access.quota.reserve(
+          access,
+          landing(target),
+          length - replacedBytes(target, override),
+          undefined,
+          uploadHolder(id),
+        );
         await beforeCreate(target.real);
         // The folders of the target exist from now on, as they did for File Browser's uploads.
         const place = await placeOf(target, this.ctx.store.settings.get().dirMode);
         await place.release();
 
         await fs.mkdir(this.stagingDir, { recursive: true, mode: 0o700 });
-        const id = crypto.randomBytes(16).toString('base64url');
         const staging = path.join(this.stagingDir, `${id}.part`);
         await (await fs.open(staging, 'wx', 0o600)).close();
         const put = await this.ctx.store.uploads.put({
@@ -201,10 +209,13 @@ export class ResumableUploads {
     try {
       const held = this.holds.get(upload.id);
       if (held) return await held.recheck(access);
+      // What the upload holds already (made where it began, on another instance maybe) is its own.
       const quota = await access.quota.reserve(
         access,
         landing(target),
         upload.length - replacedBytes(target, upload.override),
+        undefined,
+        uploadHolder(upload.id),
       );
       this.holds.set(upload.id, quota);
     } catch (err) {
@@ -220,7 +231,10 @@ export class ResumableUploads {
    * here and, once told, on the other instances that went on with it.
    */
   private letGo(id: string, tell = true): void {
-    this.holds.get(id)?.release();
+    const hold = this.holds.get(id);
+    // Held here, the hold's release forgets the upload's reservation; else it is forgotten apart.
+    if (hold) hold.release();
+    else quotaLedgerOf(this.ctx).forget(uploadHolder(id));
     this.holds.delete(id);
     if (tell && this.ctx.store.instance.shared) {
       this.ctx.store.notices
@@ -270,7 +284,9 @@ export class ResumableUploads {
         const settings = this.ctx.store.settings.get();
         const ledger = stagingLedgerOf(this.ctx.store);
         await fs.chmod(upload.staging, settings.fileMode);
-        const quota = this.holds.get(upload.id) ?? (await access.quota.holdFor(access, landing(target)));
+        const quota =
+          this.holds.get(upload.id) ??
+          (await access.quota.holdFor(access, landing(target), undefined, uploadHolder(upload.id)));
         // Whatever stands at the name now (there when the upload began, or since) is replaced only
         // by an override of a user who may modify now.
         const replace = upload.override && may(access.perm, 'modify');

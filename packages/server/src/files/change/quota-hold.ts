@@ -29,7 +29,8 @@ export interface HoldLedger {
   exclusive<T>(work: () => Promise<T>): Promise<T>;
   check(limits: readonly Limit[], bytes: number, mine: number): Promise<void>;
   room(limits: readonly Limit[], mine: number): Promise<number>;
-  hold(limits: readonly Limit[], bytes: number): void;
+  hold(limits: readonly Limit[], bytes: number, holder: string): Promise<void>;
+  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): void;
   record(scopes: readonly string[], delta: number): Promise<void>;
   currentLimits(access: AccessView, of: readonly Limit[]): Promise<Limit[]>;
 }
@@ -40,9 +41,11 @@ export interface HoldLedger {
  * idle hold: nothing to check, nothing to count.
  */
 export class QuotaHold {
-  private held = 0;
+  private held: number;
   private checked = false;
   private done = false;
+  private readonly holder: string;
+  private readonly forgetOnRelease: boolean;
 
   constructor(
     private readonly ledger: HoldLedger,
@@ -52,7 +55,16 @@ export class QuotaHold {
     private readonly gaining: readonly string[],
     /** Counted scopes losing it (a move out of them). */
     private readonly losing: readonly string[],
-  ) {}
+    /**
+     * Whose reservation it is (the ledger's `holdFor`): what that holder already holds, and
+     * whether the release forgets all it holds (a pending upload's, once the upload ends).
+     */
+    owner: { holder: string; held?: number; forgetOnRelease?: boolean },
+  ) {
+    this.holder = owner.holder;
+    this.held = owner.held ?? 0;
+    this.forgetOnRelease = owner.forgetOnRelease ?? false;
+  }
 
   /** Whether anything is checked or counted for this write (else no size needs measuring). */
   get active(): boolean {
@@ -84,7 +96,7 @@ export class QuotaHold {
     await this.ledger.check(this.limits, bytes, this.held);
     this.checked = true;
     if (more > 0) {
-      this.ledger.hold(this.limits, more);
+      await this.ledger.hold(this.limits, more, this.holder);
       this.held += more;
     }
   }
@@ -128,7 +140,7 @@ export class QuotaHold {
   release(): void {
     if (this.done) return;
     this.done = true;
-    this.ledger.hold(this.limits, -this.held);
+    this.ledger.letGo(this.limits, this.held, this.holder, this.forgetOnRelease);
     this.held = 0;
   }
 }

@@ -47,11 +47,95 @@ function scopePlace(scope: string): string {
   return path.posix.normalize('/' + scope.replace(/^\.(\/|$)/, '/')).replace(/(.)\/+$/, '$1');
 }
 
+/**
+ * Bytes held back by writes in progress, per holder and quota'd scope: in memory for one process
+ * on a SQLite file, in the database when several instances share it (store/reservations.ts). A
+ * holder is this instance (its writes) or a pending resumable upload, which any instance may go
+ * on with and end.
+ */
+interface Reservations {
+  /** What every write in progress holds back from `scope`. */
+  total(scope: string): Promise<number>;
+  heldBy(holder: string, scope: string): Promise<number>;
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void>;
+  /** Gives bytes back without waiting: a write's release runs in `finally` blocks. */
+  letGo(holder: string, scopes: readonly string[], bytes: number): void;
+  /** Forgets all a holder holds, without waiting. */
+  forget(holder: string): void;
+}
+
+class LocalReservations implements Reservations {
+  private readonly byHolder = new Map<string, Map<string, number>>();
+
+  total(scope: string): Promise<number> {
+    let sum = 0;
+    for (const scopes of this.byHolder.values()) sum += scopes.get(scope) ?? 0;
+    return Promise.resolve(sum);
+  }
+
+  heldBy(holder: string, scope: string): Promise<number> {
+    return Promise.resolve(this.byHolder.get(holder)?.get(scope) ?? 0);
+  }
+
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
+    this.letGo(holder, scopes, -bytes);
+    return Promise.resolve();
+  }
+
+  letGo(holder: string, scopes: readonly string[], bytes: number): void {
+    const held = this.byHolder.get(holder) ?? new Map<string, number>();
+    for (const scope of scopes) {
+      const now = (held.get(scope) ?? 0) - bytes;
+      if (now > 0) held.set(scope, now);
+      else held.delete(scope);
+    }
+    if (held.size > 0) this.byHolder.set(holder, held);
+    else this.byHolder.delete(holder);
+  }
+
+  forget(holder: string): void {
+    this.byHolder.delete(holder);
+  }
+}
+
+class SharedReservations implements Reservations {
+  /** Bytes given back, written one after the other (until then the others see more held: safe). */
+  private giving: Promise<void> = Promise.resolve();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  total(scope: string): Promise<number> {
+    return this.ctx.store.reservations.total(scope);
+  }
+
+  heldBy(holder: string, scope: string): Promise<number> {
+    return this.ctx.store.reservations.heldBy(holder, scope);
+  }
+
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
+    return this.ctx.store.reservations.add(holder, scopes, bytes);
+  }
+
+  letGo(holder: string, scopes: readonly string[], bytes: number): void {
+    this.later(() => this.ctx.store.reservations.add(holder, scopes, -bytes));
+  }
+
+  forget(holder: string): void {
+    this.later(() => this.ctx.store.reservations.forget(holder));
+  }
+
+  private later(work: () => Promise<void>): void {
+    this.giving = this.giving
+      .then(work)
+      .catch((err: unknown) => this.ctx.log.warn({ err }, 'a quota reservation could not be given back'));
+  }
+}
+
 export class QuotaLedger {
   /** The end of the last exclusive section (`exclusive`). */
   private tail: Promise<unknown> = Promise.resolve();
   /** Bytes reserved by writes in progress, per quota'd scope. */
-  private readonly reserved = new Map<string, number>();
+  private readonly reserved: Reservations;
   /** Walks in progress, shared by everyone who needs the count meanwhile. */
   private readonly walks = new Map<string, Promise<void>>();
   /** Changes made while a scope was being walked: added to the walk's result. */
@@ -63,7 +147,13 @@ export class QuotaLedger {
   /** Tests only (`BuildOptions.beforeReplace`): runs just before a replacing write's or a move's rename. */
   beforeReplace?: (realPath: string) => Promise<void> | void;
 
-  constructor(private readonly ctx: AppContext) {}
+  /** The holder of this instance's own writes. */
+  private readonly own: string;
+
+  constructor(private readonly ctx: AppContext) {
+    this.reserved = ctx.store.instance.shared ? new SharedReservations(ctx) : new LocalReservations();
+    this.own = ctx.store.instance.id;
+  }
 
   private async countedScopes(): Promise<Set<string>> {
     this.counted ??= new Set(
@@ -129,20 +219,26 @@ export class QuotaLedger {
     real: string,
     need: number | (() => Promise<number>),
     from?: string,
+    holder?: string,
   ): Promise<QuotaHold> {
-    const hold = await this.holdFor(access, real, from);
+    const hold = await this.holdFor(access, real, from, holder);
     if (!hold.active) return hold;
     const bytes = typeof need === 'number' ? need : await need();
     await hold.need(bytes);
     return hold;
   }
 
-  /** An unchecked hold over what covers `real`: the caller calls `need` when it knows the size. */
-  async holdFor(access: AccessView, real: string, from?: string): Promise<QuotaHold> {
-    if (access.root.id !== USERS_ROOT) return new QuotaHold(this, [], [], []);
+  /**
+   * An unchecked hold over what covers `real`: the caller calls `need` when it knows the size.
+   * With `holder` (a pending resumable upload's), the hold is that holder's: it starts with what
+   * the holder already holds (through another instance, say), and its release forgets it all.
+   */
+  async holdFor(access: AccessView, real: string, from?: string, holder?: string): Promise<QuotaHold> {
+    const idle = () => new QuotaHold(this, [], [], [], { holder: this.own });
+    if (access.root.id !== USERS_ROOT) return idle();
     const at = access.rootPathOf(real);
     const was = from === undefined ? undefined : access.rootPathOf(from);
-    if (at === undefined) return new QuotaHold(this, [], [], []);
+    if (at === undefined) return idle();
     const covers = (scope: string, p: string | undefined) => p !== undefined && isInside(scope, p);
     const newHere = (scope: string) => covers(scope, at) && !covers(scope, was);
     const limits = (await this.limits(access)).filter((l) => newHere(l.scope));
@@ -151,7 +247,10 @@ export class QuotaLedger {
     const counted = [...(await this.countedScopes())];
     const gaining = counted.filter(newHere);
     const losing = was === undefined ? [] : counted.filter((s) => covers(s, was) && !covers(s, at));
-    return new QuotaHold(this, limits, gaining, losing);
+    if (holder === undefined) return new QuotaHold(this, limits, gaining, losing, { holder: this.own });
+    let held = 0;
+    for (const l of limits) held = Math.max(held, await this.reserved.heldBy(holder, l.scope));
+    return new QuotaHold(this, limits, gaining, losing, { holder, held, forgetOnRelease: true });
   }
 
   /**
@@ -159,10 +258,19 @@ export class QuotaLedger {
    * what it holds in memory change together only inside one: a check and the hold it grants, a
    * write's count and the release of its hold, a walk's result and the changes made during it.
    * (The store answers asynchronously; without this, two writes could each check before either
-   * held.)
+   * held.) On a database several instances share, one section runs at a time across them.
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(work, work);
+    const alone = async () => {
+      if (!this.ctx.store.instance.shared) return work();
+      const lock = await this.ctx.store.lockLine.hold('quota');
+      try {
+        return await work();
+      } finally {
+        await lock.release();
+      }
+    };
+    const run = this.tail.then(alone, alone);
     this.tail = run.catch(() => undefined);
     return run;
   }
@@ -170,7 +278,7 @@ export class QuotaLedger {
   /** Refuses `bytes` (with `mine` already held by the same write) beyond what any limit leaves. */
   async check(limits: readonly Limit[], bytes: number, mine: number): Promise<void> {
     for (const l of limits) {
-      const left = l.bytes - (await this.usedNow(l.scope)) - ((this.reserved.get(l.scope) ?? 0) - mine);
+      const left = l.bytes - (await this.usedNow(l.scope)) - ((await this.reserved.total(l.scope)) - mine);
       if (bytes > left) throw quotaExceeded(Math.max(0, left), l.bytes);
     }
   }
@@ -181,19 +289,34 @@ export class QuotaLedger {
     for (const l of limits) {
       room = Math.min(
         room,
-        l.bytes - (await this.usedNow(l.scope)) - ((this.reserved.get(l.scope) ?? 0) - mine),
+        l.bytes - (await this.usedNow(l.scope)) - ((await this.reserved.total(l.scope)) - mine),
       );
     }
     return room;
   }
 
-  hold(limits: readonly Limit[], bytes: number): void {
-    if (bytes === 0) return;
-    for (const l of limits) {
-      const now = (this.reserved.get(l.scope) ?? 0) + bytes;
-      if (now > 0) this.reserved.set(l.scope, now);
-      else this.reserved.delete(l.scope);
-    }
+  async hold(limits: readonly Limit[], bytes: number, holder: string): Promise<void> {
+    if (bytes > 0)
+      await this.reserved.add(
+        holder,
+        limits.map((l) => l.scope),
+        bytes,
+      );
+  }
+
+  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): void {
+    if (forget) this.reserved.forget(holder);
+    else if (bytes > 0)
+      this.reserved.letGo(
+        holder,
+        limits.map((l) => l.scope),
+        bytes,
+      );
+  }
+
+  /** Forgets all a holder holds (a pending upload ended where nothing here held it). */
+  forget(holder: string): void {
+    this.reserved.forget(holder);
   }
 
   /** Adds `delta` bytes to counted scopes (a completed write, delete, move). */
@@ -229,11 +352,6 @@ export class QuotaLedger {
   async usage(access: AccessView, scope: string): Promise<number> {
     await this.ensureCounted(access, scope);
     return await this.usedNow(scope);
-  }
-
-  /** Bytes writes in progress hold against a scope's quota. */
-  reservedIn(scope: string): number {
-    return this.reserved.get(scope) ?? 0;
   }
 
   private async ensureCounted(access: AccessView, scope: string): Promise<void> {

@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { Sql } from './sql.js';
+
+/** The holder of a pending resumable upload's reservation: any instance may go on with it. */
+export const uploadHolder = (id: string): string => `upload:${id}`;
+
+/**
+ * What writes in progress hold back from the quotas, per holder and scope: the shared side of the
+ * quota ledger on a database several instances use (files/change/quota.ts), so that parallel
+ * uploads through different instances cannot pass a quota together. A holder is an instance (its
+ * writes in progress, forgotten when it dies) or a pending resumable upload (`uploadHolder`,
+ * forgotten when the upload ends, through whichever instance).
+ */
+export class ReservationsRepo {
+  constructor(private readonly sql: Sql) {}
+
+  /** Adds `delta` bytes (negative: gives them back) to `holder`'s hold on each scope. */
+  async add(holder: string, scopes: readonly string[], delta: number): Promise<void> {
+    if (delta === 0) return;
+    for (const scope of scopes) {
+      await this.sql
+        .insertInto('quota_reservations')
+        .values({ holder, scope, bytes: delta })
+        .onConflict((oc) =>
+          oc.columns(['holder', 'scope']).doUpdateSet({
+            bytes: sql<number>`quota_reservations.bytes + ${delta}`,
+          }),
+        )
+        .execute();
+    }
+    if (delta < 0) {
+      await this.sql
+        .deleteFrom('quota_reservations')
+        .where('holder', '=', holder)
+        .where('bytes', '<=', 0)
+        .execute();
+    }
+  }
+
+  /** What every holder holds back from `scope`. */
+  async total(scope: string): Promise<number> {
+    const row = await this.sql
+      .selectFrom('quota_reservations')
+      .select((eb) => eb.fn.sum<number | string | null>('bytes').as('bytes'))
+      .where('scope', '=', scope)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
+  }
+
+  /** What `holder` holds back from `scope`. */
+  async heldBy(holder: string, scope: string): Promise<number> {
+    const row = await this.sql
+      .selectFrom('quota_reservations')
+      .select('bytes')
+      .where('holder', '=', holder)
+      .where('scope', '=', scope)
+      .executeTakeFirst();
+    return Number(row?.bytes ?? 0);
+  }
+
+  async forget(holder: string): Promise<void> {
+    await this.sql.deleteFrom('quota_reservations').where('holder', '=', holder).execute();
+  }
+
+  /** Forgets what instances not in `live` held (gone, their writes with them); uploads' stay. */
+  async forgetInstancesBut(live: readonly string[]): Promise<void> {
+    let query = this.sql.deleteFrom('quota_reservations').where('holder', 'not like', 'upload:%');
+    if (live.length > 0) query = query.where('holder', 'not in', live);
+    await query.execute();
+  }
+}
