@@ -99,6 +99,7 @@ export default defineConfig({
             'test/security-webdav-locks.test.ts',
             'test/security-tokens.test.ts',
             'test/instances.test.ts',
+            'test/postgres-outage.test.ts',
             'test/security-accounts.test.ts',
             'test/command-websocket.test.ts',
           ],

@@ -82,6 +82,15 @@ const BUSY_RETRY_SECONDS = '5';
  */
 export function fromSystemError(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err;
+  if (isDatabaseAway(err)) {
+    return new AppError(
+      'service_unavailable',
+      'the database cannot be reached at the moment: try again shortly',
+      {
+        'Retry-After': BUSY_RETRY_SECONDS,
+      },
+    );
+  }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   switch (code) {
     case 'ENOENT':
@@ -121,6 +130,7 @@ export function fromSystemError(err: unknown): AppError | undefined {
       );
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+    case '23505': // PostgreSQL's unique_violation
       return conflict();
     default:
       return undefined;
@@ -131,4 +141,29 @@ export function fromSystemError(err: unknown): AppError | undefined {
 export function isDiskFull(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * PostgreSQL's answers (and the driver's) when the database went away: refused or cut
+ * connections, a server shutting down or starting, no connection slot free. The pool makes new
+ * connections when it comes back, so the request is worth trying again.
+ */
+const DATABASE_AWAY_CODES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+export function isDatabaseAway(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  // Marked where the store's connections are made (store/postgres.ts).
+  if ((err as { databaseAway?: boolean }).databaseAway === true) return true;
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined && DATABASE_AWAY_CODES.has(code);
 }

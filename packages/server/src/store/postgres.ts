@@ -1,4 +1,4 @@
-import type { Client } from 'pg';
+import type { Client, Pool, PoolClient } from 'pg';
 import { Kysely, PostgresDialect, sql as raw } from 'kysely';
 import { TABLES, type Schema } from './schema.js';
 import type { Sql } from './sql.js';
@@ -250,13 +250,16 @@ export async function openPostgres(url: string, version: number): Promise<Sql> {
   });
   // An idle connection the server drops (restart, network) must not take the process down.
   pool.on('error', () => undefined);
+  // A connection the database cuts while a request holds it must not end the process: the query
+  // under way fails (503, errors.ts) and the pool makes a new connection for the next one.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   try {
     await pool.query('SELECT 1');
   } catch (err) {
     await pool.end();
     throw new PostgresUnreachableError(describePostgresUrl(url), (err as Error).message);
   }
-  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: markingLostConnections(pool) }) });
   try {
     await migratePostgres(db, url, version);
   } catch (err) {
@@ -349,5 +352,60 @@ async function migratePostgres(db: Sql, url: string, version: number): Promise<v
     } finally {
       await raw`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`.execute(conn);
     }
+  });
+}
+
+/** The socket's and the driver's words for a connection to the database that is gone. */
+const CONNECTION_LOST = new Set([
+  'EPIPE',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
+
+/**
+ * The pool as Kysely sees it, every error of a lost connection marked `databaseAway` (errors.ts
+ * answers those 503): the socket's EPIPE of a query sent on a cut connection says nothing of the
+ * database by itself. Errors the database reports (they carry a `severity`) pass as they are.
+ */
+function markingLostConnections(pool: Pool): Pool {
+  const mark = (err: unknown): unknown => {
+    if (err instanceof Error && !('severity' in err)) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (
+        (code !== undefined && CONNECTION_LOST.has(code)) ||
+        /not queryable|Connection terminated|timeout exceeded when trying to connect/.test(err.message)
+      ) {
+        Object.assign(err, { databaseAway: true });
+      }
+    }
+    return err;
+  };
+  const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
+  const wrapped = new WeakSet<PoolClient>();
+  return Object.assign(Object.create(pool) as Pool, {
+    connect: async () => {
+      const client = await connect().catch((err: unknown) => {
+        throw mark(err);
+      });
+      if (!wrapped.has(client)) {
+        wrapped.add(client);
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        client.query = ((...args: unknown[]) => {
+          const result = query(...args);
+          return result instanceof Promise
+            ? result.catch((err: unknown) => {
+                throw mark(err);
+              })
+            : result;
+        }) as typeof client.query;
+      }
+      return client;
+    },
+    end: () => pool.end(),
   });
 }

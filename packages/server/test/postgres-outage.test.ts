@@ -1,0 +1,105 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp, type BuiltApp } from '../src/app.js';
+import { openStore, type Store } from '../src/store/index.js';
+import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
+
+/**
+ * PostgreSQL going away while the server runs, and coming back: the server answers 503 with a
+ * message meanwhile, and goes on by itself once the database is there again, having lost nothing
+ * it had confirmed. The way to the database is cut for real: the server reaches it through a
+ * socket relay this test closes (every connection with it) and opens again.
+ */
+const onPostgres = process.env.FB_TEST_DATABASE === 'postgres';
+
+/** Waits for `check` to hold, asking again at every turn of the event loop (no clock). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A relay from a socket folder of its own to the cluster's socket: `cut` and `restore` it. */
+async function relayTo(target: string) {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-pg-relay-'));
+  const at = path.join(dir, path.basename(target));
+  const open = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  const restore = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(target);
+        for (const s of [client, upstream]) {
+          open.add(s);
+          s.on('close', () => open.delete(s));
+          s.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(at, resolve);
+    });
+  const cut = async () => {
+    const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+    for (const s of open) s.destroy();
+    await closed;
+  };
+  await restore();
+  return { dir, cut, restore };
+}
+
+describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
+  let a: TestApp | undefined;
+  let store: Store | undefined;
+  let b: BuiltApp | undefined;
+  let relayDir: string | undefined;
+
+  afterEach(async () => {
+    await b?.app.close();
+    await store?.close();
+    await a?.close();
+    if (relayDir) await fs.rm(relayDir, { recursive: true, force: true });
+  });
+
+  it('answers 503 with a message meanwhile, and goes on by itself when it is back, nothing lost', async () => {
+    a = await startTestApp();
+    await a.createUser({ username: 'carol', scope: '/carol' });
+    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+    // The same database, reached through the relay.
+    const direct = new URL(a.ctx.config.database);
+    const socketDir = direct.searchParams.get('host')!;
+    const relay = await relayTo(path.join(socketDir, '.s.PGSQL.5432'));
+    relayDir = relay.dir;
+    const relayed = new URL(direct);
+    relayed.searchParams.set('host', relay.dir);
+    store = await openStore(relayed.toString());
+    b = await buildApp({ ...a.ctx.config, database: relayed.toString() }, store);
+    await b.app.ready();
+
+    const login = await b.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      payload: { username: 'carol', password: USER_PASSWORD },
+    });
+    expect(login.statusCode, login.body).toBe(200);
+    const token = login.body;
+    const as = (method: 'GET' | 'POST', url: string, payload?: string) =>
+      b!.app.inject({ method, url, headers: { 'x-auth': token }, ...(payload !== undefined && { payload }) });
+    expect((await as('POST', '/api/resources/before.txt', 'confirmed')).statusCode).toBe(200);
+
+    await relay.cut();
+    const away = await as('GET', '/api/resources/');
+    expect(away.statusCode, away.body).toBe(503);
+    expect(away.body).toContain('the database cannot be reached');
+    expect(Number(away.headers['retry-after'])).toBeGreaterThan(0);
+    const health = await b.app.inject({ method: 'GET', url: '/health' });
+    expect(health.statusCode).toBe(503);
+
+    await relay.restore();
+    await until(async () => (await as('GET', '/api/resources/')).statusCode === 200);
+    const listing = await as('GET', '/api/resources/');
+    expect(listing.json<{ items: { name: string }[] }>().items.map((i) => i.name)).toEqual(['before.txt']);
+    expect((await as('POST', '/api/resources/after.txt', 'after')).statusCode).toBe(200);
+    expect(await fs.readFile(path.join(a.root, 'carol', 'before.txt'), 'utf8')).toBe('confirmed');
+  });
+});
