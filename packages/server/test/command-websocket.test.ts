@@ -186,6 +186,13 @@ describe('command websocket', () => {
         'install --mode 4755 hello.txt s4',
         'install -m u+s hello.txt s5',
         'mkdir -pm2755 d1',
+        // An operator before octal digits is octal too.
+        'chmod =4755 hello.txt',
+        'install -m =4755 hello.txt s6',
+        'install -m +6000 hello.txt s7',
+        'install --mode=+4000 hello.txt s8',
+        'mkdir -m +2000 d2',
+        'chmod u=rwx,+4000 hello.txt',
       ]) {
         const r = await run(`${s.url}/api/command/`, line, as(bobToken));
         expect(r.lines[0], line).toMatch(/would make a setuid or setgid file\.$/);

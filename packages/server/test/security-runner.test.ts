@@ -7,7 +7,7 @@ import type { ServerConfig } from '../src/config/types.js';
 import { prepareCommand } from '../src/runner/command.js';
 import { deniedCommand } from '../src/runner/deny-list.js';
 import { MAX_WALKED_ENTRIES } from '../src/runner/link-sources.js';
-import { deniedPathOption, deniedSuffix } from '../src/runner/path-options.js';
+import { deniedPathOption, deniedSuffix, namesByPrefix } from '../src/runner/path-options.js';
 import { startProcess, type ProcessResult } from '../src/runner/process.js';
 import { CommandRefused } from '../src/runner/refusal.js';
 import type { StoredUser } from '../src/store/users.js';
@@ -331,7 +331,7 @@ describe('runner and symbolic links', () => {
       }
       // Pieces named by a prefix and a suffix: the suffix may not lead into folders.
       expect(deniedSuffix(['csplit'], ['-f', 'x', '-b', '2/sub/keys%.0d', 'src', '2'])).toMatch(
-        /^csplit -b with a "\/" writes pieces into folders/,
+        /^csplit -b with a "\/" writes into folders/,
       );
       expect(deniedSuffix(['csplit'], ['-kb2/sub%d', 'src', '2'])).toMatch(/^csplit -b /);
       expect(deniedSuffix(['csplit'], ['--suffix=/x%d', 'src', '2'])).toMatch(/^csplit --suffix-format /);
@@ -339,6 +339,15 @@ describe('runner and symbolic links', () => {
         /^split --additional-suffix /,
       );
       expect(deniedSuffix(['csplit'], ['-b', '%02d.txt', 'src', '2'])).toBeUndefined();
+      // Names cut or built with a suffix: gunzip's output, a backup of mv, cp, ln, install.
+      expect(deniedSuffix(['gunzip'], ['-k', '-S', 'e/zz', 'zz'])).toMatch(/^gunzip -S /);
+      expect(deniedSuffix(['gzip'], ['--suffix=/x', 'f'])).toMatch(/^gzip --suffix /);
+      expect(deniedSuffix(['mv'], ['-b', '-S', 'x/y', '-T', 'sub', 'dst'])).toMatch(/^mv -S /);
+      expect(deniedSuffix(['cp'], ['--backup', '--suffix=../x', 'a', 'b'])).toMatch(/^cp --suffix /);
+      expect(deniedSuffix(['gunzip'], ['-S', '.gzip', 'f.gzip'])).toBeUndefined();
+      expect(namesByPrefix(['mv'], ['-b', '-S', '.moved', '-T', 'sub', 'dst'])).toBe(true);
+      expect(namesByPrefix(['mv'], ['a', 'b'])).toBe(false);
+      expect(namesByPrefix(['split'], [])).toBe(true);
       expect(deniedSuffix(['split'], ['-l', '1', 'logs/src', 'out/part_'])).toBeUndefined();
       expect(deniedPathOption(['cp'], ['--parents', '../../x', 'd'])).toMatch(
         /^cp --parents writes into folders/,

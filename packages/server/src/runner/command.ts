@@ -212,7 +212,7 @@ export async function prepareCommand(
     await checkArgumentPaths(access, cwd.virtual, args, {
       noParent: !mode.bwrap,
       noPrograms: !mode.bwrap,
-      prefixes: namesByPrefix(names),
+      prefixes: namesByPrefix(names, args),
     });
     const copies = await checkLinkOperands(access, cwd.virtual, names, args);
 

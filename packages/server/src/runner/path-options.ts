@@ -124,29 +124,53 @@ export function deniedPathOption(names: readonly string[], args: readonly string
 }
 
 /**
- * Tools that name what they write by appending to an argument (`split … PREFIX` makes PREFIXaa,
- * `csplit -f PREFIX -b SUFFIX` makes PREFIX + SUFFIX): each path argument is checked as the start
- * of a name too (`checkArgumentPaths`' `prefixes`), and a suffix may not go into folders.
+ * Tools that name what they write by appending to an argument: `split … PREFIX` makes PREFIXaa,
+ * `csplit -f PREFIX -b SUFFIX` makes PREFIX + SUFFIX, a backup (`mv -b -S SUFFIX`, also cp, ln,
+ * install) renames the destination to destination + SUFFIX, and `gunzip -S SUFFIX` names its
+ * output by cutting the suffix off. A suffix may not go into folders, and where a name is built
+ * from an argument, each path argument is checked as the start of a name too
+ * (`checkArgumentPaths`' `prefixes`): the scope folder without its `/` names its siblings.
  */
-const NAMES_BY_PREFIX: Readonly<Record<string, OptionSet>> = {
+const SUFFIXES: Readonly<Record<string, OptionSet>> = {
   split: { long: ['additional-suffix'] },
   csplit: { letters: 'b', long: ['suffix-format'] },
+  ...Object.fromEntries(
+    ['mv', 'cp', 'ln', 'install'].map((tool) => [tool, { letters: 'S', long: ['suffix'] }] as const),
+  ),
+  ...Object.fromEntries(
+    ['gzip', 'gunzip', 'zcat', 'pigz', 'unpigz', 'xz', 'unxz', 'xzcat', 'lzma', 'unlzma', 'lzcat'].map(
+      (tool) => [tool, { letters: 'S', long: ['suffix'] }] as const,
+    ),
+  ),
 };
 
-export function namesByPrefix(names: readonly string[]): boolean {
-  return names.some((n) => toolEntry(n, (m) => NAMES_BY_PREFIX[m]) !== undefined);
+/** Tools that always build names from an argument (split's and csplit's pieces). */
+const PREFIX_NAMERS = new Set(['split', 'csplit']);
+/** A backup, which renames the destination to a name built from it (`-b`, `--backup`, `-S`). */
+const BACKUP: OptionSet = { letters: 'bS', long: ['backup', 'suffix'] };
+
+/** Whether the program, given `args`, builds names by appending to its path arguments. */
+export function namesByPrefix(names: readonly string[], args: readonly string[] = []): boolean {
+  return names.some((n) =>
+    toolEntry(n, (m) =>
+      PREFIX_NAMERS.has(m) ||
+      (['mv', 'cp', 'ln', 'install'].includes(m) && args.some((a) => optionIn(a, BACKUP) !== undefined))
+        ? true
+        : undefined,
+    ),
+  );
 }
 
-/** Why a suffix in `args` would put pieces into other folders, or undefined. */
+/** Why a suffix in `args` would put what the program writes into other folders, or undefined. */
 export function deniedSuffix(names: readonly string[], args: readonly string[]): string | undefined {
   for (const name of new Set(names)) {
-    const set = toolEntry(name, (n) => NAMES_BY_PREFIX[n]);
+    const set = toolEntry(name, (n) => SUFFIXES[n]);
     if (!set) continue;
     for (let i = 0; i < args.length; i++) {
-      const option = optionIn(args[i]!, set);
+      const arg = args[i]!;
+      const option = optionIn(arg, set);
       if (option === undefined) continue;
       // The value: after `=`, after the option's letter in a cluster, or the next word.
-      const arg = args[i]!;
       const attached = arg.startsWith('--')
         ? arg.includes('=')
           ? arg.slice(arg.indexOf('=') + 1)
@@ -154,7 +178,7 @@ export function deniedSuffix(names: readonly string[], args: readonly string[]):
         : arg.slice(arg.indexOf(option.slice(1)) + 1);
       const value = attached !== '' ? attached : (args[i + 1] ?? '');
       if (value.includes('/'))
-        return `${name} ${option} with a "/" writes pieces into folders the runner does not check`;
+        return `${name} ${option} with a "/" writes into folders the runner does not check`;
     }
   }
   return undefined;

@@ -36,10 +36,19 @@ export const SIMPLE_TOOLS: ReadonlySet<string> = new Set([
 /** Tools that set a file's mode from their arguments. */
 const MODE_SETTERS = new Set(['chmod', 'install', 'mkdir']);
 
-/** Whether a mode, symbolic or octal, sets the setuid or setgid bit. */
+/**
+ * Whether a mode, symbolic or octal, sets the setuid or setgid bit: an octal mode (`4755`), a
+ * symbolic clause adding `s` (`u+s`, `g=rws`), or an operator before octal digits, which GNU's
+ * tools read as octal too (`=4755`, `+4000`, `u=rwx,+2000`).
+ */
 function setsIdBits(mode: string): boolean {
-  if (/^[0-7]+$/.test(mode)) return (parseInt(mode, 8) & 0o6000) !== 0;
-  return mode.split(',').some((clause) => /^[ugoa]*[-+=]/.test(clause) && /[+=][^-+=]*s/.test(clause));
+  const idBits = (octal: string) => (parseInt(octal, 8) & 0o6000) !== 0;
+  if (/^[0-7]+$/.test(mode)) return idBits(mode);
+  return mode.split(',').some((clause) => {
+    if (!/^[ugoa]*[-+=]/.test(clause)) return false;
+    if (/[+=][^-+=]*s/.test(clause)) return true;
+    return [...clause.matchAll(/[+=]([0-7]+)/g)].some((m) => idBits(m[1]!));
+  });
 }
 
 /**

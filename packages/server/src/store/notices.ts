@@ -37,11 +37,14 @@ class Handlers {
   }
 }
 
-/** One process on a SQLite file: nobody else to tell. */
-export function localNotices(): Notices {
-  const handlers = new Handlers();
+/** Notices that tell the others by `publish` and hear them through `handlers`. */
+function noticesWith(
+  handlers: Handlers,
+  publish: (topic: string) => Promise<void>,
+  close: () => Promise<void>,
+): Notices {
   return {
-    publish: () => Promise.resolve(),
+    publish,
     on: (topic, handler) => handlers.on(topic, handler),
     get failed() {
       return handlers.failed;
@@ -49,8 +52,17 @@ export function localNotices(): Notices {
     set failed(f) {
       handlers.failed = f;
     },
-    close: () => Promise.resolve(),
+    close,
   };
+}
+
+/** One process on a SQLite file: nobody else to tell. */
+export function localNotices(): Notices {
+  return noticesWith(
+    new Handlers(),
+    () => Promise.resolve(),
+    () => Promise.resolve(),
+  );
 }
 
 /**
@@ -93,23 +105,17 @@ export async function postgresNotices(url: string, sql: Sql, instance: string): 
   };
   await connect(false);
 
-  return {
-    publish: async (topic) => {
+  return noticesWith(
+    handlers,
+    async (topic) => {
       await raw`SELECT pg_notify(${CHANNEL}, ${`${instance}\n${topic}`})`.execute(sql);
     },
-    on: (topic, handler) => handlers.on(topic, handler),
-    get failed() {
-      return handlers.failed;
-    },
-    set failed(f) {
-      handlers.failed = f;
-    },
-    close: async () => {
+    async () => {
       closed = true;
       clearTimeout(retry);
       const c = client;
       client = undefined;
       await c?.end().catch(() => undefined);
     },
-  };
+  );
 }
