@@ -248,6 +248,41 @@ describe('a folder merged into another', () => {
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'sub']);
   });
 
+  it('that fails midway puts back every file it had replaced, on both sides', async () => {
+    const { home, merge } = await twoFolders();
+    for (const name of ['a.txt', 'b.txt']) {
+      await fs.writeFile(path.join(home, 'docs', name), `new ${name}`);
+      await fs.writeFile(path.join(home, 'into', 'docs', name), `old ${name}`);
+    }
+    // The first file is replaced; the second fails to be.
+    seam.next(() => {
+      seam.next(() => Promise.reject(Object.assign(new Error('the disk went away'), { code: 'EIO' })));
+      return Promise.resolve();
+    });
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBeGreaterThanOrEqual(500);
+    for (const name of ['a.txt', 'b.txt']) {
+      expect(await fs.readFile(path.join(home, 'docs', name), 'utf8')).toBe(`new ${name}`);
+      expect(await fs.readFile(path.join(home, 'into', 'docs', name), 'utf8')).toBe(`old ${name}`);
+    }
+    expect((await fs.readdir(path.join(home, 'docs'))).sort()).toEqual(['a.txt', 'b.txt', 'link', 'sub']);
+    expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual([
+      'a.txt',
+      'b.txt',
+      'kept.txt',
+    ]);
+  });
+
+  it('that ends whole removes what it replaced and the source folders it emptied', async () => {
+    const { home, merge } = await twoFolders();
+    await fs.writeFile(path.join(home, 'docs', 'kept.txt'), 'new kept');
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await fs.readFile(path.join(home, 'into', 'docs', 'kept.txt'), 'utf8')).toBe('new kept');
+    expect(await fs.readdir(home)).toEqual(['into']);
+  });
+
   it('that fails midway moves back what had moved, and hides nothing', async () => {
     const { home, merge } = await twoFolders();
     await fs.mkdir(path.join(home, 'docs', 'z'));

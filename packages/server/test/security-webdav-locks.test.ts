@@ -434,6 +434,28 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     }
   });
 
+  it('holds back a merge that began before it: no file it locks is replaced, and the merge is undone', async () => {
+    await tree(
+      { 'src/a.txt': 'bob a', 'src/b.txt': 'bob b', 'dst/a.txt': 'ann a', 'dst/b.txt': 'ann b' },
+      file('team'),
+    );
+    // When the merge is about to replace its first file, ann locks both.
+    seam.next(async () => {
+      await annLocks('/dav/dst/a.txt', '0');
+      await annLocks('/dav/dst/b.txt', '0');
+    });
+    const merge = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/src?action=rename&destination=%2Fdst&override=true',
+    });
+    expect(merge.statusCode, merge.body).toBe(423);
+    expect(merge.body).toMatch(LOCKED);
+    for (const name of ['a', 'b']) {
+      expect(await fs.readFile(file('team', 'dst', `${name}.txt`), 'utf8')).toBe(`ann ${name}`);
+      expect(await fs.readFile(file('team', 'src', `${name}.txt`), 'utf8')).toBe(`bob ${name}`);
+    }
+  });
+
   it('a lock taken through a symbolic link holds what the link leads to, by every name', async () => {
     await fs.symlink('dir', file('team', 'dirlink'));
     await fs.symlink('plan.txt', file('team', 'planlink'));

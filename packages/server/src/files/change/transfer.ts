@@ -4,6 +4,7 @@ import type { Repos } from '../../store/index.js';
 import type { FileAccess } from '../access/access.js';
 import {
   closeAll,
+  exchangeEntries,
   isSpecial,
   joinReal,
   makeEntryFolder,
@@ -405,11 +406,13 @@ export async function movePath(
 /**
  * A folder moved onto an existing one: an empty one is replaced by a rename. Otherwise each entry
  * of the source moves into the destination by itself (one rename, or a journaled copy across file
- * systems: `moveEntry`): a folder meeting a folder merges in turn, a file or link replaces a file
- * or link, and each source folder left empty goes. Nothing is copied and then removed, so nothing
- * put into the source meanwhile is lost: what the walk did not move stays where it was, in its
+ * systems: `moveEntry`): a folder meeting a folder merges in turn, and a file or link meeting a
+ * file or link is exchanged with it (`renameat2(RENAME_EXCHANGE)`), the replaced one kept at the
+ * source's place until the merge is whole. Nothing is copied and then removed, so nothing put
+ * into the source meanwhile is lost: what the walk did not move stays where it was, in its
  * folder, kept for it. A folder meeting a file (or the other way) is refused before anything
- * moves; a failure midway moves back what had moved.
+ * moves; each entry lands past the locks of others and only while its caller may still move it;
+ * a failure or a cancel midway moves back what had moved and puts back what it replaced.
  */
 async function mergeFolder(access: FileAccess, src: Opened, place: Place, progress: Progress): Promise<void> {
   try {
@@ -426,7 +429,11 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
     if (pin) held.add(pin);
     return pin;
   };
-  const moved: Array<{ from: Pinned; to: Pinned; name: string }> = [];
+  // What moved (to move back on failure), what it replaced (now at the source's place, removed
+  // once the merge is whole), and the source folders it went through (removed then, when empty).
+  const moved: Array<{ from: Pinned; to: Pinned; name: string; exchanged: boolean }> = [];
+  const replaced: Array<{ folder: Pinned; name: string; ino: bigint }> = [];
+  const passed: Array<{ folder: Pinned; name: string }> = [];
   try {
     const from = await hold(src.folder!, src.leaf);
     const into = await hold(place.folder, place.name);
@@ -440,34 +447,70 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
         const source = await statEntry(from, name).catch(() => undefined);
         if (!source) continue;
         const there = await statEntry(into, name).catch(() => undefined);
+        const real = joinReal(into.real, name);
+        // Each entry lands past the locks of others as it is now, as a copied file does.
+        const landing = async () => {
+          await access.quota.beforeReplace?.(real);
+          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+          await progress.stillAllowed?.();
+        };
         if (there?.isDirectory() && source.isDirectory()) {
+          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
           const [innerFrom, innerInto] = [await hold(from, name), await hold(into, name)];
           if (!innerFrom?.stat.isDirectory() || !innerInto?.stat.isDirectory()) {
             throw conflict('the folder changed while it was being moved');
           }
           await merge(innerFrom, innerInto);
-          await removeEntryFolder(from, name).catch(() => undefined); // kept when not empty
+          passed.push({ folder: from, name });
         } else if (there && (there.isDirectory() || source.isDirectory())) {
           throw conflict(
             `the destination has a file where the move has the folder ${name}, or the other way round`,
           );
+        } else if (there) {
+          // A file or link replaces a file or link (the merge's override): exchanged, so that the
+          // one replaced can come back if the merge does not complete.
+          await landing();
+          if (await exchangeEntries(from, name, into, name)) {
+            moved.push({ from, to: into, name, exchanged: true });
+            replaced.push({ folder: from, name, ino: (await statEntry(from, name)).ino });
+          } else {
+            // No exchange here (across file systems, or no native addon): replaced for good.
+            await moveEntry(access, from, name, into, name, { progress, replace: true });
+            moved.push({ from, to: into, name, exchanged: false });
+          }
+          await progress.done?.(0, 1);
         } else {
-          // A file or link replaces a file or link (the merge's override); a free name stays free
-          // for it only: one taken meanwhile is refused.
-          await moveEntry(access, from, name, into, name, { progress, replace: !!there });
-          moved.push({ from, to: into, name });
+          // A free name stays free for it only: one taken meanwhile is refused.
+          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+          await moveEntry(access, from, name, into, name, { progress, replace: false });
+          moved.push({ from, to: into, name, exchanged: false });
           await progress.done?.(0, 1);
         }
       }
     };
     await merge(from, into);
-    await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined); // kept when not empty
   } catch (err) {
-    // What moved goes back, last first, where its name is still free; what cannot stays merged.
-    for (const m of moved.reverse())
-      await renameInto(m.to, m.name, m.from, m.name, false).catch(() => undefined);
+    // What moved goes back, last first (an exchanged entry by exchanging again, which puts back
+    // what it replaced), where it can; what cannot stays merged.
+    for (const m of moved.reverse()) {
+      const back = m.exchanged
+        ? exchangeEntries(m.to, m.name, m.from, m.name)
+        : renameInto(m.to, m.name, m.from, m.name, false);
+      await back.catch(() => undefined);
+    }
     await place.undo();
+    await closeAll(held);
     throw err;
+  }
+  try {
+    // Whole: what was replaced goes (while it is still the entry replaced), then every source
+    // folder left empty, deepest first; a folder someone put something in meanwhile stays.
+    for (const r of replaced) {
+      const st = await statEntry(r.folder, r.name).catch(() => undefined);
+      if (st?.ino === r.ino) await unlinkEntry(r.folder, r.name).catch(() => undefined);
+    }
+    for (const p of passed) await removeEntryFolder(p.folder, p.name).catch(() => undefined);
+    await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined);
   } finally {
     await closeAll(held);
   }
