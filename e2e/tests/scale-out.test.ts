@@ -126,7 +126,7 @@ ${ports.map((p) => `    server 127.0.0.1:${p};`).join('\n')}
   for (let attempt = 0; ; attempt++) {
     if (exit !== undefined) throw new Error(`nginx exited with ${exit}: ${err}`);
     if (await accepts(port)) return port;
-    if (attempt > 500) throw new Error(`nginx does not accept connections on ${port}: ${err}`);
+    if (attempt > 3000) throw new Error(`nginx does not accept connections on ${port}: ${err}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
