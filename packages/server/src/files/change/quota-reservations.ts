@@ -1,0 +1,90 @@
+import type { AppContext } from '../../context.js';
+
+/**
+ * Bytes held back by writes in progress, per holder and quota'd scope: in memory for one process
+ * on a SQLite file, in the database when several instances share it (store/reservations.ts). A
+ * holder is this instance (its writes) or a pending resumable upload, which any instance may go
+ * on with and end.
+ */
+export interface Reservations {
+  /** What every write in progress holds back from `scope`. */
+  total(scope: string): Promise<number>;
+  heldBy(holder: string, scope: string): Promise<number>;
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void>;
+  /** Gives bytes back without waiting: a write's release runs in `finally` blocks. */
+  letGo(holder: string, scopes: readonly string[], bytes: number): void;
+  /** Forgets all a holder holds, without waiting. */
+  forget(holder: string): void;
+}
+
+class LocalReservations implements Reservations {
+  private readonly byHolder = new Map<string, Map<string, number>>();
+
+  total(scope: string): Promise<number> {
+    let sum = 0;
+    for (const scopes of this.byHolder.values()) sum += scopes.get(scope) ?? 0;
+    return Promise.resolve(sum);
+  }
+
+  heldBy(holder: string, scope: string): Promise<number> {
+    return Promise.resolve(this.byHolder.get(holder)?.get(scope) ?? 0);
+  }
+
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
+    this.letGo(holder, scopes, -bytes);
+    return Promise.resolve();
+  }
+
+  letGo(holder: string, scopes: readonly string[], bytes: number): void {
+    const held = this.byHolder.get(holder) ?? new Map<string, number>();
+    for (const scope of scopes) {
+      const now = (held.get(scope) ?? 0) - bytes;
+      if (now > 0) held.set(scope, now);
+      else held.delete(scope);
+    }
+    if (held.size > 0) this.byHolder.set(holder, held);
+    else this.byHolder.delete(holder);
+  }
+
+  forget(holder: string): void {
+    this.byHolder.delete(holder);
+  }
+}
+
+class SharedReservations implements Reservations {
+  /** Bytes given back, written one after the other (until then the others see more held: safe). */
+  private giving: Promise<void> = Promise.resolve();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  total(scope: string): Promise<number> {
+    return this.ctx.store.reservations.total(scope);
+  }
+
+  heldBy(holder: string, scope: string): Promise<number> {
+    return this.ctx.store.reservations.heldBy(holder, scope);
+  }
+
+  add(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
+    return this.ctx.store.reservations.add(holder, scopes, bytes);
+  }
+
+  letGo(holder: string, scopes: readonly string[], bytes: number): void {
+    this.later(() => this.ctx.store.reservations.add(holder, scopes, -bytes));
+  }
+
+  forget(holder: string): void {
+    this.later(() => this.ctx.store.reservations.forget(holder));
+  }
+
+  private later(work: () => Promise<void>): void {
+    this.giving = this.giving
+      .then(work)
+      .catch((err: unknown) => this.ctx.log.warn({ err }, 'a quota reservation could not be given back'));
+  }
+}
+
+/** The reservations of a store's quota ledger: shared in the database when instances share it. */
+export function reservationsFor(ctx: AppContext): Reservations {
+  return ctx.store.instance.shared ? new SharedReservations(ctx) : new LocalReservations();
+}
