@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Usage } from '@filebrowser/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/access/private.js';
-import { PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * A replacing write counts the file it replaces as room. That room must be what the final rename
@@ -227,5 +227,34 @@ describe('a copy whose source grows while it is copied', () => {
     expect(copy.statusCode, copy.body).toBe(507);
     expect(copy.body).toContain('Quota exceeded');
     expect(Object.keys(await onDisk()).filter((p) => p.startsWith('copy'))).toEqual([]);
+  });
+});
+
+describe('a folder merged into a folder with a quota while its source grows', () => {
+  it('is checked past what was measured, entry by entry: the quota holds, and what moved is counted', async () => {
+    await start();
+    // 8.8 kB kept of bob's 10 kB. An administrator merges /src (outside bob's folder) into his
+    // /bob/src: one file and eight folders, measured at 500 B.
+    const admin = await t.user('root', { scope: '/', perm: { ...ALL, admin: true } });
+    const folders = Array.from({ length: 8 }, (_, i) => `d${i}`);
+    const src = path.join(t.root, 'src');
+    await fs.mkdir(src);
+    await fs.writeFile(path.join(src, '0.bin'), bytes(500));
+    for (const name of folders) {
+      await fs.mkdir(path.join(src, name));
+      await fs.mkdir(path.join(t.root, 'bob', 'src', name), { recursive: true });
+    }
+    // When the file moves, 3 kB go into every source folder (those not merged yet ride along).
+    meanwhile = async () => {
+      for (const name of folders) await fs.writeFile(path.join(src, name, 'late.bin'), bytes(3_000));
+    };
+    const merge = await t.req(admin, {
+      method: 'PATCH',
+      url: '/api/resources/src?action=rename&destination=%2Fbob%2Fsrc&override=true',
+    });
+    expect([200, 507], merge.body).toContain(merge.statusCode);
+    const stored = Object.values(await onDisk()).reduce((a, b) => a + b, 0);
+    expect(stored).toBeLessThanOrEqual(QUOTA);
+    expect(await usage()).toBe(stored);
   });
 });

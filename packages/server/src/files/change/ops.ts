@@ -149,9 +149,26 @@ async function moveCounted(
       await replacement.apply();
       target = await access.open(dst.virtual, { followFinal: false });
     }
-    await movePath(access, src, target, dirMode, progress);
+    // A folder merged into another moves entry by entry, and its source may grow meanwhile:
+    // past what was measured, every byte moved is checked against the quotas before it lands,
+    // and what really moved is counted.
+    let moved = 0;
+    const metered: Progress = !hold.limited
+      ? progress
+      : {
+          ...progress,
+          sizes: true,
+          done: async (bytes, items) => {
+            moved += bytes;
+            if (moved > size) await hold.need(moved - replaced);
+            await progress.done?.(bytes, items);
+          },
+        };
+    const merging = !!target.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
+    await movePath(access, src, target, dirMode, metered);
     await overwritten?.commit(-replaced);
-    await hold.commit(size);
+    // A metered merge knows what it moved, replaced files given back; anything else moved `size`.
+    await hold.commit(merging && hold.limited ? moved : size);
   } finally {
     hold.release();
     overwritten?.release();

@@ -417,7 +417,10 @@ export async function movePath(
 async function mergeFolder(access: FileAccess, src: Opened, place: Place, progress: Progress): Promise<void> {
   try {
     await progress.stillAllowed?.();
+    // Into an empty folder: one rename, of everything the source holds.
+    const whole = progress.sizes ? await entryBytes(access, src.folder!, src.leaf, src.linkStat!) : 0;
     await renameEntry(src.folder!, src.leaf, place.folder, place.name);
+    await progress.done?.(whole, 0);
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -469,6 +472,7 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
         } else if (there) {
           // A file or link replaces a file or link (the merge's override): exchanged, so that the
           // one replaced can come back if the merge does not complete.
+          if (progress.sizes) await progress.done?.(Number(source.size) - Number(there.size), 0);
           await landing();
           if (await exchangeEntries(from, name, into, name)) {
             moved.push({ from, to: into, name, exchanged: true });
@@ -481,6 +485,7 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
           await progress.done?.(0, 1);
         } else {
           // A free name stays free for it only: one taken meanwhile is refused.
+          if (progress.sizes) await progress.done?.(await entryBytes(access, from, name, source), 0);
           await access.locks.assertWritable(access, { entry: real, real }, { member: true });
           await moveEntry(access, from, name, into, name, { progress, replace: false });
           moved.push({ from, to: into, name, exchanged: false });
@@ -513,6 +518,28 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
     await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined);
   } finally {
     await closeAll(held);
+  }
+}
+
+/** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */
+async function entryBytes(
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  st: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
+): Promise<number> {
+  if (st.isFile()) return Number(st.size);
+  if (!st.isDirectory()) return 0;
+  const pin = await folder.lookup(name);
+  if (!pin) return 0;
+  try {
+    let bytes = 0;
+    for await (const e of walkTree(access, pin, '/', { follow: false, staging: true })) {
+      if (e.stat.isFile()) bytes += Number(e.stat.size);
+    }
+    return bytes;
+  } finally {
+    await pin.close();
   }
 }
 

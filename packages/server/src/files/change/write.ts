@@ -48,6 +48,11 @@ export interface Progress {
    * token revoked or a permission withdrawn mid-copy stops it before the next entry appears.
    */
   stillAllowed?(): Promise<unknown>;
+  /**
+   * Set by a caller metering the work against a quota: a merge then reports the bytes of each
+   * entry before it moves (a walk for a folder moved whole), as a copy reports what it copies.
+   */
+  sizes?: boolean;
 }
 
 /** Copies one open file to another with a reused buffer (FileHandle streams can hold the handle open). */
