@@ -197,6 +197,24 @@ describe('a write that may replace, whose caller lost modify while it ran', () =
   });
 });
 
+describe('a restore whose caller lost its rights while it ran', () => {
+  it('does not land once the token is revoked', async () => {
+    await fs.writeFile(file('gone.txt'), 'deleted');
+    expect((await t.req(carol, { method: 'DELETE', url: '/api/resources/gone.txt' })).statusCode).toBe(204);
+    const [item] = (await t.req(carol, { method: 'GET', url: '/api/trash' })).json<Array<{ id: string }>>();
+    const token = await tokenOf(carol);
+    seam.next(async () => expect(await t.ctx.store.apiTokens.delete(token.id, await carolId())).toBe(true));
+    const restore = await t.app.inject({
+      method: 'POST',
+      url: `/api/trash/${item!.id}/restore`,
+      headers: { authorization: `Bearer ${token.secret}` },
+    });
+    expect(restore.statusCode, restore.body).toBe(401);
+    expect(await names()).not.toContain('gone.txt');
+    expect((await t.req(carol, { method: 'GET', url: '/api/trash' })).json<unknown[]>()).toHaveLength(1);
+  });
+});
+
 describe('a copy whose caller lost its rights while it ran', () => {
   /** A folder of two files to copy: the first lands, then the seam revokes. */
   async function twoFiles() {

@@ -456,6 +456,18 @@ describe('a lock covers only what its holder may write, for every way in', () =>
     }
   });
 
+  it('holds back a move that began before it: the entry does not land in a folder locked meanwhile', async () => {
+    await tree({ 'mine.txt': 'bob', 'L/.keep': '' }, file('team'));
+    seam.next(() => annLocks('/dav/L/', '0').then(() => undefined));
+    const move = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/mine.txt?action=rename&destination=%2FL%2Fmine.txt',
+    });
+    expect(move.statusCode, move.body).toBe(423);
+    expect(await fs.readFile(file('team', 'mine.txt'), 'utf8')).toBe('bob');
+    expect(await fs.readdir(file('team', 'L'))).toEqual(['.keep']);
+  });
+
   it('a lock taken through a symbolic link holds what the link leads to, by every name', async () => {
     await fs.symlink('dir', file('team', 'dirlink'));
     await fs.symlink('plan.txt', file('team', 'planlink'));

@@ -349,8 +349,14 @@ export async function moveEntry(
   opts: { alongside?: (tx: Repos) => Promise<unknown>; progress?: Progress; replace?: boolean } = {},
 ): Promise<{ copied: boolean }> {
   const replace = opts.replace ?? false;
-  await access.quota.beforeReplace?.(joinReal(to.real, toName));
-  await opts.progress?.stillAllowed?.();
+  const real = joinReal(to.real, toName);
+  // It lands past the locks of others as they are then, and only while its caller may move it.
+  const landing = async () => {
+    await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+    await opts.progress?.stillAllowed?.();
+  };
+  await access.quota.beforeReplace?.(real);
+  await landing();
   try {
     await renameInto(from, name, to, toName, replace);
     return { copied: false };
@@ -360,7 +366,7 @@ export async function moveEntry(
   const move = await access.moves.begin(from, name, to, toName);
   try {
     await copyEntryAsIs(access, from, name, to, move.stagingName, opts.progress);
-    await opts.progress?.stillAllowed?.();
+    await landing();
   } catch (err) {
     await move.undo();
     throw err;

@@ -328,6 +328,8 @@ export interface RestoreOptions {
    * caller records it as the delete it is (audit, share links, listeners). Not told otherwise.
    */
   onReplaced?: (replaced: Replaced) => Promise<void> | void;
+  /** Asked again before the item lands (a copy across file systems can outlast its caller). */
+  stillAllowed?: () => Promise<unknown>;
 }
 
 export interface Restored extends TrashRestoreResult {
@@ -388,7 +390,7 @@ export async function restoreItem(
       const quota = await access.quota.reserve(access, dst.real, 0);
       try {
         await replacement?.apply();
-        const restored = await putBack(ctx, access, folder, name, dst, item);
+        const restored = await putBack(ctx, access, folder, name, dst, item, opts.stillAllowed);
         await quota.commit(item.size);
         await forgetItem(ctx, item);
         return { path: dst.virtual, recreatedFolders, copied: restored.copied, real: dst.real };
@@ -410,6 +412,7 @@ async function putBack(
   name: string,
   dst: Opened,
   item: StoredTrashItem,
+  stillAllowed?: () => Promise<unknown>,
 ): Promise<{ copied: boolean }> {
   const { dirMode } = ctx.store.settings.get();
   const place = await placeOf(dst, dirMode);
@@ -419,6 +422,7 @@ async function putBack(
     // What an override replaced went through the one delete: the place must be free now.
     ({ copied } = await moveEntry(access, folder, name, place.folder, place.name, {
       alongside: async (tx) => await tx.trash.delete(item.id),
+      ...(stillAllowed && { progress: { stillAllowed } }),
     }));
   } catch (err) {
     // The folders made on the way for it go again with the failed restore.

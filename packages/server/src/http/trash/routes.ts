@@ -24,7 +24,7 @@ import {
   reachableItems,
   restoreItem,
 } from '../../files/change/trash.js';
-import { currentUser } from '../guards.js';
+import { callerOf, currentUser } from '../guards.js';
 import { FILE_CHANGES, FILES } from '../reach.js';
 import { followReplaced } from '../replaced.js';
 import { empty } from '../openapi/declare.js';
@@ -101,6 +101,8 @@ export function trashRoutes(ctx: ServerContext, events: FileEvents = {}): Fastif
           override: isTrue(request.query.override),
           // The replaced entry is deleted as a DELETE deletes: its own record, its links gone.
           onReplaced: followReplaced(ctx, access, events, request, 'replaced by a restore'),
+          // A restore across file systems is a copy, which can outlast its token or session.
+          stillAllowed: async () => await callerOf(ctx, request, ['restore']),
         });
         try {
           await events.changed?.(restored.real);
