@@ -127,7 +127,11 @@ export class AuthService {
   async confirmPassword(user: StoredUser, given: string | undefined, ip: string): Promise<void> {
     if (this.ctx.store.settings.get().authMethod !== 'json') return;
     const attempt = await this.throttle.reserve(ip, usernameKey(user.username.normalize('NFC')));
-    if (!given || Buffer.byteLength(given) > MAX_PASSWORD_BYTES || !(await checkPassword(given, user.passwordHash))) {
+    if (
+      !given ||
+      Buffer.byteLength(given) > MAX_PASSWORD_BYTES ||
+      !(await checkPassword(given, user.passwordHash))
+    ) {
       throw badRequest('the current password is incorrect');
     }
     await attempt.succeeded();

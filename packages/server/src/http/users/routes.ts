@@ -18,7 +18,6 @@ import { presentUser } from './present.js';
 const BY_ID = '/api/users/:id(^\\d+$)';
 
 export function usersRoutes(ctx: ServerContext): FastifyPluginAsyncTypebox {
-
   async function target(id: string, caller: StoredUser): Promise<StoredUser> {
     const n = Number(id);
     if (n !== caller.id && !may(caller.perm, 'admin')) throw forbidden();
