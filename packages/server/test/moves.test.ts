@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
-import { renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
+import { denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
@@ -296,6 +296,43 @@ describe('a folder merged into another', () => {
     expect(await readFolder(path.join(home, 'docs'))).toEqual({ text: 'merged', link: 'sub/a.txt' });
     expect((await fs.readdir(path.join(home, 'into', 'docs'))).sort()).toEqual(['kept.txt', 'z']);
   });
+});
+
+describe('what is put into the source of a copy or merge while it runs', () => {
+  const seam = renameWindow();
+  afterEach(() => seam.clear());
+
+  it.each(['rename', 'copy'])(
+    'lands only where the rules let it (%s): a file they hide is never replaced',
+    async (action) => {
+      t = await startFilesApp({}, seam.build);
+      // dave's rules hide every payroll.txt.
+      const dave = await t.user('dave', { rules: [denyRe('payroll\\.txt$')] });
+      const home = path.join(t.root, 'dave');
+      const folders = Array.from({ length: 8 }, (_, i) => `z${i}`);
+      await fs.mkdir(path.join(home, 'src'), { recursive: true });
+      await fs.writeFile(path.join(home, 'src', '0.txt'), 'new');
+      await fs.mkdir(path.join(home, 'dst'), { recursive: true });
+      await fs.writeFile(path.join(home, 'dst', '0.txt'), 'old');
+      for (const name of folders) {
+        await fs.mkdir(path.join(home, 'src', name));
+        await fs.mkdir(path.join(home, 'dst', name));
+        await fs.writeFile(path.join(home, 'dst', name, 'payroll.txt'), 'someone else’s');
+      }
+      // When the first file lands, a payroll.txt goes into every source folder.
+      seam.next(async () => {
+        for (const name of folders) await fs.writeFile(path.join(home, 'src', name, 'payroll.txt'), 'dave’s');
+      });
+      const res = await t.req(dave, {
+        method: 'PATCH',
+        url: `/api/resources/src?action=${action}&destination=%2Fdst&override=true`,
+      });
+      expect([200, 403], res.body).toContain(res.statusCode);
+      for (const name of folders) {
+        expect(await fs.readFile(path.join(home, 'dst', name, 'payroll.txt'), 'utf8')).toBe('someone else’s');
+      }
+    },
+  );
 });
 
 describe('a move across file systems', () => {

@@ -162,7 +162,7 @@ export async function copyPath(
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
     await progress.done?.(0, 1);
-    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress);
+    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress, dst.virtual);
     return;
   }
   if (dst.linkStat) throw conflict('a file or link exists at the destination');
@@ -175,7 +175,7 @@ export async function copyPath(
     );
     try {
       await progress.done?.(0, 1);
-      await copyTree(access, src.node, src.virtual, top, true, true, progress);
+      await copyTree(access, src.node, src.virtual, top, true, true, progress, dst.virtual);
     } catch (err) {
       // Nobody may see half a copy: what it made inside went (copyTree), and the folder goes
       // when nothing else is left in it. What others put there meanwhile stays.
@@ -251,6 +251,8 @@ async function copyTree(
   topIsNew: boolean,
   follow: boolean,
   progress: Progress = {},
+  /** Where the copy goes, as the caller sees it: each entry's mirror there must pass the rules. */
+  mirrorVirtual?: string,
 ): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
@@ -268,6 +270,10 @@ async function copyTree(
   try {
     for await (const e of walkTree(access, src, srcVirtual, { follow })) {
       progress.signal?.throwIfAborted();
+      // The rules were checked for every entry before the copy began (checkDescendants); one put
+      // into the source since is checked as it comes, at both ends.
+      if (mirrorVirtual !== undefined)
+        assertEntryRules(access, e.virtual, e.real, mirrorVirtual + e.virtual.slice(srcVirtual.length));
       const parentVirtual = e.virtual.slice(0, e.virtual.lastIndexOf('/')) || '/';
       let depth = path.length;
       while (depth > 0 && path[depth - 1]!.virtual !== parentVirtual) depth--;
@@ -403,7 +409,7 @@ export async function movePath(
       );
       return;
     }
-    await mergeFolder(access, src, place, progress);
+    await mergeFolder(access, src, dst.virtual, place, progress);
   } finally {
     await place.release();
   }
@@ -420,7 +426,13 @@ export async function movePath(
  * moves; each entry lands past the locks of others and only while its caller may still move it;
  * a failure or a cancel midway moves back what had moved and puts back what it replaced.
  */
-async function mergeFolder(access: FileAccess, src: Opened, place: Place, progress: Progress): Promise<void> {
+async function mergeFolder(
+  access: FileAccess,
+  src: Opened,
+  dstVirtual: string,
+  place: Place,
+  progress: Progress,
+): Promise<void> {
   try {
     await progress.stillAllowed?.();
     // Into an empty folder: one rename, of everything the source holds.
@@ -450,11 +462,15 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
       throw conflict('the folder changed while it was being moved');
     }
     await assertMergeable(from, into);
-    const merge = async (from: Pinned, into: Pinned): Promise<void> => {
+    const merge = async (from: Pinned, into: Pinned, rel: string): Promise<void> => {
       for (const name of await entryNames(from)) {
         progress.signal?.throwIfAborted();
         const source = await statEntry(from, name).catch(() => undefined);
         if (!source) continue;
+        // Checked before the merge began (checkDescendants) for what was there; an entry put into
+        // the source since is checked as it comes, at both ends.
+        const inner = `${rel}/${name}`;
+        assertEntryRules(access, src.virtual + inner, joinReal(from.real, name), dstVirtual + inner);
         const there = await statEntry(into, name).catch(() => undefined);
         const real = joinReal(into.real, name);
         // Each entry lands past the locks of others as it is now, as a copied file does.
@@ -469,7 +485,7 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
           if (!innerFrom?.stat.isDirectory() || !innerInto?.stat.isDirectory()) {
             throw conflict('the folder changed while it was being moved');
           }
-          await merge(innerFrom, innerInto);
+          await merge(innerFrom, innerInto, inner);
           passed.push({ folder: from, name });
         } else if (there && (there.isDirectory() || source.isDirectory())) {
           throw conflict(
@@ -499,7 +515,7 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
         }
       }
     };
-    await merge(from, into);
+    await merge(from, into, '');
   } catch (err) {
     // What moved goes back, last first (an exchanged entry by exchanging again, which puts back
     // what it replaced), where it can; what cannot stays merged.
@@ -525,6 +541,12 @@ async function mergeFolder(access: FileAccess, src: Opened, place: Place, progre
   } finally {
     await closeAll(held);
   }
+}
+
+/** 403 unless the rules allow an entry where it is (`virtual`, `real`) and where it goes (`mirror`). */
+function assertEntryRules(access: FileAccess, virtual: string, real: string, mirror: string): void {
+  if (!access.rules.hasRules) return;
+  if (!access.rulesAllowResolved(virtual, real) || !access.rules.allowedByRules(mirror)) throw forbidden();
 }
 
 /** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */
