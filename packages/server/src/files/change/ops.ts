@@ -8,7 +8,8 @@ import { bytesOf } from './quota.js';
 import type { Replacement, ReplaceMode, ReplaceStep } from './replace.js';
 import { isInside, type Opened } from '../access/resolver.js';
 import { removeTree, walkTree } from '../access/tree.js';
-import { copyPath, freeDestination, movePath } from './transfer.js';
+import { movePath } from './move.js';
+import { copyPath, freeDestination } from './transfer.js';
 import type { Progress } from './write.js';
 
 /**
