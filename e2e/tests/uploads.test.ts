@@ -156,8 +156,13 @@ describe('uploads', () => {
     const replace = page.getByRole('dialog', { name: 'Replace' });
     await replace.getByText('album', { exact: true }).waitFor();
     await replace.getByRole('button', { name: 'Keep both' }).click();
-    await eventually(async () => (await read(path.join(server.root, 'album(1)/a.txt'))) === 'A2', 'the copy');
-    expect(await read(path.join(server.root, 'album(1)/sub/b.txt'))).toBe('B');
+    // The files of a folder upload in parallel: wait for each of them.
+    await eventually(
+      async () =>
+        (await read(path.join(server.root, 'album(1)/a.txt'))) === 'A2' &&
+        (await read(path.join(server.root, 'album(1)/sub/b.txt'))) === 'B',
+      'the copy',
+    );
     expect(await read(path.join(server.root, 'album/a.txt'))).toBe('A');
   });
 
