@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type net from 'node:net';
@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../packages/server/src/store/index.js';
 import { freePort, mountTmpfs, unmountTmpfs } from '../../packages/server/test/tools.js';
 import { builtServer } from '../support/built.js';
+import { startListening } from '../support/listening.js';
 import { slowRequest as startSlowRequest, type SlowRequest } from '../support/slow-request.js';
 
 /**
@@ -59,25 +60,13 @@ interface Server {
 /** Starts the server over the test's folders, waits until it listens and signs the administrator in. */
 async function start(): Promise<Server> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
+  const { child, stdout, exited } = await startListening(
     [main, '-d', 'db/fb.db', '-r', 'files', '-a', '127.0.0.1', '-p', String(port), '-l', ''],
     { cwd: dir, env },
   );
   running.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    void exited.then((code) => reject(new Error(`exited with ${code}; stdout: ${out} stderr: ${err}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/Listening on /.test(out)) resolve();
-    });
-  });
   // Only the first start prints the administrator's password; later starts sign in with it too.
-  password ??= /password: (\S+)/.exec(out)?.[1];
+  password ??= /password: (\S+)/.exec(stdout())?.[1];
   const login = await fetch(`http://127.0.0.1:${port}/api/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', connection: 'close' },

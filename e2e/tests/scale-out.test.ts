@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../../packages/server/test/postgres/cluster.js';
 import { freePort, haveTool } from '../../packages/server/test/tools.js';
 import { builtServer } from '../support/built.js';
+import { startListening } from '../support/listening.js';
 import { slowRequest } from '../support/slow-request.js';
 
 /**
@@ -49,8 +50,7 @@ const sockets: net.Socket[] = [];
 /** Starts `filebrowser` on the shared database and folder and waits for its "Listening on" line. */
 async function startInstance(): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
+  const { child, stdout, exited } = await startListening(
     [
       main,
       ...['-d', database, '-r', root, '-a', '127.0.0.1', '-p', String(port), '-l', ''],
@@ -59,20 +59,9 @@ async function startInstance(): Promise<Instance> {
     { cwd: dir, env },
   );
   running.push(child);
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    void exited.then((code) => reject(new Error(`exited with ${code}; stdout: ${out} stderr: ${err}`)));
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (/Listening on /.test(out)) resolve();
-    });
-  });
   const health = await fetch(`http://127.0.0.1:${port}/health`);
   const { instance } = (await health.json()) as { instance: string };
-  return { child, port, id: instance, stdout: () => out, exited };
+  return { child, port, id: instance, stdout, exited };
 }
 
 /** nginx in the foreground, everything it writes inside `folder`, both instances upstream. */
