@@ -55,16 +55,17 @@ export interface FilesApp {
  */
 export function renameWindow(): {
   build: BuildOptions;
-  next(act: (() => Promise<unknown>) | undefined): void;
+  /** `act` is given the real path about to be replaced (or made). */
+  next(act: ((real: string) => Promise<unknown>) | undefined): void;
   clear(): void;
 } {
-  let next: (() => Promise<unknown>) | undefined;
+  let next: ((real: string) => Promise<unknown>) | undefined;
   return {
     build: {
-      beforeReplace: async () => {
+      beforeReplace: async (real) => {
         const act = next;
         next = undefined;
-        await act?.();
+        await act?.(real);
       },
     },
     next: (act) => {

@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process';
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { TrashItem } from '@filebrowser/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { serverPaths } from '../src/files/access/private.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
 import { denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
@@ -84,6 +86,11 @@ async function leftMove(app: FilesApp, source?: (at: string) => Promise<void>) {
 
 const source = (at: string) => makeFolder(at, 'the source');
 
+/** The copy a move makes of `makeFolder`'s folder: the same, with the file's times. */
+async function copyAsMoved(from: string, to: string): Promise<void> {
+  await fs.cp(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
+}
+
 describe('the start after a crash', () => {
   it('undoes a move killed while copying: the partial copy goes, the source stays whole', async () => {
     t = await startFilesApp();
@@ -103,13 +110,32 @@ describe('the start after a crash', () => {
     t = await startFilesApp();
     await t.user('bob');
     const { from, to, record, id } = await leftMove(t, source);
-    await makeFolder(path.join(to, record.stagingName), 'the source');
+    await copyAsMoved(path.join(from, 'docs'), path.join(to, record.stagingName));
     await t.ctx.store.moves.markCopied(id);
 
     await restart(t);
     expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
     expect(await fs.readdir(to)).toEqual(['docs']);
     expect(await fs.readdir(from)).toEqual([]);
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
+  });
+
+  it('gives back to the source what the whole copy does not hold as it is: nothing is lost', async () => {
+    t = await startFilesApp();
+    await t.user('bob');
+    const { from, to, record, id } = await leftMove(t, source);
+    await copyAsMoved(path.join(from, 'docs'), path.join(to, record.stagingName));
+    // Put into the source, and changed in it, after the copy read it.
+    await fs.writeFile(path.join(from, 'docs', 'sub', 'late.txt'), 'late');
+    await fs.writeFile(path.join(from, 'docs', 'sub', 'a.txt'), 'changed since');
+    await t.ctx.store.moves.markCopied(id);
+
+    await restart(t);
+    expect(await readFolder(path.join(to, 'docs'))).toEqual({ text: 'the source', link: 'sub/a.txt' });
+    expect(await fs.readdir(from)).toEqual(['docs']);
+    expect(await fs.readdir(path.join(from, 'docs'))).toEqual(['sub']);
+    expect((await fs.readdir(path.join(from, 'docs', 'sub'))).sort()).toEqual(['a.txt', 'late.txt']);
+    expect(await fs.readFile(path.join(from, 'docs', 'sub', 'a.txt'), 'utf8')).toBe('changed since');
     expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
@@ -337,10 +363,12 @@ describe('what is put into the source of a copy or merge while it runs', () => {
 
 describe('a move across file systems', () => {
   const WHY = 'a move across file systems needs a second file system inside the root';
+  const seam = renameWindow();
+  afterEach(() => seam.clear());
 
   /** The app with a small tmpfs mounted at `<bob's home>/mnt`. */
   async function withMount(size: string): Promise<{ bob: string; home: string; mnt: string } | undefined> {
-    t = await startFilesApp();
+    t = await startFilesApp({}, seam.build);
     const bob = await t.user('bob');
     const home = path.join(t.root, 'bob');
     const mnt = path.join(home, 'mnt');
@@ -370,6 +398,99 @@ describe('a move across file systems', () => {
     expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
   });
 
+  /** Runs `act` when the copy is about to land sub/a.txt (once the folders above were read). */
+  const whenFirstFileCopied = (act: () => Promise<unknown>) => {
+    const wait = () =>
+      seam.next(async (real) => {
+        if (path.basename(real) === 'a.txt') await act();
+        else wait();
+      });
+    wait();
+  };
+
+  /** Uploads, as carol would through the API, into the folder being moved. */
+  const upload = (token: string, p: string, text: string, override = false) =>
+    t!.req(token, {
+      method: 'POST',
+      url: `/api/resources${p}${override ? '?override=true' : ''}`,
+      payload: text,
+    });
+
+  it.each([
+    ['moved', '/docs', '/mnt/docs', ''],
+    ['merged', '/docs', '/mnt/docs', '&override=true'],
+  ])(
+    'a folder %s: what is uploaded into it while it is copied stays in the source, in its folder',
+    async (how, from, to, extra) => {
+      const m = await withMount('4m');
+      if (!m) return;
+      await makeFolder(path.join(m.home, 'docs'), 'moved');
+      // A merge moves into an existing folder: its folder entries still go across as folders.
+      if (how === 'merged') await fs.mkdir(path.join(m.mnt, 'docs'));
+      const late: number[] = [];
+      whenFirstFileCopied(async () => {
+        late.push((await upload(m.bob, '/docs/late.txt', 'late')).statusCode);
+        late.push((await upload(m.bob, '/docs/sub/late2.txt', 'late 2')).statusCode);
+      });
+
+      const res = await move(m.bob, from, to, extra);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(late).toEqual([200, 200]);
+      expect(await readFolder(path.join(m.mnt, 'docs'))).toEqual({ text: 'moved', link: 'sub/a.txt' });
+      expect((await fs.readdir(path.join(m.home, 'docs'))).sort()).toEqual(['late.txt', 'sub']);
+      expect(await fs.readdir(path.join(m.home, 'docs', 'sub'))).toEqual(['late2.txt']);
+      expect(await fs.readFile(path.join(m.home, 'docs', 'late.txt'), 'utf8')).toBe('late');
+      expect(await fs.readFile(path.join(m.home, 'docs', 'sub', 'late2.txt'), 'utf8')).toBe('late 2');
+      expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+    },
+  );
+
+  it('a file replaced in the source while it is copied stays there as replaced', async () => {
+    const m = await withMount('4m');
+    if (!m) return;
+    await makeFolder(path.join(m.home, 'docs'), 'as read');
+    whenFirstFileCopied(() => upload(m.bob, '/docs/sub/a.txt', 'replaced meanwhile', true));
+
+    const res = await move(m.bob, '/docs', '/mnt/docs');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await readFolder(path.join(m.mnt, 'docs'))).toEqual({ text: 'as read', link: 'sub/a.txt' });
+    expect(await fs.readdir(path.join(m.home, 'docs'))).toEqual(['sub']);
+    expect(await fs.readFile(path.join(m.home, 'docs', 'sub', 'a.txt'), 'utf8')).toBe('replaced meanwhile');
+  });
+
+  it('keeps the modification times of the files it moves', async () => {
+    const m = await withMount('4m');
+    if (!m) return;
+    await makeFolder(path.join(m.home, 'docs'), 'old');
+    await fs.writeFile(path.join(m.home, 'one.txt'), 'one');
+    const then = new Date('2020-02-29T12:34:56.789Z');
+    for (const p of ['docs/sub/a.txt', 'one.txt']) await fs.utimes(path.join(m.home, p), then, then);
+
+    expect((await move(m.bob, '/docs', '/mnt/docs')).statusCode).toBe(200);
+    expect((await move(m.bob, '/one.txt', '/mnt/one.txt')).statusCode).toBe(200);
+    for (const p of ['docs/sub/a.txt', 'one.txt']) {
+      expect((await fs.stat(path.join(m.mnt, p))).mtime.toISOString()).toBe(then.toISOString());
+    }
+  });
+
+  it('deleting a folder into the trash on the other file system: what is uploaded meanwhile stays', async () => {
+    const m = await withMount('4m');
+    if (!m) return;
+    await makeFolder(path.join(m.mnt, 'docs'), 'deleted');
+    whenFirstFileCopied(() => upload(m.bob, '/mnt/docs/late.txt', 'late'));
+
+    const res = await t!.req(m.bob, { method: 'DELETE', url: '/api/resources/mnt/docs' });
+    expect(res.statusCode, res.body).toBe(204);
+    expect(res.headers['x-trash-copied']).toBe('true');
+    // The delete took what it saw (into the trash); the upload it did not see is where it went.
+    expect(await fs.readdir(path.join(m.mnt, 'docs'))).toEqual(['late.txt']);
+    const [item] = (await t!.get(m.bob, '/api/trash')).json() as TrashItem[];
+    expect(item).toMatchObject({ path: '/mnt/docs', size: 7 });
+    const kept = path.join(serverPaths(t!.ctx.config).trashDir, String(item!.userID), item!.id, 'docs');
+    expect(await readFolder(kept)).toEqual({ text: 'deleted', link: 'sub/a.txt' });
+    expect((await fs.readdir(kept)).sort()).toEqual(['link', 'sub']);
+  });
+
   it('replaces an existing file in one rename with override', async () => {
     const m = await withMount('4m');
     if (!m) return;
@@ -384,7 +505,7 @@ describe('a move across file systems', () => {
     expect(await exists(path.join(m.home, 'a.txt'))).toBe(false);
   });
 
-  it('refuses a special file, which stays where it is', async () => {
+  it('refuses a special file, which stays where it is, also inside a folder it moves', async () => {
     const m = await withMount('1m');
     if (!m) return;
     execFileSync('mkfifo', [path.join(m.home, 'pipe')]);
@@ -393,6 +514,14 @@ describe('a move across file systems', () => {
     expect((await fs.lstat(path.join(m.home, 'pipe'))).isFIFO()).toBe(true);
     expect(await fs.readdir(m.mnt)).toEqual([]);
     expect(await t!.ctx.store.moves.orphaned([])).toEqual([]);
+    // Inside a folder, the folder moves and the special file, which no copy can make, stays.
+    await fs.mkdir(path.join(m.home, 'docs'));
+    await fs.writeFile(path.join(m.home, 'docs', 'a.txt'), 'a');
+    await fs.rename(path.join(m.home, 'pipe'), path.join(m.home, 'docs', 'pipe'));
+    const folder = await move(m.bob, '/docs', '/mnt/docs');
+    expect(folder.statusCode, folder.body).toBe(200);
+    expect(await fs.readdir(path.join(m.mnt, 'docs'))).toEqual(['a.txt']);
+    expect(await fs.readdir(path.join(m.home, 'docs'))).toEqual(['pipe']);
   });
 
   it('onto a disk too small answers 507; the source stays whole and nothing is left on the disk', async () => {

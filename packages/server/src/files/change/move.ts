@@ -8,13 +8,13 @@ import {
   removeEntryFolder,
   renameEntry,
   statEntry,
-  unlinkEntry,
   type Pinned,
 } from '../access/anchor.js';
 import type { Opened } from '../access/resolver.js';
 import { isStagingName } from '../access/staging-names.js';
 import { walkTree } from '../access/tree.js';
 import { renameInto } from './rename-into.js';
+import { unlinkIfSame } from './settle-source.js';
 import { assertEntryRules, moveEntry } from './transfer.js';
 import { type Place, type Progress, placeOf } from './write.js';
 
@@ -170,8 +170,7 @@ async function mergeFolder(
     // Whole: what was replaced goes (while it is still the entry replaced), then every source
     // folder left empty, deepest first; a folder someone put something in meanwhile stays.
     for (const r of replaced) {
-      const st = await statEntry(r.folder, r.name).catch(() => undefined);
-      if (st?.ino === r.ino) await unlinkEntry(r.folder, r.name).catch(() => undefined);
+      await unlinkIfSame(r.folder, r.name, async (st) => st.ino === r.ino).catch(() => undefined);
     }
     for (const p of passed) await removeEntryFolder(p.folder, p.name).catch(() => undefined);
     await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined);

@@ -6,6 +6,7 @@ import { atRecordedFolder } from '../access/reach.js';
 import { stagingName } from '../access/staging-names.js';
 import { removeTree } from '../access/tree.js';
 import { renameInto } from './rename-into.js';
+import { TakenEntries, settleSource, takenAsAtDestination } from './settle-source.js';
 
 /**
  * Moves across file systems, where no rename can move an entry (a mount inside the root, the
@@ -18,8 +19,10 @@ import { renameInto } from './rename-into.js';
  *    here removes the copy: the move never happened.
  * 2. `copied`: the copy is whole. The staging name is renamed onto the destination (one atomic
  *    rename on the destination's file system), then the source is renamed to a hidden staging name
- *    beside it (one atomic rename on its file system) and removed from there. A start finding a
- *    move here does what is left of that. A folder being removed is never visible half empty.
+ *    beside it (one atomic rename on its file system) and removed from there as far as the copy
+ *    took it (`settleSource`): what was put into the source, or changed in it, after the copy read
+ *    it gets the source's place back. A start finding a move here does what is left of that. A
+ *    folder being removed is never visible half empty.
  */
 export class MoveJournal {
   private readonly repo: MovesRepo;
@@ -43,17 +46,7 @@ export class MoveJournal {
       destName: toName,
     };
     const id = await this.repo.add(record);
-    return new JournaledMove(
-      this.store,
-      this.log,
-      id,
-      from,
-      name,
-      record.hiddenName,
-      to,
-      toName,
-      record.stagingName,
-    );
+    return new JournaledMove(this.store, this.log, id, record, from, to);
   }
 
   /**
@@ -86,18 +79,25 @@ export class MoveJournal {
 
 /** One move across file systems in progress, from its record to its end. */
 export class JournaledMove {
+  /** What the copy took, as it was when it read it: only that goes with the source. */
+  readonly taken = new TakenEntries();
+  /** Where the copy is made, beside the destination. */
+  readonly stagingName: string;
+  private readonly name: string;
+  private readonly toName: string;
+
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
     private readonly id: number,
+    private readonly record: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>,
     private readonly from: Pinned,
-    private readonly name: string,
-    private readonly hiddenName: string,
     private readonly to: Pinned,
-    private readonly toName: string,
-    /** Where the copy is made, beside the destination. */
-    readonly stagingName: string,
-  ) {}
+  ) {
+    this.stagingName = record.stagingName;
+    this.name = record.sourceName;
+    this.toName = record.destName;
+  }
 
   /** The copy failed: what it made goes, the source stays, the record is forgotten. */
   async undo(): Promise<void> {
@@ -130,21 +130,36 @@ export class JournaledMove {
     await this.removeSource();
   }
 
-  /** Hides the source (one rename), then removes it and forgets the move. */
+  /**
+   * Hides the source (one rename) while it is still the entry copied, then removes what the copy
+   * took of it (`settleSource`): what was put into it or changed meanwhile gets its place back.
+   */
   private async removeSource(): Promise<void> {
+    const { from, name, log } = this;
     try {
-      await renameEntry(this.from, this.name, this.from, this.hiddenName);
-      await removeTree(this.from, this.hiddenName);
+      const source = await statEntry(from, name).catch(() => undefined);
+      if (source && identity(source) === this.record.sourceId) {
+        await renameEntry(from, name, from, this.record.hiddenName);
+        const kept = await settleSource(from, this.record.hiddenName, name, this.taken.test);
+        if (kept !== undefined) keptNotice(log, from.real, kept);
+      }
     } catch (err) {
-      // The move itself is done; the record stays, and the next start removes what is left.
-      this.log.warn(
-        { err, folder: this.from.real },
+      // The move itself is done; the record stays, and the next start settles what is left.
+      log.warn(
+        { err, folder: from.real },
         'the source of a move across file systems could not be removed yet: the next start retries',
       );
       return;
     }
     await this.store.moves.remove(this.id);
   }
+}
+
+function keptNotice(log: Logger, folder: string, kept: string): void {
+  log.info(
+    { folder, kept },
+    'a move across file systems left in place what was put into its source (or changed) while it was copied',
+  );
 }
 
 async function undoCopy(record: MoveRecord): Promise<void> {
@@ -183,7 +198,10 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
         'the source of an unfinished move is no longer there: nothing removed',
       );
     }
-    await removeTree(folder, record.hiddenName);
+    const kept = await atRecordedFolder(record.destFolder, (dest) =>
+      settleSource(folder, record.hiddenName, record.sourceName, takenAsAtDestination(dest, record.destName)),
+    );
+    if (kept !== undefined) keptNotice(log, record.sourceFolder, kept);
   });
 }
 

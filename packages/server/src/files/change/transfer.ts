@@ -1,3 +1,4 @@
+import type fs from 'node:fs';
 import type fsp from 'node:fs/promises';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import type { Repos } from '../../store/index.js';
@@ -16,10 +17,11 @@ import {
   unlinkEntry,
   type Pinned,
 } from '../access/anchor.js';
-import { extensionOf } from '../listing/mime.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
 import { walkTree } from '../access/tree.js';
+import { numberedName } from './numbered-name.js';
 import { renameInto } from './rename-into.js';
+import type { TakenEntries } from './settle-source.js';
 import { type Progress, copyHandle, placeOf, writeInto } from './write.js';
 
 /**
@@ -28,9 +30,10 @@ import { type Progress, copyHandle, placeOf, writeInto } from './write.js';
  */
 
 /**
- * Copies the entry `name` of a pinned folder, as it is (links copied as links, special files
- * inside a folder skipped, a special file itself refused), to `toName` in another pinned folder:
- * what `moveEntry` does where no rename can. The destination must not exist; the caller removes a
+ * Copies the entry `name` of a pinned folder, as it is (links copied as links, files with their
+ * times, special files inside a folder skipped, a special file itself refused), to `toName` in
+ * another pinned folder: what `moveEntry` does where no rename can. What it reads is noted in
+ * `taken`: only that goes with the source. The destination must not exist; the caller removes a
  * failed copy.
  */
 export async function copyEntryAsIs(
@@ -39,24 +42,27 @@ export async function copyEntryAsIs(
   name: string,
   to: Pinned,
   toName: string,
-  progress: Progress = {},
+  progress: Progress,
+  taken: TakenEntries,
 ): Promise<void> {
   const node = await from.lookup(name);
   if (!node) throw notFound();
   try {
     if (node.stat.isSymbolicLink()) {
+      taken.note([], await statEntry(from, name));
       await makeEntryLink(to, toName, await readEntryLink(from, name));
     } else if (node.stat.isFile()) {
       const input = await openEntryFile(from, name);
       try {
-        await copyFileInto(access, input, node.stat.mode, to, toName, false, progress);
+        const read = await readForMove(input, [], taken);
+        await copyFileInto(access, input, node.stat.mode, to, toName, false, progress, read);
       } finally {
         await input.close();
       }
     } else if (node.stat.isDirectory()) {
       const top = await makeEntryFolder(to, toName, node.stat.mode & 0o7777);
       try {
-        await copyTree(access, node, '/' + name, top, true, false, progress);
+        await copyTree(access, node, '/' + name, top, { topIsNew: true, follow: false, progress, taken });
       } finally {
         await top.close();
       }
@@ -67,12 +73,6 @@ export async function copyEntryAsIs(
   } finally {
     await node.close();
   }
-}
-
-/** `a.txt` → `a(1).txt`, `a.tar.gz` → `a.tar(1).gz`, `.env` → `(1).env`, `dir` → `dir(1)`. */
-export function numberedName(name: string, n: number): string {
-  const ext = extensionOf(name);
-  return `${name.slice(0, name.length - ext.length)}(${n})${ext}`;
 }
 
 /** The first free `name(N)` beside an opened destination (rename=true); the caller closes it. */
@@ -88,11 +88,25 @@ export async function freeDestination(access: FileAccess, dst: Opened): Promise<
   throw conflict();
 }
 
+/** A move's copy notes the file it is about to read (its open handle), and gives its times on. */
+async function readForMove(
+  input: fsp.FileHandle,
+  rel: readonly string[],
+  taken: TakenEntries | undefined,
+): Promise<fs.BigIntStats | undefined> {
+  if (!taken) return undefined;
+  const st = await input.stat({ bigint: true });
+  taken.note(rel, st);
+  return st;
+}
+
+const seconds = (ns: bigint) => Number(ns) / 1e9;
+
 /**
  * Copies a pinned regular file into `name` of a pinned folder through a staging file. A lock
  * granted on what it replaces while the bytes were copied holds the rename back. Unless `replace`
  * (a file was there when the copy looked, and may be replaced), whatever took the name meanwhile
- * stays and the copy is refused (409).
+ * stays and the copy is refused (409). A move's copy keeps the times of what it `moves`.
  */
 async function copyFileInto(
   access: FileAccess,
@@ -102,6 +116,7 @@ async function copyFileInto(
   name: string,
   replace: boolean,
   progress: Progress = {},
+  moves?: fs.BigIntStats,
 ): Promise<void> {
   const real = joinReal(folder.real, name);
   await writeInto(
@@ -109,7 +124,10 @@ async function copyFileInto(
     folder,
     name,
     mode & 0o7777,
-    (out) => copyHandle(source, out, progress),
+    async (out) => {
+      await copyHandle(source, out, progress);
+      if (moves) await out.utimes(seconds(moves.atimeNs), seconds(moves.mtimeNs));
+    },
     async (staging) => {
       await access.quota.beforeReplace?.(real);
       await access.locks.assertWritable(access, { entry: real, real }, { member: true });
@@ -158,7 +176,12 @@ export async function copyPath(
   if (dst.stat?.isDirectory() && dst.node) {
     // A merge: on failure, what the copy added goes again (files it replaced stay replaced, whole).
     await progress.done?.(0, 1);
-    await copyTree(access, src.node, src.virtual, dst.node, false, true, progress, dst.virtual);
+    await copyTree(access, src.node, src.virtual, dst.node, {
+      topIsNew: false,
+      follow: true,
+      progress,
+      mirrorVirtual: dst.virtual,
+    });
     return;
   }
   if (dst.linkStat) throw conflict('a file or link exists at the destination');
@@ -171,7 +194,12 @@ export async function copyPath(
     );
     try {
       await progress.done?.(0, 1);
-      await copyTree(access, src.node, src.virtual, top, true, true, progress, dst.virtual);
+      await copyTree(access, src.node, src.virtual, top, {
+        topIsNew: true,
+        follow: true,
+        progress,
+        mirrorVirtual: dst.virtual,
+      });
     } catch (err) {
       // Nobody may see half a copy: what it made inside went (copyTree), and the folder goes
       // when nothing else is left in it. What others put there meanwhile stays.
@@ -233,10 +261,22 @@ async function undoMade(top: Pinned, made: readonly MadeEntry[]): Promise<void> 
   }
 }
 
+/** How `copyTree` copies. */
+interface TreeCopy {
+  /** The top folder was made by this copy (nothing in it to merge with). */
+  topIsNew: boolean;
+  /** Links inside the scope copied as what they lead to; off, as links. */
+  follow: boolean;
+  progress?: Progress;
+  /** Where the copy goes, as the caller sees it: each entry's mirror there must pass the rules. */
+  mirrorVirtual?: string;
+  /** A move's copy: what it reads is noted here, and files keep their times. */
+  taken?: TakenEntries;
+}
+
 /**
- * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`:
- * with `follow`, links inside the scope are copied as what they lead to; without, as links. When
- * the copy fails, what it made is taken back (`undoMade`) before the error goes on; files it
+ * Mirrors the tree below the pinned folder `src` (at `srcVirtual`) into the pinned folder `top`.
+ * When the copy fails, what it made is taken back (`undoMade`) before the error goes on; files it
  * replaced in a merge stay replaced, whole.
  */
 async function copyTree(
@@ -244,11 +284,7 @@ async function copyTree(
   src: Pinned,
   srcVirtual: string,
   top: Pinned,
-  topIsNew: boolean,
-  follow: boolean,
-  progress: Progress = {},
-  /** Where the copy goes, as the caller sees it: each entry's mirror there must pass the rules. */
-  mirrorVirtual?: string,
+  { topIsNew, follow, progress = {}, mirrorVirtual, taken }: TreeCopy,
 ): Promise<void> {
   // The destination folders along the walk's current path (the walk goes depth first).
   const path: Array<{ virtual: string; folder: Pinned; isNew: boolean }> = [
@@ -305,12 +341,14 @@ async function copyTree(
         const input = await openEntryFile(e.folder, e.name);
         try {
           // A file there when the copy looked is replaced (a merge); one that came since is not.
-          await copyFileInto(access, input, e.stat.mode, into, name, existed, progress);
+          const read = await readForMove(input, segments, taken);
+          await copyFileInto(access, input, e.stat.mode, into, name, existed, progress, read);
           await remember(false);
         } finally {
           await input.close();
         }
       } else if (e.stat.isSymbolicLink()) {
+        taken?.note(segments, await statEntry(e.folder, e.name));
         await makeEntryLink(into, name, await readEntryLink(e.folder, e.name)).catch(
           (err: NodeJS.ErrnoException) => {
             throw err.code === 'EEXIST'
@@ -367,7 +405,7 @@ export async function moveEntry(
   }
   const move = await access.moves.begin(from, name, to, toName);
   try {
-    await copyEntryAsIs(access, from, name, to, move.stagingName, opts.progress);
+    await copyEntryAsIs(access, from, name, to, move.stagingName, opts.progress ?? {}, move.taken);
     await landing();
   } catch (err) {
     await move.undo();

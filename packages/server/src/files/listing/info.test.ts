@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { classify } from './file-type.js';
 import { goMode, goTime, goTimeParts } from './go-format.js';
 import { extensionOf, isBinary, knownExtensions, mimeByExtension, sniff } from './mime.js';
-import { numberedName } from '../change/transfer.js';
+import { numberedName } from '../change/numbered-name.js';
 import { compileNameFilter } from './name-filter.js';
 import { parseQuery } from '../search/search.js';
 import { naturalCompare, sortListing } from './sort.js';
