@@ -111,7 +111,7 @@ export async function buildApp(
   const ctx: ServerContext = Object.assign(core, {
     auth: new AuthService(core),
     audit: new AuditLog(store.audit, core.log),
-    jobs: new JobRegistry(),
+    jobs: new JobRegistry(store, core.log),
   });
   if (opts.beforeReplace) quotaLedgerOf(ctx).beforeReplace = opts.beforeReplace;
 

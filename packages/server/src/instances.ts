@@ -3,6 +3,7 @@ import type { AppContext } from './context.js';
 import type { InstanceRecord } from './store/instances.js';
 import { moveJournalOf } from './files/change/moves.js';
 import { stagingLedgerOf } from './files/change/staging.js';
+import { INSTANCE_GONE } from './jobs/registry.js';
 
 /** How often a running instance says so. */
 export const BEAT_MS = 10_000;
@@ -59,8 +60,8 @@ export class InstanceRegistry {
   }
 
   /**
-   * Finishes or undoes the moves, removes the staging files and forgets the quota reservations
-   * of every instance that is not running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
+   * Finishes or undoes the moves, removes the staging files, forgets the quota reservations and
+   * fails the jobs of every instance that is not running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
    */
   private async settleDead(now: number): Promise<void> {
     const { store, log } = this.ctx;
@@ -71,6 +72,10 @@ export class InstanceRegistry {
     await stagingLedgerOf(store).sweep(log, [...live]);
     // Their writes in progress ended with them: what those held back from the quotas is free.
     await store.reservations.forgetInstancesBut([...live]);
+    // So did their jobs: failed, for whoever follows them on any instance.
+    const { error, status } = INSTANCE_GONE;
+    if ((await store.jobs.failInstancesBut([...live], error, status, now)) > 0)
+      await store.notices.publish('jobs');
     for (const i of instances) {
       if (live.has(i.id)) continue;
       log.info(

@@ -133,6 +133,19 @@ describe('db copy', () => {
       await store.attempts.take('login:address', '203.0.113.1', 60_000, Date.now());
       // Held back by a pending resumable upload, which any instance may go on with.
       await store.reservations.add('upload:pending', ['/users/bob'], 7);
+      // A job as every instance sees it.
+      await store.jobs.add(bob.id, undefined, {
+        id: 'job-1',
+        action: 'copy',
+        state: 'running',
+        items: ['/a'],
+        destination: '/b/',
+        bytesDone: 0,
+        bytesTotal: 0,
+        itemsDone: 0,
+        itemsTotal: 0,
+        startedAt: 5,
+      });
       await t.ctx.audit.flush();
       await sql`VACUUM INTO ${file}`.execute(store.sql);
     } finally {

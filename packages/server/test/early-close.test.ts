@@ -215,11 +215,11 @@ describe('archive downloads with progress', () => {
     } finally {
       await stop();
     }
-    expect(await until(() => t.ctx.jobs.running({ id: adminId }).length === 0)).toBe(true);
+    expect(await until(() => t.ctx.jobs.runningHere({ id: adminId }).length === 0)).toBe(true);
     for (let i = 0; i < MAX_RUNNING_JOBS_PER_USER; i++) {
       // A request whose close came before its handler never made a job.
       expect(['cancelled', undefined]).toContain(
-        t.ctx.jobs.get({ id: adminId }, `gone-early-${i}`)?.job.state,
+        t.ctx.jobs.here({ id: adminId }, `gone-early-${i}`)?.job.state,
       );
     }
     // A gone request's handler may still be between its plan and its job when the running ones
@@ -234,15 +234,15 @@ describe('archive downloads with progress', () => {
     if (!next) throw new Error('no answer');
     expect(next.status).toBe(200);
     expect(next.cut).toBe(false);
-    expect(t.ctx.jobs.get({ id: adminId }, 'after-the-gone')?.job.state).toBe('done');
+    expect(t.ctx.jobs.here({ id: adminId }, 'after-the-gone')?.job.state).toBe('done');
     await expectEveryFileLetGo();
   });
 
   it('cuts the download of a job cancelled while it was being measured', async () => {
     const answer = get('/api/raw/tree?algo=zip&progress=cancel-early');
     // The job exists from the step after the plan; measuring it takes many file-system steps more.
-    while (!t.ctx.jobs.get({ id: adminId }, 'cancel-early')) await new Promise((r) => setImmediate(r));
-    const record = t.ctx.jobs.get({ id: adminId }, 'cancel-early')!;
+    while (!t.ctx.jobs.here({ id: adminId }, 'cancel-early')) await new Promise((r) => setImmediate(r));
+    const record = t.ctx.jobs.here({ id: adminId }, 'cancel-early')!;
     expect(record.job.bytesTotal).toBe(0);
     record.cancel();
     const r = await answer;

@@ -8,6 +8,8 @@ import { stagingName } from '../src/files/access/staging-names.js';
 import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { uploadHolder } from '../src/store/reservations.js';
+import type { Job } from '@filebrowser/contract';
+import { renameWindow } from './files-helpers.js';
 import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
@@ -21,19 +23,29 @@ async function until(check: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await check())) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** A running job as the instance `instance` would have recorded it (one that may since have died). */
+async function leftJob(store: Store, instance: string, userId: number, id: string): Promise<void> {
+  await sql`INSERT INTO jobs (user_id, id, instance, action, state, items, destination, started_at)
+    VALUES (${userId}, ${id}, ${instance}, 'copy', 'running', '["/a"]', '/b', ${Date.now()})`.execute(
+    store.sql,
+  );
+}
+
 describe.skipIf(!onPostgres)('two instances on one database and one folder', () => {
   let a: TestApp;
   let bStore: Store;
   let b: BuiltApp;
+  const seam = renameWindow();
 
   beforeEach(async () => {
-    a = await startTestApp({ loginRateLimit: 3 });
+    a = await startTestApp({ loginRateLimit: 3 }, seam.build);
     bStore = await openStore(a.ctx.config.database);
     b = await buildApp(a.ctx.config, bStore);
     await b.app.ready();
   });
 
   afterEach(async () => {
+    seam.clear();
     await b.app.close();
     await bStore.close();
     await a.close();
@@ -311,6 +323,81 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect((await bStore.staging.orphaned([])).map((r) => r.name)).toEqual([liveFile]);
   });
 
+  it('list, follow and cancel a job from either: the one running it stops it and cleans up', async () => {
+    const carol = await a.createUser({ username: 'carol', scope: '/carol' });
+    const token = await a.login('carol');
+    await fs.mkdir(path.join(a.root, 'carol', 'src'), { recursive: true });
+    for (const n of [1, 2, 3]) await fs.writeFile(path.join(a.root, 'carol', 'src', `${n}.txt`), `${n}`);
+    const asCarol = { 'x-auth': token };
+    let seen: { listed: Job[]; followed: Job } | undefined;
+    let cancel: Promise<{ statusCode: number; json: () => Job }> | undefined;
+    // While the job copies on A (its first file about to land), B lists, follows and cancels it.
+    seam.next(async () => {
+      const [running] = a.ctx.jobs.runningHere({ id: carol.id });
+      const listed = (await b.app.inject({ method: 'GET', url: '/api/jobs', headers: asCarol })).json<
+        Job[]
+      >();
+      const followed = (
+        await b.app.inject({ method: 'GET', url: `/api/jobs/${running!.id}`, headers: asCarol })
+      ).json<Job>();
+      seen = { listed, followed };
+      cancel = b.app.inject({ method: 'DELETE', url: `/api/jobs/${running!.id}`, headers: asCarol });
+      const record = a.ctx.jobs.here({ id: carol.id }, running!.id)!;
+      await until(() => record.signal.aborted);
+    });
+
+    const started = await a.request(token, {
+      method: 'POST',
+      url: '/api/jobs',
+      payload: { action: 'copy', items: ['/src'], destination: '/dst/' },
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json<{ id: string }>();
+    await until(() => cancel !== undefined);
+    const cancelled = await cancel!;
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ id, state: 'cancelled' });
+    expect(seen!.listed.map((j) => [j.id, j.state])).toEqual([[id, 'running']]);
+    expect(seen!.followed).toMatchObject({ id, state: 'running', action: 'copy', items: ['/src'] });
+    // Stopped where it ran: nothing of the copy is left, and both instances tell how it ended.
+    expect(await fs.readdir(path.join(a.root, 'carol'))).toEqual(['src']);
+    for (const app of [a.app, b.app]) {
+      const job = await app.inject({ method: 'GET', url: `/api/jobs/${id}`, headers: asCarol });
+      expect(job.json()).toMatchObject({ id, state: 'cancelled' });
+      expect((await app.inject({ method: 'GET', url: '/api/jobs', headers: asCarol })).json()).toEqual([]);
+    }
+    // Another user's job is nobody else's, on either instance.
+    for (const app of [a.app, b.app]) {
+      const other = await app.inject({
+        method: 'DELETE',
+        url: `/api/jobs/${id}`,
+        headers: { 'x-auth': a.adminToken },
+      });
+      expect(other.statusCode).toBe(404);
+    }
+  });
+
+  it('fail the jobs of a dead instance, for whoever follows them on any instance', async () => {
+    const carol = await a.createUser({ username: 'carol', scope: '/carol' });
+    const token = await a.login('carol');
+    const dead = { id: 'gone', host: 'h', pid: 1, startedAt: 1, seenAt: Date.now() - DEAD_AFTER_MS - 1 };
+    await bStore.instances.register(dead);
+    await leftJob(bStore, 'gone', carol.id, 'left-behind');
+    await leftJob(bStore, a.ctx.store.instance.id, carol.id, 'still-running');
+    expect(
+      (await viaB(token, '/api/jobs'))
+        .json<Job[]>()
+        .map((j) => j.id)
+        .sort(),
+    ).toEqual(['left-behind', 'still-running']);
+
+    await new InstanceRegistry(b.ctx).beat();
+    const failed = await a.request(token, { method: 'GET', url: '/api/jobs/left-behind' });
+    expect(failed.json()).toMatchObject({ state: 'failed', status: 503 });
+    expect(failed.json<Job>().error).toMatch(/^503 Service Unavailable \(the server running the job stopped/);
+    expect((await viaB(token, '/api/jobs')).json<Job[]>().map((j) => j.id)).toEqual(['still-running']);
+  });
+
   it('see a change made through the other at once: listings are checked against the folder', async () => {
     await fs.mkdir(path.join(a.root, 'shared'));
     const before = await viaB(a.adminToken, '/api/resources/shared/');
@@ -342,6 +429,13 @@ describe.skipIf(onPostgres)('one instance on a SQLite file', () => {
       await new InstanceRegistry(t.ctx).start();
       const ids = (await t.ctx.store.instances.list()).map((i) => i.id);
       expect(ids).toEqual([t.ctx.store.instance.id]);
+      // A job it was running ended with it: failed, as the next start tells.
+      await leftJob(t.ctx.store, 'earlier', 1, 'killed-with-it');
+      await new InstanceRegistry(t.ctx).start();
+      expect((await t.ctx.store.jobs.get(1, 'killed-with-it'))?.job).toMatchObject({
+        state: 'failed',
+        status: 503,
+      });
       expect(t.ctx.store.instance.shared).toBe(false);
     } finally {
       await t.close();

@@ -134,7 +134,7 @@ describe('copy and move jobs', () => {
       if (!id || job.id !== id || job.bytesDone === 0 || cancelledAt) return;
       cancelledAt = job;
       // Synchronously, from inside the copy: the cancel lands between two reads.
-      t.ctx.jobs.get({ id: annId }, id)!.cancel();
+      t.ctx.jobs.here({ id: annId }, id)!.cancel();
     };
     t.ctx.jobs.on('progress', listener);
     // The id is known before the first byte is copied: the job measures first.
@@ -180,7 +180,7 @@ describe('copy and move jobs', () => {
       state.id = job.id;
       state.cancelled = true;
       // The rename failed (ENOTEMPTY), so the entries move one by one: cancelled after the first.
-      t.ctx.jobs.get({ id: annId }, job.id)!.cancel();
+      t.ctx.jobs.here({ id: annId }, job.id)!.cancel();
     };
     t.ctx.jobs.on('progress', listener);
     const job = await runJob(ann, { action: 'rename', items: ['/big'], destination: '/to', override: true });
@@ -345,8 +345,8 @@ describe('copy and move jobs', () => {
 });
 
 describe('the job registry', () => {
-  it('bounds the running jobs of one user, not of others', () => {
-    const jobs = new JobRegistry();
+  it('bounds the running jobs of one user, not of others, also when they start at once', async () => {
+    const jobs = new JobRegistry(t.ctx.store, t.ctx.log);
     // A caller that is always allowed: the bound is what is tested here.
     const caller = (userId: number) => ({
       userId,
@@ -355,11 +355,18 @@ describe('the job registry', () => {
     });
     const start = (user: number) =>
       jobs.start(caller(user), { action: 'copy', items: ['/a'], destination: '/b' });
-    const first = Array.from({ length: MAX_RUNNING_JOBS_PER_USER }, () => start(1));
-    expect(() => start(1)).toThrow(/at most/);
-    expect(() => start(2)).not.toThrow();
-    first[0]!.finish();
-    expect(() => start(1)).not.toThrow();
+    const first = await Promise.allSettled(
+      Array.from({ length: MAX_RUNNING_JOBS_PER_USER + 2 }, () => start(annId)),
+    );
+    const started = first.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(started).toHaveLength(MAX_RUNNING_JOBS_PER_USER);
+    await expect(start(annId)).rejects.toThrow(/at most/);
+    const other = await start(1);
+    started[0]!.finish();
+    await started[0]!.ended;
+    const again = await start(annId);
+    for (const r of [...started.slice(1), other, again]) r.finish();
+    await Promise.all([...started, other, again].map((r) => r.ended));
   });
 });
 

@@ -306,7 +306,7 @@ export async function buildWorld(): Promise<void> {
   if (!(await ctx.store.apiTokens.get(spareTokenId))) spareTokenId = (await makeToken('spare', {})).id;
 
   // A job started from outside the folder (the session's), and one inside it (the token's).
-  const known = (id: string | undefined) => id !== undefined && t.ctx.jobs.get({ id: ownerId }, id);
+  const known = (id: string | undefined) => id !== undefined && t.ctx.jobs.here({ id: ownerId }, id);
   const jobOutside = known(world?.jobOutside)
     ? world.jobOutside
     : await startJob({ 'x-auth': session }, [`/secret-${MARK}.txt`], `/${MARK}-dir/`);
@@ -418,7 +418,7 @@ export async function inventory(): Promise<Inventory> {
   outside.push(...(await store.users.list()).map((u) => `user ${u.id} ${u.username} ${u.updatedAt}`));
   outside.push(...(await store.apiTokens.listByUser(ownerId)).map((k) => `token ${k.id}`));
   outside.push(`settings ${JSON.stringify(store.settings.get())}`);
-  const job = (id: string) => t.ctx.jobs.get({ id: ownerId }, id)?.job;
+  const job = (id: string) => t.ctx.jobs.here({ id: ownerId }, id)?.job;
   if (world) outside.push(`job ${JSON.stringify(job(world.jobOutside))}`);
   return { inside: inside.sort(), outside: outside.sort() };
 }

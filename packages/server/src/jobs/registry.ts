@@ -4,10 +4,26 @@ import { STATUS_CODES } from 'node:http';
 import { MAX_RUNNING_JOBS_PER_USER, type Job, type JobAction, type JobState } from '@filebrowser/contract';
 import { AppError, conflict, fromSystemError } from '../errors.js';
 import type { Caller } from '../auth/caller.js';
+import { inBackground } from '../background.js';
+import type { Logger } from '../context.js';
 import type { Measure } from '../files/access/tree.js';
+import type { Store } from '../store/index.js';
+import type { StoredJob } from '../store/jobs.js';
 
 /** Finished jobs kept per user so that a client can still read how one ended. */
 const KEEP_FINISHED = 20;
+
+/**
+ * How often a running job writes how far it is, for the other instances to read: each step of
+ * the work is counted at once in this instance, and seen elsewhere at most this late.
+ */
+const SAVE_EVERY_MS = 500;
+
+/** How a job of an instance that died ends, told as a failed PATCH would be. */
+export const INSTANCE_GONE = {
+  status: 503,
+  error: '503 Service Unavailable (the server running the job stopped: what it had finished stays)',
+};
 
 /**
  * Whose a job is: a user, and the folder the request that started it was confined to (an API
@@ -60,28 +76,66 @@ export interface JobStartOptions {
 }
 
 /**
- * The jobs of one server instance, in memory: lost when it stops, not shared between instances
- * behind one address. Each belongs to one user; another user's job does not exist for them, and
+ * The jobs of the server. The work of a job runs in the instance that started it, which keeps it
+ * in memory (`here`), counts its progress there at once and writes it to the database as it goes
+ * (store/jobs.ts), where every instance on the database reads it (`find`, `running`) and asks it
+ * to stop (`cancel`: a flag the running instance hears through a notice, or reads with its next
+ * progress). A job whose instance died is failed by the instance that settles what it left
+ * (instances.ts). Each belongs to one user; another user's job does not exist for them, and
  * neither does, for a request confined to a folder, a job started from outside that folder
  * (`visible`): a folder token sees and cancels only the jobs of its own folder.
  * Emits `progress` and `finished` with the job (tests and logs follow work by these events).
  */
 export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job] }> {
   private readonly byUser = new Map<number, Map<string, JobRecord>>();
+  /** Starts, one at a time in this process (the running jobs are counted, then one is added). */
+  private tail: Promise<unknown> = Promise.resolve();
+  /** Who waits for a job of another instance to end: woken when another instance says so. */
+  private waiters: Array<() => void> = [];
 
-  start(caller: Caller, opts: JobStartOptions): JobRecord {
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+  ) {
+    super();
+    store.notices.on('jobs', () => this.heard());
+  }
+
+  /** Another instance said that jobs changed: cancels asked of this one, ends others wait for. */
+  private async heard(): Promise<void> {
+    for (const wake of this.waiters.splice(0)) wake();
+    for (const { userId, id } of await this.store.jobs.cancelsHere())
+      this.byUser.get(userId)?.get(id)?.cancel();
+  }
+
+  /** Starts a job of `caller`: 429 past the running jobs a user may have, 409 for an id in use. */
+  start(caller: Caller, opts: JobStartOptions): Promise<JobRecord> {
+    // Counted and added one at a time, in this process and across the instances.
+    const alone = async () => {
+      const lock = await this.store.lockLine.hold(`jobs:${caller.userId}`);
+      try {
+        return await this.begin(caller, opts);
+      } finally {
+        await lock.release();
+      }
+    };
+    const run = this.tail.then(alone, alone);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async begin(caller: Caller, opts: JobStartOptions): Promise<JobRecord> {
     const { userId } = caller;
-    const jobs = this.byUser.get(userId) ?? new Map<string, JobRecord>();
-    this.byUser.set(userId, jobs);
-    const running = [...jobs.values()].filter((r) => r.job.state === 'running').length;
-    if (running >= MAX_RUNNING_JOBS_PER_USER) {
+    const store = this.store;
+    if ((await store.jobs.running(userId)).length >= MAX_RUNNING_JOBS_PER_USER) {
       throw new AppError(
         'too_many_requests',
         `at most ${MAX_RUNNING_JOBS_PER_USER} jobs may run at once; wait for one to end or cancel one`,
       );
     }
+    const jobs = this.byUser.get(userId) ?? new Map<string, JobRecord>();
+    this.byUser.set(userId, jobs);
     const id = opts.id ?? crypto.randomBytes(12).toString('base64url');
-    if (jobs.has(id)) throw conflict('a job with this id exists');
     const job: Job = {
       id,
       action: opts.action,
@@ -94,11 +148,25 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       itemsTotal: 0,
       startedAt: Date.now(),
     };
+    if (!(await store.jobs.add(userId, caller.confinedTo, job))) throw conflict('a job with this id exists');
     const abort = new AbortController();
     /** What a cancel aborts with: anything else the signal carries is a refusal of the caller. */
     const cancelled = new Error('the job was cancelled');
     let ended!: (job: Job) => void;
     const endedPromise = new Promise<Job>((resolve) => (ended = resolve));
+    // Written for the other instances at most every SAVE_EVERY_MS; the answer says whether one of
+    // them asked the job to stop.
+    let savedAt = 0;
+    const save = async (force = false) => {
+      const now = Date.now();
+      if (!force && now - savedAt < SAVE_EVERY_MS) return;
+      savedAt = now;
+      const asked = await store.jobs.progress(userId, id, job).catch((err: unknown) => {
+        this.log.warn({ err, job: id }, 'the progress of a job could not be written');
+        return false;
+      });
+      if (asked) record.cancel();
+    };
     const end = (state: JobState, error?: string, status?: number) => {
       if (job.state !== 'running') return;
       job.state = state;
@@ -110,8 +178,17 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
         job.itemsDone = Math.max(job.itemsDone, job.itemsTotal);
       }
       this.prune(jobs);
-      ended({ ...job });
       this.emit('finished', { ...job });
+      // Ended once every instance can read so.
+      const told = async () => {
+        await store.jobs.end(userId, job, Date.now());
+        await store.jobs.prune(userId, KEEP_FINISHED);
+        await store.notices.publish('jobs');
+      };
+      inBackground(
+        told().finally(() => ended({ ...job })),
+        (err) => this.log.warn({ err, job: id }, 'the end of a job could not be written'),
+      );
     };
     const record: JobRecord = {
       job,
@@ -129,12 +206,15 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
           await caller.now();
         } catch (err) {
           abort.abort(err);
+          return;
         }
+        await save();
       },
       measured: (m) => {
         job.bytesTotal = m.bytes;
         job.itemsTotal = m.items;
         this.emit('progress', { ...job });
+        inBackground(save(true), () => undefined);
       },
       finish: (error) => {
         if (abort.signal.aborted && abort.signal.reason === cancelled) return end('cancelled');
@@ -155,17 +235,68 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     return record;
   }
 
-  /** The caller's job, or undefined (also for another user's, or one out of the caller's folder). */
-  get(caller: JobOwner, id: string): JobRecord | undefined {
+  /**
+   * The caller's job when this instance runs (or ran) it, or undefined (also for another user's,
+   * or one out of the caller's folder).
+   */
+  here(caller: JobOwner, id: string): JobRecord | undefined {
     const record = this.byUser.get(caller.id)?.get(id);
     return record && visible(record, caller) ? record : undefined;
   }
 
-  /** The caller's running jobs, oldest first. */
-  running(caller: JobOwner): Job[] {
+  /** The caller's running jobs in this instance, oldest first. */
+  runningHere(caller: JobOwner): Job[] {
     return [...(this.byUser.get(caller.id)?.values() ?? [])]
       .filter((r) => r.job.state === 'running' && visible(r, caller))
       .map((r) => r.job);
+  }
+
+  /** The caller's job, whichever instance runs (or ran) it. */
+  async find(caller: JobOwner, id: string): Promise<Job | undefined> {
+    const record = this.here(caller, id);
+    if (record) return { ...record.job };
+    const stored = await this.store.jobs.get(caller.id, id);
+    return stored && visible(stored, caller) ? stored.job : undefined;
+  }
+
+  /** The caller's running jobs on every instance, oldest first (this instance's as they are now). */
+  async running(caller: JobOwner): Promise<Job[]> {
+    const mine = this.byUser.get(caller.id);
+    return (await this.store.jobs.running(caller.id))
+      .filter((stored) => visible(stored, caller))
+      .map((stored) => mine?.get(stored.job.id)?.job ?? stored.job)
+      .filter((job) => job.state === 'running')
+      .map((job) => ({ ...job }));
+  }
+
+  /**
+   * Stops the caller's job, whichever instance runs it, and answers it once it has ended and
+   * cleaned up after itself (undefined: no such job); a finished one stays as it ended.
+   */
+  async cancel(caller: JobOwner, id: string): Promise<Job | undefined> {
+    const record = this.here(caller, id);
+    if (record) {
+      record.cancel();
+      return record.ended;
+    }
+    const stored = await this.store.jobs.get(caller.id, id);
+    if (!stored || !visible(stored, caller)) return undefined;
+    if (!(await this.store.jobs.requestCancel(caller.id, id))) return stored.job;
+    await this.store.notices.publish('jobs');
+    return this.endOf(stored);
+  }
+
+  /** A job of another instance once it has ended (told by a notice), or as last read if it is gone. */
+  private async endOf(stored: StoredJob): Promise<Job> {
+    let last = stored.job;
+    for (;;) {
+      const woken = new Promise<void>((resolve) => this.waiters.push(resolve));
+      const now = await this.store.jobs.get(stored.userId, last.id);
+      if (!now) return { ...last, state: last.state === 'running' ? 'cancelled' : last.state };
+      if (now.job.state !== 'running') return now.job;
+      last = now.job;
+      await woken;
+    }
   }
 
   /** Stops every running job and waits until they have cleaned up (the server is closing). */
@@ -185,6 +316,6 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
  * A request for the whole account sees every job of its user; a request confined to a folder
  * sees only the jobs started in that very folder (their items are paths of that folder's view).
  */
-function visible(record: JobRecord, caller: JobOwner): boolean {
+function visible(record: { confinedTo: string | undefined }, caller: JobOwner): boolean {
   return caller.confinedTo === undefined || record.confinedTo === caller.confinedTo;
 }

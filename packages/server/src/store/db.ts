@@ -297,6 +297,30 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
     PRIMARY KEY (holder, scope)
   );
   `,
+  // Jobs where every instance on the database sees them (jobs/registry.ts).
+  `
+  CREATE TABLE IF NOT EXISTS jobs (
+    user_id          INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    id               TEXT NOT NULL,
+    instance         TEXT NOT NULL,
+    confined_to      TEXT,
+    action           TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    items            TEXT NOT NULL,
+    destination      TEXT NOT NULL,
+    bytes_done       INTEGER NOT NULL DEFAULT 0,
+    bytes_total      INTEGER NOT NULL DEFAULT 0,
+    items_done       INTEGER NOT NULL DEFAULT 0,
+    items_total      INTEGER NOT NULL DEFAULT 0,
+    started_at       INTEGER NOT NULL,
+    ended_at         INTEGER,
+    error            TEXT,
+    status           INTEGER,
+    cancel_requested INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (user_id, id)
+  );
+  CREATE INDEX IF NOT EXISTS jobs_instance ON jobs(instance, state);
+  `,
 ];
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { AuditRepo } from './audit.js';
 import { AttemptsRepo } from './attempts.js';
 import { ReservationsRepo } from './reservations.js';
+import { JobsRepo } from './jobs.js';
 import { InstancesRepo } from './instances.js';
 import { localLockLine, postgresLockLine, type LockLine } from './lock-line.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
@@ -46,6 +47,7 @@ export interface Repos {
   attempts: AttemptsRepo;
   /** What writes in progress hold back from the quotas, per instance (files/change/quota.ts). */
   reservations: ReservationsRepo;
+  jobs: JobsRepo;
 }
 
 export interface Store extends Repos {
@@ -96,6 +98,7 @@ function reposOn(sql: Sql, settings: SettingsRepo, instance: string): Repos {
     instances: new InstancesRepo(sql),
     attempts: new AttemptsRepo(sql),
     reservations: new ReservationsRepo(sql),
+    jobs: new JobsRepo(sql, instance),
   };
 }
 

@@ -196,6 +196,29 @@ CREATE TABLE quota_reservations (
   PRIMARY KEY (holder, scope)
 );
 `,
+  19: `
+CREATE TABLE jobs (
+  user_id          INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  id               TEXT COLLATE "C" NOT NULL,
+  instance         TEXT COLLATE "C" NOT NULL,
+  confined_to      TEXT COLLATE "C",
+  action           TEXT COLLATE "C" NOT NULL,
+  state            TEXT COLLATE "C" NOT NULL,
+  items            TEXT COLLATE "C" NOT NULL,
+  destination      TEXT COLLATE "C" NOT NULL,
+  bytes_done       BIGINT NOT NULL DEFAULT 0,
+  bytes_total      BIGINT NOT NULL DEFAULT 0,
+  items_done       BIGINT NOT NULL DEFAULT 0,
+  items_total      BIGINT NOT NULL DEFAULT 0,
+  started_at       BIGINT NOT NULL,
+  ended_at         BIGINT,
+  error            TEXT COLLATE "C",
+  status           INTEGER,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (user_id, id)
+);
+CREATE INDEX jobs_instance ON jobs(instance, state);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

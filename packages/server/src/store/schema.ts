@@ -158,6 +158,32 @@ export interface QuotaReservationsTable {
   bytes: number;
 }
 
+/**
+ * A copy, move or followed archive download (jobs/registry.ts), as every instance on the database
+ * sees it: the instance doing the work writes its progress and end here, and another asks it to
+ * stop through `cancel_requested`.
+ */
+export interface JobsTable {
+  user_id: number;
+  id: string;
+  instance: string;
+  confined_to: string | null;
+  action: string;
+  state: string;
+  /** JSON array of the paths. */
+  items: string;
+  destination: string;
+  bytes_done: number;
+  bytes_total: number;
+  items_done: number;
+  items_total: number;
+  started_at: number;
+  ended_at: number | null;
+  error: string | null;
+  status: number | null;
+  cancel_requested: number;
+}
+
 /** A running server on this database, and when it last said so. */
 export interface InstancesTable {
   id: string;
@@ -192,6 +218,7 @@ export interface Schema {
   instances: InstancesTable;
   attempts: AttemptsTable;
   quota_reservations: QuotaReservationsTable;
+  jobs: JobsTable;
 }
 
 /**
@@ -216,4 +243,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'instances',
   'attempts',
   'quota_reservations',
+  'jobs',
 ];

@@ -41,7 +41,7 @@ export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): Fastify
           request,
           patchOperations(body.action, body.override ?? false) ?? [],
         );
-        const record = ctx.jobs.start(caller, {
+        const record = await ctx.jobs.start(caller, {
           action: body.action,
           items: body.items,
           destination: body.destination,
@@ -59,7 +59,7 @@ export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): Fastify
       {
         config: { reach: FILES },
         schema: {
-          summary: 'the caller’s running jobs',
+          summary: 'the caller’s running jobs (on every instance)',
           response: { 200: Type.Array(Job) },
         },
       },
@@ -77,9 +77,9 @@ export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): Fastify
         },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request), request.params.id);
-        if (!record) throw notFound();
-        return record.job;
+        const job = await ctx.jobs.find(currentUser(request), request.params.id);
+        if (!job) throw notFound();
+        return job;
       },
     );
 
@@ -95,11 +95,10 @@ export function jobsRoutes(ctx: ServerContext, events: FileEvents = {}): Fastify
         config: { reach: FILE_CHANGES, audit: false },
       },
       async (request) => {
-        const record = ctx.jobs.get(currentUser(request), request.params.id);
-        if (!record) throw notFound();
-        record.cancel();
-        // Answered once the work has stopped and removed what it had made.
-        return record.ended;
+        // Answered once the work has stopped and removed what it had made, on whichever instance.
+        const job = await ctx.jobs.cancel(currentUser(request), request.params.id);
+        if (!job) throw notFound();
+        return job;
       },
     );
   };

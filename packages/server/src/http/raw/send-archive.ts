@@ -87,7 +87,7 @@ export async function sendArchive(
   let record: JobRecord | undefined;
   if (progressId !== undefined) {
     if (!who.signedIn) throw unauthorized('only a signed-in download can be followed as a job');
-    record = ctx.jobs.start(who.caller, {
+    record = await ctx.jobs.start(who.caller, {
       id: progressId,
       action: 'archive',
       items: paths,
