@@ -27,9 +27,13 @@ export class InstanceRegistry {
     return this.ctx.store.instance.id;
   }
 
-  /** Registers this instance and settles what dead instances left, before the first request. */
-  async start(now = Date.now()): Promise<void> {
+  /**
+   * Registers this instance and settles what dead instances left, before the first request. Times
+   * are the database's (`InstancesRepo.now`), never this host's against another's.
+   */
+  async start(at?: number): Promise<void> {
     const { store } = this.ctx;
+    const now = at ?? (await store.instances.now());
     if (!store.instance.shared) {
       for (const other of await store.instances.list()) await store.instances.remove(other.id);
     }
@@ -38,8 +42,9 @@ export class InstanceRegistry {
   }
 
   /** Says this instance is running, then settles what dead ones left (one instance at a time). */
-  async beat(now = Date.now()): Promise<void> {
+  async beat(at?: number): Promise<void> {
     const { store, log } = this.ctx;
+    const now = at ?? (await store.instances.now());
     if (!(await store.instances.beat(this.id, now))) {
       // Silent for longer than DEAD_AFTER_MS (a stopped process, a lost database): another
       // instance may have undone what this one had in progress. It goes on as a new start would.

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
@@ -321,6 +321,17 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(names).toContain(liveFile);
     expect((await bStore.instances.list()).map((i) => i.id)).not.toContain('gone');
     expect((await bStore.staging.orphaned([])).map((r) => r.name)).toEqual([liveFile]);
+  });
+
+  it('take none of them for dead because the clock of one host runs ahead: times are the database’s', async () => {
+    const ahead = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 3 * DEAD_AFTER_MS);
+    try {
+      await new InstanceRegistry(b.ctx).beat();
+    } finally {
+      ahead.mockRestore();
+    }
+    const ids = (await bStore.instances.list()).map((i) => i.id);
+    expect(ids).toContain(a.ctx.store.instance.id);
   });
 
   it('list, follow and cancel a job from either: the one running it stops it and cleans up', async () => {

@@ -1,4 +1,5 @@
-import type { Sql } from './sql.js';
+import { sql } from 'kysely';
+import { dialectOf, type Sql } from './sql.js';
 
 /** A running server on this database. */
 export interface InstanceRecord {
@@ -17,6 +18,19 @@ export interface InstanceRecord {
  */
 export class InstancesRepo {
   constructor(private readonly sql: Sql) {}
+
+  /**
+   * The time every instance on the database agrees on, in Unix milliseconds: the database's
+   * clock on PostgreSQL (the hosts' clocks may differ by more than an instance may stay silent),
+   * this host's on a SQLite file (one process holds it).
+   */
+  async now(): Promise<number> {
+    if (dialectOf(this.sql) !== 'postgres') return Date.now();
+    const { rows } = await sql<{
+      ms: string | number;
+    }>`SELECT floor(extract(epoch from clock_timestamp()) * 1000) AS ms`.execute(this.sql);
+    return Number(rows[0]!.ms);
+  }
 
   async register(record: InstanceRecord): Promise<void> {
     await this.sql
