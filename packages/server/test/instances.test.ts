@@ -265,10 +265,34 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       expect(res.status, res.body).toBe(409);
       expect(res.body).toContain('the upload was interrupted');
       await expect(fs.stat(path.join(a.root, 'carol', 'report.bin'))).rejects.toThrow();
-      // Still pending, whole: the next request, through either, puts it in place.
-      expect(await offsetOn(b.app, token)).toBe(6);
-      const end = await patch(b.app, token, 6, '');
+      // Still pending, with what A wrote before it heard: the next request, through either, goes on.
+      const at = await offsetOn(b.app, token);
+      const end = await patch(b.app, token, at, 'onetwo'.slice(at));
       expect(end.statusCode, end.body).toBe(204);
+      expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('onetwo');
+    });
+
+    it('cut off from its lock writes no more: what the instance that took over put in place stays whole', async () => {
+      await a.createUser({ username: 'carol', scope: '/' });
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      const token = await a.login('carol');
+      expect((await tus(a.app, token, 'POST', { 'upload-length': '6' })).statusCode).toBe(201);
+      const { body, answer: cut } = await slowPatch(token, 'one');
+      await until(held);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE ${holdsUploadLock(await uploadKey())}`.execute(
+        bStore.sql,
+      );
+      await until(async () => !(await held()));
+      // A has heard of it: its lock line answers again only on a new connection.
+      const probe = await a.ctx.store.lockLine.tryHold('probe').catch(() => undefined);
+      await probe?.release();
+      // B goes on from what is there and ends the upload: its file is in place.
+      const at = await offsetOn(b.app, token);
+      expect((await patch(b.app, token, at, 'onetwo'.slice(at))).statusCode).toBe(204);
+      // A's request sends on, past the length: it neither writes into the file nor cuts it.
+      body.end('late!');
+      const res = await cut;
+      expect(res.status, res.body).toBe(409);
       expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('onetwo');
     });
   });

@@ -18,7 +18,7 @@ import { uploadHolder } from '../store/reservations.js';
 import type { PendingUpload } from '../store/uploads.js';
 import type { StoredUser } from '../store/users.js';
 import { assertRoomFor, PendingLimits } from './limits.js';
-import { appendBody, removeQuietly, replaceAtomically } from './staging-file.js';
+import { appendBody, interrupted, removeQuietly, replaceAtomically } from './staging-file.js';
 
 export interface UploadStatus {
   offset: number;
@@ -185,12 +185,11 @@ export class ResumableUploads {
       const offset = Number(offsetHeader);
       if (offset > upload.length) throw badRequest('Upload-Offset is past Upload-Length');
       await this.checkQuota(access, upload, target);
-      const written = await this.writeAt(upload, offset, body);
+      const written = await this.writeAt(upload, offset, body, () => !lock.lost);
       await this.ctx.store.uploads.touch(upload.id);
       if (written < upload.length) return { offset: written, length: upload.length };
       // The file lands only while no other instance can have taken the upload over; until then
       // it stays pending, for whichever instance the client asks next.
-      const interrupted = () => conflict('the upload was interrupted: ask for its offset and go on');
       if (lock.lost) throw interrupted();
       const completed = await this.complete(access, upload, async (replacing) => {
         if (lock.lost) throw interrupted();
@@ -245,7 +244,12 @@ export class ResumableUploads {
     }
   }
 
-  private async writeAt(upload: PendingUpload, offset: number, body: Readable): Promise<number> {
+  private async writeAt(
+    upload: PendingUpload,
+    offset: number,
+    body: Readable,
+    held: () => boolean,
+  ): Promise<number> {
     const fh = await fs.open(upload.staging, 'r+').catch(() => {
       throw notFound('no upload in progress for this path');
     });
@@ -253,10 +257,10 @@ export class ResumableUploads {
       const { size } = await fh.stat();
       if (size !== offset)
         throw conflict(`Upload-Offset ${offset} does not match the upload's offset ${size}`);
-      return await appendBody(fh, offset, upload.length - offset, body).catch(async (err: unknown) => {
+      return await appendBody(fh, offset, upload.length - offset, body, held).catch(async (err: unknown) => {
         // The part of this request that fitted is let go: a failed request holds no disk space,
         // and the upload resumes from the offset its client was last told.
-        if (isDiskFull(err)) await fh.truncate(offset).catch(() => undefined);
+        if (isDiskFull(err) && held()) await fh.truncate(offset).catch(() => undefined);
         throw err;
       });
     } finally {

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../errors.js';
+import { AppError, conflict } from '../errors.js';
 import { createEntryFile, Pinned, unlinkEntry } from '../files/access/anchor.js';
 import type { QuotaHold } from '../files/change/quota-hold.js';
 import { replaceCounted } from '../files/change/replace.js';
@@ -30,9 +30,15 @@ export async function appendBody(
   offset: number,
   room: number,
   body: Readable | AsyncIterable<unknown>,
+  /**
+   * Whether this request still holds the upload (lock-line.ts): once another instance may have
+   * taken it over, and put its file in place, not a byte more is written nor anything cut.
+   */
+  held: () => boolean = () => true,
 ): Promise<number> {
   let tooLong = false;
   const check = (received: number) => {
+    if (!held()) throw interrupted();
     if (received <= room) return;
     tooLong = true;
     throw new AppError('payload_too_large', 'the request body goes past Upload-Length');
@@ -42,10 +48,13 @@ export async function appendBody(
     await fh.sync();
     return offset + written;
   } catch (err) {
-    if (tooLong) await fh.truncate(offset);
+    if (tooLong && held()) await fh.truncate(offset);
     throw err;
   }
 }
+
+/** A request of an upload that another instance may have taken over meanwhile. */
+export const interrupted = () => conflict('the upload was interrupted: ask for its offset and go on');
 
 /**
  * Renames an upload's finished staging file (in the server's own folder) onto `name` of a pinned
