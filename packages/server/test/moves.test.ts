@@ -6,7 +6,7 @@ import type { TrashItem } from '@filebrowser/contract';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { serverPaths } from '../src/files/access/private.js';
-import { stagingName } from '../src/files/access/staging-names.js';
+import { isStagingName, stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
 import { denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
@@ -166,6 +166,25 @@ describe('the start after a crash', () => {
     expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
   });
 
+  it('gives a hidden source its name back when the copy is nowhere to be found', async () => {
+    t = await startFilesApp();
+    await t.user('bob');
+    const { from, to, record, id } = await leftMove(t);
+    // Switched and hidden, then the destination's folder was renamed before the process died.
+    await makeFolder(path.join(from, record.hiddenName), 'the only one here');
+    await makeFolder(path.join(to, 'docs'), 'the copy');
+    await fs.rename(to, `${to}-renamed`);
+    await t.ctx.store.moves.markCopied(id);
+
+    await restart(t);
+    expect(await fs.readdir(from)).toEqual(['docs']);
+    expect(await readFolder(path.join(from, 'docs'))).toEqual({
+      text: 'the only one here',
+      link: 'sub/a.txt',
+    });
+    expect(await t.ctx.store.moves.orphaned([])).toEqual([]);
+  });
+
   it('removes nothing that took the source’s name since the record was made', async () => {
     t = await startFilesApp();
     await t.user('bob');
@@ -298,6 +317,72 @@ describe('a folder merged into another', () => {
       'b.txt',
       'kept.txt',
     ]);
+  });
+
+  it('never shows a file it replaced under the source’s name while it runs: hidden, and recorded for the next start', async () => {
+    const { home, merge } = await twoFolders();
+    for (const name of ['a.txt', 'b.txt']) {
+      await fs.writeFile(path.join(home, 'docs', name), `new ${name}`);
+      await fs.writeFile(path.join(home, 'into', 'docs', name), `old ${name}`);
+    }
+    let midway: { names: string[]; texts: string[]; recorded: string[] } | undefined;
+    // When the second file is about to land, the first has replaced its old one.
+    seam.next(() => {
+      seam.next(async () => {
+        const names = (await fs.readdir(path.join(home, 'docs'))).sort();
+        const texts = await Promise.all(
+          names.filter((n) => n.endsWith('.txt')).map((n) => fs.readFile(path.join(home, 'docs', n), 'utf8')),
+        );
+        const recorded = (await t!.ctx.store.staging.orphaned([])).map((r) => r.name);
+        midway = { names, texts, recorded };
+      });
+      return Promise.resolve();
+    });
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(200);
+    // A process killed there would have left no old file looking like one of the source's (a
+    // second merge would have put it back over the new one); the next start removes the hidden one.
+    expect(midway!.texts.every((text) => text.startsWith('new '))).toBe(true);
+    expect(midway!.recorded).toHaveLength(1);
+    expect(isStagingName(midway!.recorded[0]!)).toBe(true);
+    expect(midway!.names).toContain(midway!.recorded[0]);
+    for (const name of ['a.txt', 'b.txt']) {
+      expect(await fs.readFile(path.join(home, 'into', 'docs', name), 'utf8')).toBe(`new ${name}`);
+    }
+    expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
+  });
+
+  it('that fails midway leaves a file another user saved over a moved one where they saved it', async () => {
+    const { home, merge } = await twoFolders();
+    for (const name of ['a.txt', 'b.txt']) {
+      await fs.writeFile(path.join(home, 'docs', name), `new ${name}`);
+      await fs.writeFile(path.join(home, 'into', 'docs', name), `old ${name}`);
+    }
+    // Once a.txt has moved, someone saves over it at the destination; then the merge fails.
+    seam.next(() => {
+      seam.next(async () => {
+        await fs.writeFile(path.join(home, 'into', 'docs', 'a.saving'), 'saved since');
+        await fs.rename(
+          path.join(home, 'into', 'docs', 'a.saving'),
+          path.join(home, 'into', 'docs', 'a.txt'),
+        );
+        throw Object.assign(new Error('the disk went away'), { code: 'EIO' });
+      });
+      return Promise.resolve();
+    });
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBeGreaterThanOrEqual(500);
+    expect(await fs.readFile(path.join(home, 'into', 'docs', 'a.txt'), 'utf8')).toBe('saved since');
+    expect(await fs.readFile(path.join(home, 'into', 'docs', 'b.txt'), 'utf8')).toBe('old b.txt');
+    expect(await fs.readFile(path.join(home, 'docs', 'b.txt'), 'utf8')).toBe('new b.txt');
+    // Nothing of the destination's came over into the source.
+    for (const name of await fs.readdir(path.join(home, 'docs'))) {
+      if (name.endsWith('.txt'))
+        expect(await fs.readFile(path.join(home, 'docs', name), 'utf8')).not.toBe('saved since');
+    }
+    expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
   });
 
   it('that ends whole removes what it replaced and the source folders it emptied', async () => {
@@ -489,6 +574,18 @@ describe('a move across file systems', () => {
     const kept = path.join(serverPaths(t!.ctx.config).trashDir, String(item!.userID), item!.id, 'docs');
     expect(await readFolder(kept)).toEqual({ text: 'deleted', link: 'sub/a.txt' });
     expect((await fs.readdir(kept)).sort()).toEqual(['link', 'sub']);
+  });
+
+  it('merges a folder replacing files on the other file system', async () => {
+    const m = await withMount('4m');
+    if (!m) return;
+    await makeFolder(path.join(m.home, 'docs'), 'new');
+    await makeFolder(path.join(m.mnt, 'docs'), 'old');
+    await fs.rm(path.join(m.mnt, 'docs', 'link'));
+    const res = await move(m.bob, '/docs', '/mnt/docs', '&override=true');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(await readFolder(path.join(m.mnt, 'docs'))).toEqual({ text: 'new', link: 'sub/a.txt' });
+    expect(await exists(path.join(m.home, 'docs'))).toBe(false);
   });
 
   it('replaces an existing file in one rename with override', async () => {

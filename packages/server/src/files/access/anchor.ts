@@ -523,7 +523,8 @@ export async function exchangeEntries(a: Pinned, aName: string, b: Pinned, bName
     await rename2(a.child(aName), b.child(bName), RENAME_EXCHANGE);
     return true;
   } catch (err) {
-    if (flagUnsupported(err)) return false;
+    // Across file systems nothing can be exchanged: the caller does without, as without the flag.
+    if (flagUnsupported(err) || (err as NodeJS.ErrnoException).code === 'EXDEV') return false;
     throw err;
   }
 }

@@ -8,13 +8,14 @@ import {
   removeEntryFolder,
   renameEntry,
   statEntry,
+  unlinkEntry,
   type Pinned,
 } from '../access/anchor.js';
 import type { Opened } from '../access/resolver.js';
-import { isStagingName } from '../access/staging-names.js';
+import { isStagingName, stagingName } from '../access/staging-names.js';
 import { walkTree } from '../access/tree.js';
 import { renameInto } from './rename-into.js';
-import { unlinkIfSame } from './settle-source.js';
+import { renameToFreeName } from './numbered-name.js';
 import { assertEntryRules, moveEntry } from './transfer.js';
 import { type Place, type Progress, placeOf } from './write.js';
 
@@ -87,10 +88,11 @@ async function mergeFolder(
     if (pin) held.add(pin);
     return pin;
   };
-  // What moved (to move back on failure), what it replaced (now at the source's place, removed
-  // once the merge is whole), and the source folders it went through (removed then, when empty).
-  const moved: Array<{ from: Pinned; to: Pinned; name: string; exchanged: boolean }> = [];
-  const replaced: Array<{ folder: Pinned; name: string; ino: bigint }> = [];
+  // What moved (to move back on failure: only while it is still the entry moved), what it
+  // replaced (hidden beside the source's place, removed once the merge is whole), and the source
+  // folders it went through (removed then, when empty).
+  const moved: Moved[] = [];
+  const replaced: Replaced[] = [];
   const passed: Array<{ folder: Pinned; name: string }> = [];
   try {
     const from = await hold(src.folder!, src.leaf);
@@ -133,13 +135,31 @@ async function mergeFolder(
           // one replaced can come back if the merge does not complete.
           if (progress.sizes) await progress.done?.(Number(source.size) - Number(there.size), 0);
           await landing();
-          if (await exchangeEntries(from, name, into, name)) {
-            moved.push({ from, to: into, name, exchanged: true });
-            replaced.push({ folder: from, name, ino: (await statEntry(from, name)).ino });
+          const aside = await setAside(access, from, name, there.ino);
+          let exchanged: boolean;
+          try {
+            exchanged = await exchangeEntries(from, name, into, name);
+          } catch (err) {
+            await aside.drop();
+            throw err;
+          }
+          if (exchanged && (await statEntry(from, name)).ino !== there.ino) {
+            // What it replaced is not what the merge looked at: someone saved a file there since.
+            await exchangeEntries(from, name, into, name);
+            await aside.drop();
+            throw conflict(`the destination's ${name} changed while the merge ran: it was not replaced`);
+          }
+          if (exchanged) {
+            moved.push({ from, to: into, name, ino: source.ino, aside });
+            // Hidden at once, so that a process killed before the merge is whole never shows
+            // the file it replaced as one of the source's (a second merge would then put it back).
+            await aside.hide();
+            replaced.push(aside);
           } else {
+            await aside.drop();
             // No exchange here (across file systems, or no native addon): replaced for good.
             await moveEntry(access, from, name, into, name, { progress, replace: true });
-            moved.push({ from, to: into, name, exchanged: false });
+            moved.push({ from, to: into, name, ino: source.ino });
           }
           await progress.done?.(0, 1);
         } else {
@@ -147,21 +167,15 @@ async function mergeFolder(
           if (progress.sizes) await progress.done?.(await entryBytes(access, from, name, source), 0);
           await access.locks.assertWritable(access, { entry: real, real }, { member: true });
           await moveEntry(access, from, name, into, name, { progress, replace: false });
-          moved.push({ from, to: into, name, exchanged: false });
+          moved.push({ from, to: into, name, ino: source.ino });
           await progress.done?.(0, 1);
         }
       }
     };
     await merge(from, into, '');
   } catch (err) {
-    // What moved goes back, last first (an exchanged entry by exchanging again, which puts back
-    // what it replaced), where it can; what cannot stays merged.
-    for (const m of moved.reverse()) {
-      const back = m.exchanged
-        ? exchangeEntries(m.to, m.name, m.from, m.name)
-        : renameInto(m.to, m.name, m.from, m.name, false);
-      await back.catch(() => undefined);
-    }
+    // What moved goes back, last first, where it can; what cannot stays merged.
+    for (const m of moved.reverse()) await moveBack(m).catch(() => undefined);
     await place.undo();
     await closeAll(held);
     throw err;
@@ -169,14 +183,87 @@ async function mergeFolder(
   try {
     // Whole: what was replaced goes (while it is still the entry replaced), then every source
     // folder left empty, deepest first; a folder someone put something in meanwhile stays.
-    for (const r of replaced) {
-      await unlinkIfSame(r.folder, r.name, async (st) => st.ino === r.ino).catch(() => undefined);
-    }
+    for (const r of replaced) await r.remove().catch(() => undefined);
     for (const p of passed) await removeEntryFolder(p.folder, p.name).catch(() => undefined);
     await removeEntryFolder(src.folder!, src.leaf).catch(() => undefined);
   } finally {
     await closeAll(held);
   }
+}
+
+/** An entry a merge moved: where from and to, its inode, and what it replaced, when it was exchanged. */
+interface Moved {
+  from: Pinned;
+  to: Pinned;
+  name: string;
+  ino: bigint;
+  aside?: Replaced;
+}
+
+/**
+ * A file a merge replaced, set aside in the source folder under a hidden staging name recorded
+ * in the staging ledger: the next start removes it if the process dies before the merge is whole.
+ */
+interface Replaced {
+  /** Renames the replaced file (now at the source's place) to the hidden name, if it is the one. */
+  hide(): Promise<void>;
+  /**
+   * Gives the hidden file back its name in the source folder (or the first free `name(N)`), where
+   * the exchange had put it; answers that name, or undefined when it was not hidden.
+   */
+  unhide(): Promise<string | undefined>;
+  remove(): Promise<void>;
+  /** Nothing was set aside after all. */
+  drop(): Promise<void>;
+}
+
+async function setAside(access: FileAccess, folder: Pinned, name: string, ino: bigint): Promise<Replaced> {
+  const aside = stagingName(name);
+  const forget = await access.staging.note(folder, aside);
+  let hidden = false;
+  return {
+    hide: async () => {
+      await renameEntry(folder, name, folder, aside);
+      if ((await statEntry(folder, aside)).ino === ino) {
+        hidden = true;
+        return;
+      }
+      // Something took the place between the exchange and now: it is not what was replaced.
+      await renameToFreeName(folder, aside, name);
+      await forget();
+    },
+    unhide: async () => {
+      if (!hidden) return undefined;
+      const back = await renameToFreeName(folder, aside, name);
+      hidden = false;
+      await forget();
+      return back;
+    },
+    remove: async () => {
+      if (hidden) await unlinkEntry(folder, aside);
+      await forget();
+    },
+    drop: forget,
+  };
+}
+
+/**
+ * Moves an entry a merge moved back, only while it is still the entry moved (same inode): one
+ * another user put there since stays where it is, and what the merge replaced stays replaced. An
+ * exchanged entry is exchanged again with what it replaced, which thus goes back too.
+ */
+async function moveBack(m: Moved): Promise<void> {
+  const there = await statEntry(m.to, m.name).catch(() => undefined);
+  if (there?.ino !== m.ino) {
+    await m.aside?.remove();
+    return;
+  }
+  const back = await m.aside?.unhide();
+  if (back !== undefined) {
+    await exchangeEntries(m.to, m.name, m.from, back);
+    return;
+  }
+  await renameInto(m.to, m.name, m.from, m.name, false);
 }
 
 /** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */

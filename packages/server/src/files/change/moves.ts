@@ -5,6 +5,7 @@ import { renameEntry, statEntry, type Pinned } from '../access/anchor.js';
 import { atRecordedFolder } from '../access/reach.js';
 import { stagingName } from '../access/staging-names.js';
 import { removeTree } from '../access/tree.js';
+import { renameToFreeName } from './numbered-name.js';
 import { renameInto } from './rename-into.js';
 import { TakenEntries, settleSource, takenAsAtDestination } from './settle-source.js';
 
@@ -180,7 +181,13 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
     return !!dest;
   });
   if (!switched) {
-    // Without the copy in place, the source is the only one left: it stays.
+    // Without the copy in place (not made, or its folder renamed since), the source is the only
+    // one known: it stays, given back its name if it was already hidden.
+    await atRecordedFolder(record.sourceFolder, async (folder) => {
+      if (await statEntry(folder, record.hiddenName).catch(() => undefined)) {
+        await renameToFreeName(folder, record.hiddenName, record.sourceName);
+      }
+    });
     log.warn(
       { to: record.destFolder },
       'a move across file systems found no copy to finish with: the source stays',
