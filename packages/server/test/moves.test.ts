@@ -576,6 +576,37 @@ describe('a move across file systems', () => {
     expect((await fs.readdir(kept)).sort()).toEqual(['link', 'sub']);
   });
 
+  it('moves one item once: parallel deletes into the trash, then parallel restores, make one copy', async () => {
+    const m = await withMount('8m');
+    if (!m) return;
+    await fs.mkdir(path.join(m.mnt, 'big'));
+    await fs.writeFile(path.join(m.mnt, 'big', 'a.bin'), Buffer.alloc(1024 * 1024, 1));
+    const four = <T>(make: () => Promise<T>) => Promise.all([make(), make(), make(), make()]);
+
+    const deletes = await four(() => t!.req(m.bob, { method: 'DELETE', url: '/api/resources/mnt/big' }));
+    const deleted = deletes.map((r) => r.statusCode);
+    expect(
+      deleted.filter((code) => code === 204),
+      deletes.map((r) => r.body).join(),
+    ).toHaveLength(1);
+    for (const code of deleted) expect([204, 404, 409]).toContain(code);
+    const items = (await t!.get(m.bob, '/api/trash')).json() as TrashItem[];
+    expect(items).toHaveLength(1);
+
+    const restores = await four(() =>
+      t!.req(m.bob, { method: 'POST', url: `/api/trash/${items[0]!.id}/restore` }),
+    );
+    const restored = restores.map((r) => r.statusCode);
+    expect(
+      restored.filter((code) => code === 200),
+      restores.map((r) => r.body).join(),
+    ).toHaveLength(1);
+    for (const code of restored) expect([200, 404, 409]).toContain(code);
+    expect(await fs.readdir(m.mnt)).toEqual(['big']);
+    expect(await fs.readdir(path.join(m.mnt, 'big'))).toEqual(['a.bin']);
+    expect((await t!.get(m.bob, '/api/trash')).json()).toEqual([]);
+  });
+
   it('merges a folder replacing files on the other file system', async () => {
     const m = await withMount('4m');
     if (!m) return;

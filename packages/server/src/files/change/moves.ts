@@ -1,7 +1,9 @@
 import type { Logger } from '../../context.js';
+import { conflict } from '../../errors.js';
+import type { HeldLock } from '../../store/lock-line.js';
 import type { Repos, Store } from '../../store/index.js';
 import type { MoveRecord, MovesRepo } from '../../store/moves.js';
-import { renameEntry, statEntry, type Pinned } from '../access/anchor.js';
+import { joinReal, renameEntry, statEntry, type Pinned } from '../access/anchor.js';
 import { atRecordedFolder } from '../access/reach.js';
 import { stagingName } from '../access/staging-names.js';
 import { removeTree } from '../access/tree.js';
@@ -27,6 +29,8 @@ import { TakenEntries, settleSource, takenAsAtDestination } from './settle-sourc
  */
 export class MoveJournal {
   private readonly repo: MovesRepo;
+  /** Sources being moved by this process (`begin`): each by one move at a time. */
+  private readonly claimed = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -35,8 +39,40 @@ export class MoveJournal {
     this.repo = store.moves;
   }
 
-  /** Records a move before its copy begins; the copy goes to the answer's `stagingName` in `to`. */
+  /**
+   * Records a move before its copy begins; the copy goes to the answer's `stagingName` in `to`.
+   * The source is claimed first, in this process and across the instances: a second move of it
+   * (a parallel delete into the trash, a parallel restore) is refused with 409 while this one
+   * copies, and finds it gone (404) after, rather than make a second copy.
+   */
   async begin(from: Pinned, name: string, to: Pinned, toName: string): Promise<JournaledMove> {
+    const key = `move:${joinReal(from.real, name)}`;
+    const busy = () => conflict('another request is moving this item: try again once it is done');
+    if (this.claimed.has(key)) throw busy();
+    this.claimed.add(key);
+    let lock: HeldLock | undefined;
+    const release = async () => {
+      this.claimed.delete(key);
+      await lock?.release();
+      lock = undefined;
+    };
+    try {
+      lock = await this.store.lockLine.tryHold(key);
+      if (!lock) throw busy();
+      return await this.recorded(from, name, to, toName, release);
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
+  private async recorded(
+    from: Pinned,
+    name: string,
+    to: Pinned,
+    toName: string,
+    release: () => Promise<void>,
+  ): Promise<JournaledMove> {
     const record = {
       sourceFolder: from.real,
       sourceName: name,
@@ -47,7 +83,7 @@ export class MoveJournal {
       destName: toName,
     };
     const id = await this.repo.add(record);
-    return new JournaledMove(this.store, this.log, id, record, from, to);
+    return new JournaledMove(this.store, this.log, id, record, from, to, release);
   }
 
   /**
@@ -94,6 +130,8 @@ export class JournaledMove {
     private readonly record: Omit<MoveRecord, 'id' | 'phase' | 'createdAt'>,
     private readonly from: Pinned,
     private readonly to: Pinned,
+    /** Lets go of the source's claim (`MoveJournal.begin`). */
+    private readonly release: () => Promise<void>,
   ) {
     this.stagingName = record.stagingName;
     this.name = record.sourceName;
@@ -102,8 +140,12 @@ export class JournaledMove {
 
   /** The copy failed: what it made goes, the source stays, the record is forgotten. */
   async undo(): Promise<void> {
-    await removeTree(this.to, this.stagingName).catch(() => undefined);
-    await this.store.moves.remove(this.id);
+    try {
+      await removeTree(this.to, this.stagingName).catch(() => undefined);
+      await this.store.moves.remove(this.id);
+    } finally {
+      await this.release();
+    }
   }
 
   /**
@@ -128,7 +170,11 @@ export class JournaledMove {
       await this.undo();
       throw err;
     }
-    await this.removeSource();
+    try {
+      await this.removeSource();
+    } finally {
+      await this.release();
+    }
   }
 
   /**
