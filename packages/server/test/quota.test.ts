@@ -357,6 +357,28 @@ describe('parallel writes', () => {
     expect((await usage()).used).toBe(stored);
   });
 
+  it('moves onto one file count what each really replaced: the count stays the bytes on disk', async () => {
+    // The trash is off: what a move replaces is gone, and counts nothing any more.
+    await t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: false, retentionDays: 30 },
+    });
+    expect((await upload(bob, '/big.bin', bytes(8_000))).statusCode).toBe(200);
+    const small = Array.from({ length: 8 }, (_, i) => `/s${i}.bin`);
+    for (const p of small) expect((await upload(bob, p, bytes(10))).statusCode).toBe(200);
+    const moves = await Promise.all(
+      small.map((p) => patch(bob, p, 'action=rename&destination=%2Fbig.bin&override=true')),
+    );
+    for (const res of moves) expect([200, 404, 409], res.body).toContain(res.statusCode);
+    const onDisk = (await namesBelow(file('bob'))).length;
+    expect(onDisk).toBeGreaterThan(0);
+    let bytesOnDisk = 0;
+    for (const name of await namesBelow(file('bob'))) bytesOnDisk += (await fs.stat(file('bob', name))).size;
+    // Each of the first moves replaced the one before it, not the big file: 8 000 bytes were
+    // given back once, not once per move (which would leave room past the quota).
+    expect((await usage()).used).toBe(bytesOnDisk);
+  });
+
   it('tus creations hold their Upload-Length until they complete or are cancelled', async () => {
     const create = (name: string) =>
       t.req(bob, {

@@ -14,6 +14,7 @@ import {
 import type { Opened } from '../access/resolver.js';
 import { isStagingName, stagingName } from '../access/staging-names.js';
 import { walkTree } from '../access/tree.js';
+import type { QuotaHold } from './quota-hold.js';
 import { renameInto } from './rename-into.js';
 import { renameToFreeName } from './numbered-name.js';
 import { assertEntryRules, moveEntry } from './transfer.js';
@@ -21,7 +22,9 @@ import { type Place, type Progress, placeOf } from './write.js';
 
 /**
  * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
- * folder moved onto an existing folder is merged into it entry by entry (`mergeFolder`).
+ * folder moved onto an existing folder is merged into it entry by entry (`mergeFolder`). With
+ * `counted`, what a rename replaces is counted to that hold as it happens (`moveEntry`); the
+ * answer says whether it was.
  */
 export async function movePath(
   access: FileAccess,
@@ -29,7 +32,8 @@ export async function movePath(
   dst: Opened,
   dirMode: number,
   progress: Progress = {},
-): Promise<void> {
+  counted?: QuotaHold,
+): Promise<{ counted: boolean }> {
   if (!src.folder) throw forbidden();
   progress.signal?.throwIfAborted();
   const place = await placeOf(dst, dirMode);
@@ -39,15 +43,16 @@ export async function movePath(
       // What the caller saw at the destination (and was allowed to replace) may be replaced;
       // an empty place must still be empty.
       const replace = !!dst.linkStat;
-      await moveEntry(access, src.folder, src.leaf, place.folder, place.name, { progress, replace }).catch(
+      const opts = { progress, replace, ...(counted && { counted }) };
+      return await moveEntry(access, src.folder, src.leaf, place.folder, place.name, opts).catch(
         async (err: unknown) => {
           await place.undo();
           throw err;
         },
       );
-      return;
     }
     await mergeFolder(access, src, dst.virtual, place, progress);
+    return { counted: false };
   } finally {
     await place.release();
   }

@@ -166,8 +166,11 @@ async function moveCounted(
           },
         };
     const merging = !!target.linkStat?.isDirectory() && !!src.linkStat?.isDirectory();
-    await movePath(access, src, target, dirMode, metered);
-    await overwritten?.commit(-replaced);
+    // What a rename over a file replaces is counted as it replaces it (parallel moves onto one
+    // file each replace another); across file systems, what was measured.
+    const counting = overwritten?.active ? overwritten : undefined;
+    const landed = await movePath(access, src, target, dirMode, metered, counting);
+    if (!landed.counted) await overwritten?.commit(-replaced);
     // A metered merge knows what it moved, replaced files given back; anything else moved `size`.
     await hold.commit(merging && hold.limited ? moved : size);
   } finally {

@@ -20,7 +20,9 @@ import {
 import { joinVirtual, type Opened } from '../access/resolver.js';
 import { walkTree } from '../access/tree.js';
 import { numberedName } from './numbered-name.js';
+import type { QuotaHold } from './quota-hold.js';
 import { renameInto } from './rename-into.js';
+import { replaceCounted } from './replace.js';
 import type { TakenEntries } from './settle-source.js';
 import { type Progress, copyHandle, placeOf, writeInto } from './write.js';
 
@@ -378,7 +380,9 @@ async function copyTree(
  * `alongside` runs, for a copied move only, in the transaction that records the copy whole: records
  * that must exist exactly when the move happens (the caller does them itself after a rename).
  * It replaces nothing unless `replace` (see `renameInto`): an entry given way went through the
- * one delete before.
+ * one delete before. With `counted`, a rename counts to that hold exactly what it replaced
+ * (`replaceCounted`: measured after the rename took its place, so parallel moves onto one file
+ * each count what they really replaced); the answer's `counted` says whether it did.
  */
 export async function moveEntry(
   access: FileAccess,
@@ -386,8 +390,13 @@ export async function moveEntry(
   name: string,
   to: Pinned,
   toName: string,
-  opts: { alongside?: (tx: Repos) => Promise<unknown>; progress?: Progress; replace?: boolean } = {},
-): Promise<{ copied: boolean }> {
+  opts: {
+    alongside?: (tx: Repos) => Promise<unknown>;
+    progress?: Progress;
+    replace?: boolean;
+    counted?: QuotaHold;
+  } = {},
+): Promise<{ copied: boolean; counted: boolean }> {
   const replace = opts.replace ?? false;
   const real = joinReal(to.real, toName);
   // It lands past the locks of others as they are then, and only while its caller may move it.
@@ -398,8 +407,9 @@ export async function moveEntry(
   await access.quota.beforeReplace?.(real);
   await landing();
   try {
-    await renameInto(from, name, to, toName, replace);
-    return { copied: false };
+    if (opts.counted) await replaceCounted(opts.counted, from, name, to, toName, 0, replace);
+    else await renameInto(from, name, to, toName, replace);
+    return { copied: false, counted: !!opts.counted };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
   }
@@ -412,7 +422,7 @@ export async function moveEntry(
     throw err;
   }
   await move.finish(opts.alongside, replace);
-  return { copied: true };
+  return { copied: true, counted: false };
 }
 
 /** 403 unless the rules allow an entry where it is (`virtual`, `real`) and where it goes (`mirror`). */
