@@ -64,6 +64,7 @@ describe('db copy', () => {
         path: '/a',
         rootId: 'default',
         rootPath: '/a',
+        itemId: '2049:131:1764400000123456789',
         userId: bob.id,
         expire: 0,
         passwordHash: 'x',

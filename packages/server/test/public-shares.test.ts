@@ -362,6 +362,109 @@ describe('links follow their item', () => {
   });
 });
 
+describe('links serve only the item they were made for', () => {
+  /** Every public way to a link's item (info, download or archive, a member below a folder). */
+  const ways = (hash: string, below = '') => [
+    `/api/public/share/${hash}${below}`,
+    `/api/public/dl/${hash}${below}`,
+  ];
+  const expectGone = async (urls: string[], secret: string) => {
+    for (const url of urls) {
+      const res = await pub(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body, url).toBe('404 Not Found\n');
+      expect(res.body).not.toContain(secret);
+    }
+  };
+
+  it('serves nothing once the file is removed outside the server and a new one takes its name', async () => {
+    const hash = await share('/docs/a.txt');
+    // As the runner's `rm` or a sync tool on the host: nothing the server hears of.
+    await fs.rm(path.join(home, 'docs/a.txt'));
+    expect(await t.ctx.store.shares.get(hash)).toBeDefined();
+    const put = await t.req(bob, {
+      method: 'POST',
+      url: '/api/resources/docs/a.txt',
+      payload: 'NEW CONTENT',
+    });
+    expect(put.statusCode).toBe(200);
+    await expectGone(ways(hash), 'NEW CONTENT');
+  });
+
+  it('serves nothing once the folder is moved outside the server and a new one takes its name', async () => {
+    const hash = await share('/docs/');
+    // As the runner's `mv docs docs-old`, then a new docs/ with a secret in it.
+    await fs.rename(path.join(home, 'docs'), path.join(home, 'docs-old'));
+    await fs.mkdir(path.join(home, 'docs'));
+    await fs.writeFile(path.join(home, 'docs/secret.txt'), 'NEW SECRET');
+    await expectGone([...ways(hash), ...ways(hash, '/secret.txt')], 'NEW SECRET');
+  });
+
+  it('keeps serving a file its owner saves through the server', async () => {
+    const hash = await share('/docs/a.txt');
+    // A save puts a new file in place (one rename): the link follows it, as it followed the old one.
+    const save = await t.req(bob, { method: 'PUT', url: '/api/resources/docs/a.txt', payload: 'edited' });
+    expect(save.statusCode).toBe(200);
+    const res = await pub(`/api/public/dl/${hash}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('edited');
+  });
+
+  it('records the item of a link made before identities at its first open, and holds it to it', async () => {
+    const bobNow = await bobUser();
+    const old = await t.ctx.store.shares.create({
+      hash: 'made-before-identities-0',
+      path: '/docs/a.txt',
+      rootId: 'default',
+      rootPath: `${bobNow.scope}/docs/a.txt`,
+      itemId: '',
+      userId: bobNow.id,
+      expire: 0,
+      passwordHash: '',
+    });
+    expect((await pub(`/api/public/dl/${old.hash}`)).body).toBe('hello world');
+    expect((await t.ctx.store.shares.get(old.hash))!.itemId).not.toBe('');
+    await fs.rm(path.join(home, 'docs/a.txt'));
+    await fs.writeFile(path.join(home, 'docs/a.txt'), 'IMPOSTOR');
+    await expectGone(ways(old.hash), 'IMPOSTOR');
+  });
+
+  it('makes no link to an item deleted while its password is hashed, or one that serves nothing', async () => {
+    await fs.writeFile(path.join(home, 'race1.txt'), 'first');
+    const [created, deleted] = await Promise.all([
+      t.req(bob, { method: 'POST', url: '/api/share/race1.txt', payload: { password: 'pass-word-1' } }),
+      // The delete comes while the password is hashed (bcrypt takes tens of milliseconds).
+      new Promise((r) => setTimeout(r, 20)).then(() =>
+        t.req(bob, { method: 'DELETE', url: '/api/resources/race1.txt' }),
+      ),
+    ]);
+    expect(deleted.statusCode).toBe(204);
+    // Someone else uploads a file of the same name.
+    await fs.writeFile(path.join(home, 'race1.txt'), 'SOMEONE ELSE');
+    if (created.statusCode !== 200) {
+      expect(created.statusCode).toBe(404);
+      expect(await t.ctx.store.shares.list()).toEqual([]);
+      return;
+    }
+    const headers = { 'X-SHARE-PASSWORD': 'pass-word-1' };
+    for (const url of ways(created.json().hash)) {
+      const res = await pub(url, headers);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body).not.toContain('SOMEONE ELSE');
+    }
+  });
+
+  it('refuses to share a missing item with 404 and stores no link', async () => {
+    const res = await t.req(bob, {
+      method: 'POST',
+      url: '/api/share/docs/none.txt',
+      payload: { password: 'pass-word-1' },
+    });
+    expect(res.statusCode).toBe(404);
+    expect(await t.ctx.store.shares.list()).toEqual([]);
+  });
+});
+
 describe('expiry', () => {
   it('answers 404 for an expired link and removes it', async () => {
     const now = Math.floor(Date.now() / 1000);
@@ -370,6 +473,8 @@ describe('expiry', () => {
       path: '/docs/a.txt',
       rootId: 'default',
       rootPath: `${(await bobUser()).scope}/docs/a.txt`,
+      // As made before identities were recorded: the first open records it.
+      itemId: '',
       userId: (await bobUser()).id,
       expire: now - 1,
       passwordHash: '',
@@ -379,6 +484,8 @@ describe('expiry', () => {
       path: '/docs/a.txt',
       rootId: 'default',
       rootPath: `${(await bobUser()).scope}/docs/a.txt`,
+      // As made before identities were recorded: the first open records it.
+      itemId: '',
       userId: (await bobUser()).id,
       expire: now + 3600,
       passwordHash: '',

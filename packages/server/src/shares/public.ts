@@ -6,6 +6,7 @@ import { countersFor, GuessThrottle } from '../auth/rate-limit.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../errors.js';
 import { accessTerms, fileAccessFor, type FileAccess } from '../files/access/access.js';
+import { identity } from '../files/access/identity.js';
 import { fileInfo } from '../files/listing/info.js';
 import { canonicalise, type Opened } from '../files/access/resolver.js';
 import type { StoredShare } from '../store/shares.js';
@@ -84,7 +85,8 @@ export class PublicShares {
     if (virtual === undefined) throw notFound('the shared item is no longer in its owner’s reach');
     const target = await ownerAccess.open(virtual);
     try {
-      if (!target.stat) throw notFound();
+      if (!target.stat || !target.node) throw notFound();
+      await this.assertSameItem(share, identity(await target.node.statNs()));
       const opened: OpenedShare = {
         share,
         owner,
@@ -99,6 +101,16 @@ export class PublicShares {
       await target.close();
       throw err;
     }
+  }
+
+  /**
+   * The object opened must be the one shared: something that took its place (the item deleted or
+   * moved by anything but this server, a runner command, a sync tool) is answered as a deleted link
+   * is. A link made before identities were recorded takes that of the item it finds first.
+   */
+  private async assertSameItem(share: StoredShare, opened: string): Promise<void> {
+    if (share.itemId === '') await this.ctx.store.shares.recordItem(share.hash, opened);
+    else if (share.itemId !== opened) throw notFound();
   }
 
   /** The link's owner as stored now, refused when gone or no longer allowed to share. */

@@ -4,6 +4,7 @@ import { assertMay, may } from '../auth/policy.js';
 import type { AppContext } from '../context.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
+import { deviceOf, identity } from '../files/access/identity.js';
 import { canonicalise, isInside } from '../files/access/resolver.js';
 import type { StoredShare } from '../store/shares.js';
 import type { StoredUser } from '../store/users.js';
@@ -60,37 +61,48 @@ export async function createShare(
   assertCanShare(user);
   if (!body) throw badRequest('a JSON body {password, expires, unit} is required');
   const path = sharePath(rawPath);
-  const access = await fileAccessFor(ctx, user);
-  const target = await access.resolve(path);
-  if (!target.stat) throw notFound();
-  // The link is to the item itself: its real place below the root, not a path in the scope.
-  const place = access.rootPathOf(target.real);
-  if (place === undefined) throw forbidden('only files inside the served folder can be shared');
-
-  const expiresText = String(body.expires ?? '').trim();
-  let expire = 0;
-  if (expiresText !== '') {
-    if (!/^\d+$/.test(expiresText) || Number(expiresText) > MAX_SHARE_DURATION) {
-      throw badRequest(`expires must be a whole number from 0 to ${MAX_SHARE_DURATION}`);
-    }
-    const n = Number(expiresText);
-    const unit = UNIT_SECONDS[body.unit ?? 'hours'] ?? UNIT_SECONDS.hours!;
-    expire = n === 0 ? 0 : Math.floor(Date.now() / 1000) + n * unit;
-  }
+  const expire = expiryOf(body);
   const password = (body.password ?? '').trim();
   if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) {
     throw badRequest(`the share password is too long, maximum length is ${MAX_PASSWORD_BYTES} bytes`);
   }
-  const share = await ctx.store.shares.create({
-    hash: newShareHash(),
-    path,
-    rootId: access.root.id,
-    rootPath: marked(place, path.endsWith('/')),
-    userId: user.id,
-    expire,
-    passwordHash: password ? await hashPassword(password, ctx.config.bcryptCost) : '',
-  });
-  return presentShare(share);
+  // The slow part (bcrypt) comes first: the item is read after it and its row written at once, so
+  // an item deleted or renamed meanwhile is either gone before the link (404) or the link is to
+  // that very object, which nothing taking the name later is.
+  const passwordHash = password ? await hashPassword(password, ctx.config.bcryptCost) : '';
+  const access = await fileAccessFor(ctx, user);
+  const target = await access.open(path);
+  try {
+    if (!target.stat || !target.node) throw notFound();
+    // The link is to the item itself: its real place below the root, not a path in the scope.
+    const place = access.rootPathOf(target.real);
+    if (place === undefined) throw forbidden('only files inside the served folder can be shared');
+    const share = await ctx.store.shares.create({
+      hash: newShareHash(),
+      path,
+      rootId: access.root.id,
+      rootPath: marked(place, path.endsWith('/')),
+      itemId: identity(await target.node.statNs()),
+      userId: user.id,
+      expire,
+      passwordHash,
+    });
+    return presentShare(share);
+  } finally {
+    await target.close();
+  }
+}
+
+/** Unix seconds the link ends at from `expires` and `unit`; 0 for a link that never expires. */
+function expiryOf(body: ShareRequest): number {
+  const expiresText = String(body.expires ?? '').trim();
+  if (expiresText === '') return 0;
+  if (!/^\d+$/.test(expiresText) || Number(expiresText) > MAX_SHARE_DURATION) {
+    throw badRequest(`expires must be a whole number from 0 to ${MAX_SHARE_DURATION}`);
+  }
+  const n = Number(expiresText);
+  const unit = UNIT_SECONDS[body.unit ?? 'hours'] ?? UNIT_SECONDS.hours!;
+  return n === 0 ? 0 : Math.floor(Date.now() / 1000) + n * unit;
 }
 
 export async function deleteShare(ctx: AppContext, user: StoredUser, hash: string): Promise<void> {
@@ -110,7 +122,8 @@ export async function checkSharePassword(share: StoredShare, password: string): 
  * Keeps links true to what they pointed at after a move or rename (real paths, as `access` of the
  * mover reached them): a link to the moved item or anything below it follows it, so nothing
  * created later under the old name is ever exposed. Links whose item left its owner's scope are
- * removed.
+ * removed. A rename keeps the item's identity; a move across file systems copies it into a new
+ * object, which the link takes on (`identityAfterMove`).
  */
 export async function sharesFollowMove(
   ctx: AppContext,
@@ -144,7 +157,24 @@ export async function sharesFollowMove(
       share.hash,
       marked(movedVirtual, share.path.endsWith('/')),
       marked(moved, folder),
+      await identityAfterMove(ownerAccess!, movedVirtual, share.itemId),
     );
+  }
+}
+
+/**
+ * The identity a link keeps after its item moved to `virtual`: the recorded one, unless the item
+ * there now is on another device (the move crossed file systems: what stands there is the copy).
+ * Another object on the same device is not the item, and the link keeps serving nothing.
+ */
+async function identityAfterMove(access: FileAccess, virtual: string, recorded: string): Promise<string> {
+  if (recorded === '') return recorded;
+  const item = await access.open(virtual).catch(() => undefined);
+  try {
+    const now = item?.node ? identity(await item.node.statNs()) : undefined;
+    return now !== undefined && deviceOf(now) !== deviceOf(recorded) ? now : recorded;
+  } finally {
+    await item?.close();
   }
 }
 

@@ -321,7 +321,22 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS jobs_instance ON jobs(instance, state);
   `,
+  // The identity of a share's item (files/access/identity.ts) as it was when shared: a link
+  // serves nothing once something else stands at its place. '' for links made before: their
+  // first open records it (shares/public.ts). Only when missing: the step must not depend on its
+  // place in this list.
+  (db) => {
+    if (!hasColumn(db, 'shares', 'item_id')) {
+      db.exec(`ALTER TABLE shares ADD COLUMN item_id TEXT NOT NULL DEFAULT ''`);
+    }
+  },
 ];
+
+function hasColumn(db: Db, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).some(
+    (c) => c.name === column,
+  );
+}
 
 /** A scope (`/`, `/users/bob`, `users/bob`) joined with a path inside it, trailing "/" kept. */
 export function joinScopePath(scope: string, inner: string): string {

@@ -219,6 +219,9 @@ CREATE TABLE jobs (
 );
 CREATE INDEX jobs_instance ON jobs(instance, state);
 `,
+  20: `
+ALTER TABLE shares ADD COLUMN IF NOT EXISTS item_id TEXT COLLATE "C" NOT NULL DEFAULT '';
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

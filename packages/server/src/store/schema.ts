@@ -35,6 +35,7 @@ export interface SharesTable {
   created_at: number;
   root_id: string;
   root_path: string;
+  item_id: string;
 }
 
 export interface ShareGrantsTable {

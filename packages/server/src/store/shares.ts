@@ -15,6 +15,12 @@ export interface StoredShare {
    * what the link serves, whatever the owner's scope becomes (a trailing "/" for folders).
    */
   rootPath: string;
+  /**
+   * The identity of the shared item (files/access/identity.ts): the link serves only that very
+   * object, never another one that later takes its place. "" until the first open of a link made
+   * before identities were recorded.
+   */
+  itemId: string;
   userId: number;
   /** Unix seconds; 0 means the link never expires. */
   expire: number;
@@ -28,6 +34,7 @@ const fromRow = (r: SharesTable): StoredShare => ({
   path: r.path,
   rootId: r.root_id,
   rootPath: r.root_path,
+  itemId: r.item_id,
   userId: r.user_id,
   expire: r.expire,
   passwordHash: r.password_hash,
@@ -57,6 +64,7 @@ export class SharesRepo {
         path: created.path,
         root_id: created.rootId,
         root_path: created.rootPath,
+        item_id: created.itemId,
         user_id: created.userId,
         expire: created.expire,
         password_hash: created.passwordHash,
@@ -94,13 +102,28 @@ export class SharesRepo {
     return rows.map(fromRow);
   }
 
-  /** The shared item moved: its owner's path and its place below the root. */
-  async move(hash: string, path: string, rootPath: string): Promise<void> {
+  /** The shared item moved: its owner's path, its place below the root and its identity. */
+  async move(hash: string, path: string, rootPath: string, itemId: string): Promise<void> {
     await this.sql
       .updateTable('shares')
-      .set({ path, root_path: rootPath })
+      .set({ path, root_path: rootPath, item_id: itemId })
       .where('hash', '=', hash)
       .execute();
+  }
+
+  /** Records the item of a link made before identities were (only while none is recorded). */
+  async recordItem(hash: string, itemId: string): Promise<void> {
+    await this.sql
+      .updateTable('shares')
+      .set({ item_id: itemId })
+      .where('hash', '=', hash)
+      .where('item_id', '=', '')
+      .execute();
+  }
+
+  /** The server replaced a shared file's bytes (a new object, see files/change/replace.ts). */
+  async replaceItem(replaced: string, placed: string): Promise<void> {
+    await this.sql.updateTable('shares').set({ item_id: placed }).where('item_id', '=', replaced).execute();
   }
 
   async delete(hash: string): Promise<boolean> {

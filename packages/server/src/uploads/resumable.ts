@@ -295,10 +295,20 @@ export class ResumableUploads {
         // by an override of a user who may modify now.
         const replace = upload.override && may(access.perm, 'modify');
         const put = (folder: Pinned, name: string) =>
-          replaceAtomically(ledger, this.stagingDir, upload, folder, name, quota, replace, async () => {
-            await access.quota.beforeReplace?.(joinReal(folder.real, name));
-            await stillAllowed?.(replace);
-          });
+          replaceAtomically(
+            ledger,
+            this.stagingDir,
+            upload,
+            folder,
+            name,
+            quota,
+            replace,
+            async () => {
+              await access.quota.beforeReplace?.(joinReal(folder.real, name));
+              await stillAllowed?.(replace);
+            },
+            access.replacedItem,
+          );
         // A link at the target is replaced itself, never written through.
         if (target.isSymlink && target.linkFolder) {
           await put(target.linkFolder, target.name);

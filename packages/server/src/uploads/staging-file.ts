@@ -9,6 +9,7 @@ import { replaceCounted } from '../files/change/replace.js';
 import { writeBody } from '../files/change/write-body.js';
 import { stagingName } from '../files/access/staging-names.js';
 import type { StagingLedger } from '../files/change/staging.js';
+import type { ReplacedItem } from '../files/access/access.js';
 import type { PendingUpload } from '../store/uploads.js';
 
 /*
@@ -72,19 +73,14 @@ export async function replaceAtomically(
   /** Whether what takes the name meanwhile may be replaced (see `replaceCounted`). */
   replace: boolean,
   beforeRename: () => Promise<void> | void,
+  replacedItem: ReplacedItem,
 ): Promise<void> {
+  // The same rename from wherever the finished bytes are: the server's folder or beside the target.
+  const putFrom = (from: Pinned, fromName: string) =>
+    replaceCounted(quota, from, fromName, folder, name, upload.length, replace, beforeRename, replacedItem);
   const staged = await Pinned.folder(stagingDir);
   try {
-    await replaceCounted(
-      quota,
-      staged,
-      path.basename(upload.staging),
-      folder,
-      name,
-      upload.length,
-      replace,
-      beforeRename,
-    );
+    await putFrom(staged, path.basename(upload.staging));
     return;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
@@ -114,7 +110,7 @@ export async function replaceAtomically(
     }
     await out.sync();
     await out.close();
-    await replaceCounted(quota, folder, temp, folder, name, upload.length, replace, beforeRename);
+    await putFrom(folder, temp);
     placed = true;
   } finally {
     if (!placed) {

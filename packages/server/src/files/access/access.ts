@@ -35,6 +35,9 @@ const MADE_HERE: unique symbol = Symbol('FileAccess is made in files/access.ts')
  * shares, the command runner, hooks, uploads, previews, search, archives, listings) gets one from
  * `fileAccessFor` (or narrows one with `narrow`), and nothing reaches a served file another way.
  */
+/** See `AccessParts.replacedItem`. */
+export type ReplacedItem = (replaced: string, placed: string) => Promise<void>;
+
 interface AccessParts {
   root: FileRoot;
   scope: Scope;
@@ -52,6 +55,12 @@ interface AccessParts {
   quota: QuotaLedger;
   /** What every write checks against WebDAV's locks (see files/locks.ts). */
   locks: WriteLocks;
+  /**
+   * Told when a write of this server put a file in place of another (identities, see
+   * files/access/identity.ts): a save makes a new object, and what followed the old one (a share
+   * link) follows it, where a file put there by anything else is not followed.
+   */
+  replacedItem: ReplacedItem;
   /** Where this view's `/` lies in the whole scope it was narrowed from (`/` when not narrowed). */
   base: string;
   /**
@@ -72,6 +81,7 @@ export class FileAccess {
   readonly moves: MoveJournal;
   readonly quota: QuotaLedger;
   readonly locks: WriteLocks;
+  readonly replacedItem: ReplacedItem;
   readonly owner: string;
   private readonly privatePaths: readonly string[];
   private readonly base: string;
@@ -90,6 +100,7 @@ export class FileAccess {
     this.moves = parts.moves;
     this.quota = parts.quota;
     this.locks = parts.locks;
+    this.replacedItem = parts.replacedItem;
     this.base = parts.base;
     this.owner = parts.owner;
   }
@@ -221,6 +232,7 @@ export class FileAccess {
       moves: this.moves,
       quota: this.quota,
       locks: this.locks,
+      replacedItem: this.replacedItem,
       base: this.scopePathOf(folder.virtual),
       owner: this.owner,
     });
@@ -381,6 +393,7 @@ async function accessFor(
     quota: quotaLedgerOf(ctx),
     // A lock's holder is looked at as they are now, on the same root.
     locks: new WriteLocks(ctx, writer, (holder) => fileAccessFor(ctx, holder, root)),
+    replacedItem: (replaced, placed) => ctx.store.shares.replaceItem(replaced, placed),
     base: '/',
     owner,
   });

@@ -4,6 +4,7 @@ import type { HeldLock } from '../../store/lock-line.js';
 import type { Repos, Store } from '../../store/index.js';
 import type { MoveRecord, MovesRepo } from '../../store/moves.js';
 import { joinReal, renameEntry, statEntry, type Pinned } from '../access/anchor.js';
+import { identity } from '../access/identity.js';
 import { atRecordedFolder } from '../access/reach.js';
 import { stagingName } from '../access/staging-names.js';
 import { removeTree } from '../access/tree.js';
@@ -256,14 +257,6 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
     );
     if (kept !== undefined) keptNotice(log, record.sourceFolder, kept);
   });
-}
-
-/**
- * What tells one file-system object from another that later takes its name: an inode number is
- * given again once freed, its birth time (where the file system keeps one) is not.
- */
-function identity(st: { dev: bigint; ino: bigint; birthtimeNs: bigint }): string {
-  return `${st.dev}:${st.ino}:${st.birthtimeNs}`;
 }
 
 const journals = new WeakMap<Store, MoveJournal>();

@@ -8,7 +8,8 @@ import {
   unlinkEntry,
   type Pinned,
 } from '../access/anchor.js';
-import type { FileAccess } from '../access/access.js';
+import type { FileAccess, ReplacedItem } from '../access/access.js';
+import { identity } from '../access/identity.js';
 import type { QuotaHold } from './quota-hold.js';
 import type { Opened } from '../access/resolver.js';
 
@@ -51,7 +52,8 @@ const absent = (err: unknown) => {
  * to `hold` the bytes that really changed: `size` less what the rename replaced. Refused with 507
  * (`hold.need`) when it does not fit beside what the destination holds at that moment, and with
  * 409 when a folder stands there; either way the destination is left as it was and the caller
- * removes its staging file. `beforeRename` runs between the last check and the rename (tests).
+ * removes its staging file. `beforeRename` runs between the last check and the rename (tests);
+ * `replacedItem` hears of a file replaced, and of the new one (their identities).
  * Unless `replace` (the caller saw an entry there and may replace it), the name must be free:
  * anything that took it since is left as it is, with 409.
  *
@@ -69,12 +71,13 @@ export async function replaceCounted(
   size: number,
   replace: boolean,
   beforeRename?: () => Promise<void> | void,
+  replacedItem?: ReplacedItem,
 ): Promise<void> {
   const key = `${to.stat.dev}:${to.stat.ino}/${toName}`;
   const before = turns.get(key) ?? Promise.resolve();
   const mine = before
     .catch(() => undefined)
-    .then(() => replaceOnce(hold, from, fromName, to, toName, size, replace, beforeRename));
+    .then(() => replaceOnce(hold, from, fromName, to, toName, size, replace, beforeRename, replacedItem));
   turns.set(key, mine);
   try {
     return await mine;
@@ -92,6 +95,7 @@ async function replaceOnce(
   size: number,
   replace: boolean,
   beforeRename?: () => Promise<void> | void,
+  replacedItem?: ReplacedItem,
 ): Promise<void> {
   const taken = () => conflict('a file with this name was created meanwhile: nothing was replaced');
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -128,6 +132,7 @@ async function replaceOnce(
     if (!exchanged) {
       await renameEntry(from, fromName, to, toName);
       await hold.commit(size - roomOf(there));
+      await replacedItem?.(identity(there), identity(ours));
       return;
     }
     // `fromName` now names what stood at the destination when the new file took its place.
@@ -152,6 +157,7 @@ async function replaceOnce(
       // replaced is still measured exactly and counted below, so the quota refuses what follows.
     }
     await hold.commit(size - roomOf(replaced));
+    await replacedItem?.(identity(replaced), identity(ours));
     await unlinkEntry(from, fromName);
     return;
   }

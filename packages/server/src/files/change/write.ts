@@ -223,6 +223,7 @@ export async function writeFileAtomic(
             await access.locks.assertWritable(access, r, { member: !r.linkStat });
             await opts.stillAllowed?.();
           },
+          access.replacedItem,
         ),
       ).catch(async (err: unknown) => {
         await place.undo();
