@@ -11,7 +11,7 @@ import { deniedPathOption, deniedSuffix, namesByPrefix } from '../src/runner/pat
 import { startProcess, type ProcessResult } from '../src/runner/process.js';
 import { CommandRefused } from '../src/runner/refusal.js';
 import type { StoredUser } from '../src/store/users.js';
-import { startTestApp, type TestApp } from './helpers.js';
+import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
  * Security catalogue, runner class, links: no command a user may run creates a
@@ -380,5 +380,52 @@ describe('runner and symbolic links', () => {
       const o = await run('diff -r a/b/c h');
       expect('result' in o && o.result.exitCode).toBe(1);
     });
+  });
+});
+
+describe('runner and WebDAV locks', () => {
+  it('runs no command while another user holds a lock inside the scope; the user’s own locks do not stop it', async () => {
+    const t = await startTestApp({ disableExec: false } as Partial<ServerConfig>);
+    try {
+      const perm = {
+        admin: false,
+        execute: true,
+        create: true,
+        rename: true,
+        modify: true,
+        delete: true,
+        share: true,
+        download: true,
+      };
+      const ann = await t.createUser({ username: 'ann', scope: '/team', perm, commands: ['rm'] });
+      const bob = await t.createUser({ username: 'bob', scope: '/team', perm, commands: ['rm'] });
+      const team = path.join(t.root, 'team');
+      await fsp.mkdir(path.join(team, 'docs'), { recursive: true });
+      await fsp.writeFile(path.join(team, 'docs', 'plan.txt'), 'ann is editing this\n');
+      const locked = await t.app.inject({
+        method: 'LOCK',
+        url: '/dav/docs/plan.txt',
+        headers: {
+          authorization: 'Basic ' + Buffer.from(`ann:${USER_PASSWORD}`).toString('base64'),
+          depth: '0',
+          timeout: 'Second-600',
+          'content-type': 'application/xml',
+        },
+        payload:
+          '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>ann</D:owner></D:lockinfo>',
+      });
+      expect(locked.statusCode, locked.body).toBe(200);
+
+      // An API DELETE by bob answers 423; a command could remove it all the same, so none runs.
+      await expect(prepareCommand(t.ctx, bob, '/docs', 'rm plan.txt')).rejects.toThrow(
+        /^Command not allowed: .*lock/,
+      );
+      expect(await fsp.readFile(path.join(team, 'docs', 'plan.txt'), 'utf8')).toBe('ann is editing this\n');
+      // The holder's own lock is hers to write past.
+      const own = await prepareCommand(t.ctx, ann, '/docs', 'rm plan.txt');
+      await own.release();
+    } finally {
+      await t.close();
+    }
   });
 });

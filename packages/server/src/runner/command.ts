@@ -8,6 +8,7 @@ import { maskPrivatePaths } from '../files/access/private.js';
 import { formatBytes } from '../files/change/quota-hold.js';
 import { remeasureTrash } from '../files/change/trash.js';
 import { isInside, type Opened } from '../files/access/resolver.js';
+import { LockedError } from '../files/change/locks.js';
 import type { StoredUser } from '../store/users.js';
 import { checkArgumentPaths } from './arguments.js';
 import { deniedCommand, deniedOption, deniedProgramArgument, MULTI_CALL_BINARIES } from './deny-list.js';
@@ -224,6 +225,16 @@ export async function prepareCommand(
       scope = opened;
     }
     if (!scope.node) throw new CommandRefused('The working folder does not exist.');
+    // A command may change anything in the scope, and no lock check sees what it does: none runs
+    // while another user holds a WebDAV lock in it (the web API answers 423 for the same change).
+    try {
+      await access.locks.assertWritable(access, scope, { deep: true });
+    } catch (err) {
+      if (!(err instanceof LockedError)) throw err;
+      throw new CommandRefused(
+        `Command not allowed: something in your scope is ${err.message}. A command could change what is locked: try again once it is unlocked.`,
+      );
+    }
 
     const lent = await access.quota.lendToCommand(access);
     if (lent.over) throw overQuota(lent.over.used, lent.over.limit);
