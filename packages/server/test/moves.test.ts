@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { serverPaths } from '../src/files/access/private.js';
 import { isStagingName, stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
-import { denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
@@ -483,15 +483,16 @@ describe('a move across file systems', () => {
     expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
   });
 
-  /** Runs `act` when the copy is about to land sub/a.txt (once the folders above were read). */
-  const whenFirstFileCopied = (act: () => Promise<unknown>) => {
+  /** Runs `act` when the copy is about to land a file named `name` (once the folders above were read). */
+  const whenFileCopied = (name: string, act: () => Promise<unknown>) => {
     const wait = () =>
       seam.next(async (real) => {
-        if (path.basename(real) === 'a.txt') await act();
+        if (path.basename(real) === name) await act();
         else wait();
       });
     wait();
   };
+  const whenFirstFileCopied = (act: () => Promise<unknown>) => whenFileCopied('a.txt', act);
 
   /** Uploads, as carol would through the API, into the folder being moved. */
   const upload = (token: string, p: string, text: string, override = false) =>
@@ -605,6 +606,32 @@ describe('a move across file systems', () => {
     expect(await fs.readdir(m.mnt)).toEqual(['big']);
     expect(await fs.readdir(path.join(m.mnt, 'big'))).toEqual(['a.bin']);
     expect((await t!.get(m.bob, '/api/trash')).json()).toEqual([]);
+  });
+
+  it('into a quota counts what it really copied, folders filled while it copied included', async () => {
+    const m = await withMount('8m');
+    if (!m) return;
+    const root = await t!.user('root', { scope: '/', perm: { ...ALL, admin: true } });
+    const carl = await t!.user('carl', { quota: 1_000_000 });
+    const src = path.join(m.mnt, 'src');
+    const folders = Array.from({ length: 8 }, (_, i) => `z${i}`);
+    for (const name of folders) await fs.mkdir(path.join(src, name), { recursive: true });
+    await fs.writeFile(path.join(src, 'a.txt'), Buffer.alloc(1000, 1));
+    // When the copy lands its first file, a file goes into every folder it has not read yet.
+    whenFileCopied('a.txt', async () => {
+      for (const name of folders)
+        await fs.writeFile(path.join(src, name, 'late.bin'), Buffer.alloc(50_000, 2));
+    });
+
+    const res = await move(root, '/bob/mnt/src', '/carl/src');
+    expect(res.statusCode, res.body).toBe(200);
+    let onDisk = 0;
+    for (const e of await fs.readdir(path.join(t!.root, 'carl'), { recursive: true, withFileTypes: true })) {
+      if (e.isFile()) onDisk += (await fs.stat(path.join(e.parentPath, e.name))).size;
+    }
+    expect(onDisk).toBeGreaterThan(1000);
+    const usage = (await t!.get(carl, '/api/usage/')).json() as { used: number };
+    expect(usage.used).toBe(onDisk);
   });
 
   it('merges a folder replacing files on the other file system', async () => {

@@ -24,7 +24,7 @@ import { type Place, type Progress, placeOf } from './write.js';
  * Move/rename: the entry itself (a link stays a link), across file systems too (`moveEntry`). A
  * folder moved onto an existing folder is merged into it entry by entry (`mergeFolder`). With
  * `counted`, what a rename replaces is counted to that hold as it happens (`moveEntry`); the
- * answer says whether it was.
+ * answer says whether it was, and whether the entry was copied (across file systems).
  */
 export async function movePath(
   access: FileAccess,
@@ -33,7 +33,7 @@ export async function movePath(
   dirMode: number,
   progress: Progress = {},
   counted?: QuotaHold,
-): Promise<{ counted: boolean }> {
+): Promise<{ counted: boolean; copied: boolean }> {
   if (!src.folder) throw forbidden();
   progress.signal?.throwIfAborted();
   const place = await placeOf(dst, dirMode);
@@ -52,7 +52,7 @@ export async function movePath(
       );
     }
     await mergeFolder(access, src, dst.virtual, place, progress);
-    return { counted: false };
+    return { counted: false, copied: false };
   } finally {
     await place.release();
   }

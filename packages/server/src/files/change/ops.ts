@@ -171,8 +171,9 @@ async function moveCounted(
     const counting = overwritten?.active ? overwritten : undefined;
     const landed = await movePath(access, src, target, dirMode, metered, counting);
     if (!landed.counted) await overwritten?.commit(-replaced);
-    // A metered merge knows what it moved, replaced files given back; anything else moved `size`.
-    await hold.commit(merging && hold.limited ? moved : size);
+    // A metered merge or copy knows what it moved, replaced files given back (a copy also takes
+    // what was put into its source before it read it); a rename moved `size`.
+    await hold.commit(hold.limited && (merging || landed.copied) ? moved : size);
   } finally {
     hold.release();
     overwritten?.release();
