@@ -134,6 +134,8 @@ describe('db copy', () => {
       await store.attempts.take('login:address', '203.0.113.1', 60_000, Date.now());
       // Held back by a pending resumable upload, which any instance may go on with.
       await store.reservations.add('upload:pending', ['/users/bob'], 7);
+      // A resumable upload being created, as every instance counts it.
+      await store.uploadCreations.add('creating-1', bob.id, 12);
       // A job as every instance sees it.
       await store.jobs.add(bob.id, undefined, {
         id: 'job-1',

@@ -38,7 +38,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
   const seam = renameWindow();
 
   beforeEach(async () => {
-    a = await startTestApp({ loginRateLimit: 3 }, seam.build);
+    a = await startTestApp({ loginRateLimit: 3, uploadsPendingLimit: 5 }, seam.build);
     bStore = await openStore(a.ctx.config.database);
     b = await buildApp(a.ctx.config, bStore);
     await b.app.ready();
@@ -295,6 +295,24 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       expect(res.status, res.body).toBe(409);
       expect(await fs.readFile(path.join(a.root, 'carol', 'report.bin'), 'utf8')).toBe('onetwo');
     });
+  });
+
+  it('count resumable uploads being created through either against one limit', async () => {
+    await a.createUser({ username: 'carol', scope: '/carol' });
+    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+    const token = await a.login('carol');
+    const posts = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        (i % 2 === 0 ? a.app : b.app).inject({
+          method: 'POST',
+          url: `/api/tus/f${i}.bin`,
+          headers: { 'x-auth': token, 'tus-resumable': '1.0.0', 'upload-length': '10' },
+        }),
+      ),
+    );
+    for (const res of posts) expect([201, 429], res.body).toContain(res.statusCode);
+    expect(posts.filter((res) => res.statusCode === 201)).toHaveLength(5);
+    expect(await bStore.uploadCreations.of(1)).toEqual({ count: 0, bytes: 0 });
   });
 
   it('put a setting saved on one in force on the other', async () => {

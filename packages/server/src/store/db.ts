@@ -330,6 +330,17 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
       db.exec(`ALTER TABLE shares ADD COLUMN item_id TEXT NOT NULL DEFAULT ''`);
     }
   },
+  // Resumable uploads being created, past the per-user limits' check but not yet recorded: what
+  // every instance counts against those limits (uploads/limits.ts).
+  `
+  CREATE TABLE IF NOT EXISTS upload_creations (
+    id       TEXT PRIMARY KEY,
+    user_id  INTEGER NOT NULL,
+    bytes    INTEGER NOT NULL,
+    instance TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS upload_creations_user ON upload_creations(user_id);
+  `,
 ];
 
 function hasColumn(db: Db, table: string, column: string): boolean {

@@ -18,7 +18,7 @@ import { ShareGrantsRepo } from './share-grants.js';
 import { SharesRepo } from './shares.js';
 import { StagingRepo } from './staging.js';
 import { TrashRepo } from './trash.js';
-import { UploadsRepo } from './uploads.js';
+import { UploadCreationsRepo, UploadsRepo } from './uploads.js';
 import { ScopeUsageRepo } from './scope-usage.js';
 import { ApiTokensRepo } from './tokens.js';
 import { UsersRepo } from './users.js';
@@ -48,6 +48,7 @@ export interface Repos {
   /** What writes in progress hold back from the quotas, per instance (files/change/quota.ts). */
   reservations: ReservationsRepo;
   jobs: JobsRepo;
+  uploadCreations: UploadCreationsRepo;
 }
 
 export interface Store extends Repos {
@@ -99,6 +100,7 @@ function reposOn(sql: Sql, settings: SettingsRepo, instance: string): Repos {
     attempts: new AttemptsRepo(sql),
     reservations: new ReservationsRepo(sql),
     jobs: new JobsRepo(sql, instance),
+    uploadCreations: new UploadCreationsRepo(sql, instance),
   };
 }
 

@@ -222,6 +222,15 @@ CREATE INDEX jobs_instance ON jobs(instance, state);
   20: `
 ALTER TABLE shares ADD COLUMN IF NOT EXISTS item_id TEXT COLLATE "C" NOT NULL DEFAULT '';
 `,
+  21: `
+CREATE TABLE upload_creations (
+  id       TEXT COLLATE "C" PRIMARY KEY,
+  user_id  INTEGER NOT NULL,
+  bytes    BIGINT NOT NULL,
+  instance TEXT COLLATE "C" NOT NULL
+);
+CREATE INDEX upload_creations_user ON upload_creations(user_id);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

@@ -185,6 +185,14 @@ export interface JobsTable {
   cancel_requested: number;
 }
 
+/** A resumable upload being created, counted against its user's pending limits by every instance. */
+export interface UploadCreationsTable {
+  id: string;
+  user_id: number;
+  bytes: number;
+  instance: string;
+}
+
 /** A running server on this database, and when it last said so. */
 export interface InstancesTable {
   id: string;
@@ -220,6 +228,7 @@ export interface Schema {
   attempts: AttemptsTable;
   quota_reservations: QuotaReservationsTable;
   jobs: JobsTable;
+  upload_creations: UploadCreationsTable;
 }
 
 /**
@@ -245,4 +254,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'attempts',
   'quota_reservations',
   'jobs',
+  'upload_creations',
 ];

@@ -116,3 +116,45 @@ export class UploadsRepo {
     return (await this.sql.selectFrom('uploads').selectAll().execute()).map(fromRow);
   }
 }
+
+/**
+ * Resumable uploads being created on any instance: past the per-user limits' check, not yet
+ * recorded (uploads/limits.ts). Each row names its instance: a dead one's are forgotten.
+ */
+export class UploadCreationsRepo {
+  constructor(
+    private readonly sql: Sql,
+    private readonly instance: string,
+  ) {}
+
+  async add(id: string, userId: number, bytes: number): Promise<void> {
+    await this.sql
+      .insertInto('upload_creations')
+      .values({ id, user_id: userId, bytes, instance: this.instance })
+      .execute();
+  }
+
+  /** How many uploads of the user are being created, and how many bytes they declare. */
+  async of(userId: number): Promise<{ count: number; bytes: number }> {
+    const row = await this.sql
+      .selectFrom('upload_creations')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        sql<number>`COALESCE(SUM(bytes), 0)`.as('bytes'),
+      ])
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), bytes: Number(row.bytes) };
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.sql.deleteFrom('upload_creations').where('id', '=', id).execute();
+  }
+
+  /** Forgets the creations of instances not in `live` (gone, their requests with them). */
+  async forgetInstancesBut(live: readonly string[]): Promise<void> {
+    let query = this.sql.deleteFrom('upload_creations');
+    if (live.length > 0) query = query.where('instance', 'not in', live);
+    await query.execute();
+  }
+}

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
@@ -9,24 +10,38 @@ import { statFileSystem, type Pinned } from '../files/access/anchor.js';
  * progress (`--uploadsPendingLimit`, `--uploadsPendingBytes`) and the free space on the disks.
  */
 export class PendingLimits {
-  /**
-   * Creations past the limits check but not yet recorded, per user. The check and the record are
-   * separated by hooks and disk work, so parallel POSTs must see each other here or they would
-   * all pass the check at once (the login limit's old mistake).
-   */
-  private readonly creating = new Map<number, { count: number; bytes: number }>();
+  /** Checks, one at a time in this process (the lock line keeps instances apart). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly ctx: AppContext) {}
 
   /**
    * Holds a place for a new upload within the user's limits (its own earlier upload to the same
    * path is replaced, so it does not count); the returned function gives the place back once the
-   * upload is recorded or refused.
+   * upload is recorded or refused. The check and the hold happen together, one at a time across
+   * the instances: the hold is a row every instance counts (`upload_creations`), since the check
+   * and the record are separated by hooks and disk work, and parallel POSTs through any instance
+   * must see each other (the login limit's old mistake).
    */
-  async reserve(userId: number, virtual: string, length: number): Promise<() => void> {
+  reserve(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
+    const alone = async () => {
+      const lock = await this.ctx.store.lockLine.hold(`upload-creations:${userId}`);
+      try {
+        return await this.check(userId, virtual, length);
+      } finally {
+        await lock.release();
+      }
+    };
+    const run = this.tail.then(alone, alone);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async check(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
     const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
-    const stored = await this.ctx.store.uploads.pendingOf(userId, virtual);
-    const creating = this.creating.get(userId) ?? { count: 0, bytes: 0 };
+    const { uploads, uploadCreations } = this.ctx.store;
+    const stored = await uploads.pendingOf(userId, virtual);
+    const creating = await uploadCreations.of(userId);
     if (stored.count + creating.count >= limit) {
       throw new AppError(
         'too_many_requests',
@@ -40,16 +55,13 @@ export class PendingLimits {
         `Upload-Length ${length} is more than the ${Math.max(left, 0)} bytes left to the uploads in progress (${budget} in all)`,
       );
     }
-    const mine = { count: creating.count + 1, bytes: creating.bytes + length };
-    this.creating.set(userId, mine);
+    const id = crypto.randomBytes(12).toString('base64url');
+    await uploadCreations.add(id, userId, length);
     let released = false;
-    return () => {
+    return async () => {
       if (released) return;
       released = true;
-      const now = this.creating.get(userId)!;
-      now.count -= 1;
-      now.bytes -= length;
-      if (now.count === 0) this.creating.delete(userId);
+      await uploadCreations.remove(id);
     };
   }
 }

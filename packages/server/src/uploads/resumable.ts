@@ -128,7 +128,7 @@ export class ResumableUploads {
           await removeQuietly(put.replaced.staging);
         }
       } finally {
-        release();
+        await release();
         quota?.release();
       }
       if (length === 0) return { offset: 0, length, completed: await this.complete(access, upload) };
