@@ -4,9 +4,9 @@ import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
 import { ALL_PERMISSIONS, normaliseSorting, type NewUser, type StoredUser } from '../store/users.js';
-import { ensureScopeFolder, homeScope, normaliseScope } from './homes.js';
+import { ensureScopeFolder, homeConflict, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
-import { checkUsername, usernameKey } from './usernames.js';
+import { checkUsername } from './usernames.js';
 
 /** How an account comes to exist decides what it may be granted. */
 export type AccountOrigin = 'admin' | 'signup' | 'proxy' | 'cli' | 'setup';
@@ -88,10 +88,8 @@ export async function createAccount(
     ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
   if (wantsHome) {
     user.scope = homeScope(settings.userHomeBasePath, username);
-    const taken = (await ctx.store.users.list()).some(
-      (u) => usernameKey(normaliseScope(u.scope)) === usernameKey(user.scope),
-    );
-    if (taken) throw new AppError('conflict', 'another user already owns this home folder');
+    const conflict = homeConflict(user.scope, await ctx.store.users.list());
+    if (conflict) throw new AppError('conflict', conflict);
   }
   user.scope = normaliseScope(user.scope || '/');
   await ensureScopeFolder(ctx, user.scope, settings.dirMode);

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { serverAccess } from '../files/access/access.js';
 import { makeDirectory } from '../files/change/write.js';
+import { usernameKey } from './usernames.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {
@@ -28,6 +29,32 @@ export function homeFolderName(username: string): string {
 
 export function homeScope(userHomeBasePath: string, username: string): string {
   return normaliseScope(`${userHomeBasePath || '/users'}/${homeFolderName(username)}`);
+}
+
+/** `inner` is `outer` or lies below it; compared folded, as a case-insensitive disk would. */
+function within(inner: string, outer: string): boolean {
+  const [i, o] = [usernameKey(inner), usernameKey(outer)];
+  return i === o || o === '/' || i.startsWith(`${o}/`);
+}
+
+/**
+ * Why a new home folder (a scope as `homeScope` makes it) cannot be given, or undefined when it
+ * can: its owner would reach another user's files (an existing scope at or below it, whoever
+ * holds it), or another ordinary user would reach the new owner's (the home below their scope).
+ * Administrators' scopes are left out of the second test only: theirs is the whole root, and they
+ * may change any scope anyway, so counting them would refuse every home.
+ */
+export function homeConflict(
+  home: string,
+  users: readonly { scope: string; perm: { admin: boolean } }[],
+): string | undefined {
+  for (const u of users) {
+    const scope = normaliseScope(u.scope || '/');
+    if (usernameKey(scope) === usernameKey(home)) return 'another user already owns this home folder';
+    if (within(scope, home)) return 'this home folder would hold another user’s folder';
+    if (!u.perm.admin && within(home, scope)) return 'this home folder lies inside another user’s folder';
+  }
+  return undefined;
 }
 
 /**
