@@ -103,4 +103,28 @@ describe('home folders', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect((await t.ctx.store.users.getByUsername('carol'))!.scope).toBe('/users/carol');
   });
+
+  it('refuses a sign-up whose home a deleted account left holding files, with 409, creating nothing', async () => {
+    const victim = await t.createUser({ username: 'victi.m', scope: '' });
+    const home = path.join(t.root, 'users', 'victi.m');
+    fs.writeFileSync(path.join(home, 'tax.txt'), 'secret');
+    const gone = await t.request(t.adminToken, {
+      method: 'DELETE',
+      url: `/api/users/${victim.id}`,
+      payload: { current_password: ADMIN_PASSWORD },
+    });
+    expect(gone.statusCode).toBe(200);
+    await refused(
+      'vi..cti.m',
+      'the home folder for this username already exists and holds files: an administrator can remove or rename it',
+    );
+    expect(fs.readdirSync(home)).toEqual(['tax.txt']);
+  });
+
+  it('gives a sign-up its home folder when the folder is there but empty', async () => {
+    fs.mkdirSync(path.join(t.root, 'users', 'carol'), { recursive: true });
+    const res = await signup('carol');
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await t.ctx.store.users.getByUsername('carol'))!.scope).toBe('/users/carol');
+  });
 });

@@ -92,7 +92,7 @@ export async function createAccount(
     if (conflict) throw new AppError('conflict', conflict);
   }
   user.scope = normaliseScope(user.scope || '/');
-  await ensureScopeFolder(ctx, user.scope, settings.dirMode);
+  await ensureScopeFolder(ctx, user.scope, settings.dirMode, { fresh: wantsHome });
   return await ctx.store.users.create(user);
 }
 

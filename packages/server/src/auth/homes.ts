@@ -1,6 +1,7 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, conflict } from '../errors.js';
 import { serverAccess } from '../files/access/access.js';
 import { makeDirectory } from '../files/change/write.js';
 import { usernameKey } from './usernames.js';
@@ -57,15 +58,37 @@ export function homeConflict(
   return undefined;
 }
 
+/** Whether the folder at `dir` (the pinned folder's own path) has any entry. */
+async function holdsEntries(dir: string): Promise<boolean> {
+  const folder = await fs.opendir(dir);
+  try {
+    return (await folder.read()) !== null;
+  } finally {
+    await folder.close();
+  }
+}
+
 /**
  * Creates a scope folder under the server root, each missing folder made inside the one before it
  * through the server's own file access: a symlink planted on the way is refused (403), never
- * followed, so a home can never be made outside the root.
+ * followed, so a home can never be made outside the root. `fresh` (a new home) refuses with 409 a
+ * folder that is already there and not empty.
  */
-export async function ensureScopeFolder(ctx: AppContext, scope: string, dirMode: number): Promise<void> {
+export async function ensureScopeFolder(
+  ctx: AppContext,
+  scope: string,
+  dirMode: number,
+  opts: { fresh?: boolean } = {},
+): Promise<void> {
   const access = await serverAccess(ctx);
   const target = await access.open(normaliseScope(scope), { rules: false });
   try {
+    // A home is new: files already there (a deleted account's, say) are nobody's to hand over.
+    if (opts.fresh && target.node && target.stat?.isDirectory() && (await holdsEntries(target.node.path))) {
+      throw conflict(
+        'the home folder for this username already exists and holds files: an administrator can remove or rename it',
+      );
+    }
     await makeDirectory(access, target, dirMode);
   } finally {
     await target.close();
