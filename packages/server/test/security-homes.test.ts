@@ -127,4 +127,16 @@ describe('home folders', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect((await t.ctx.store.users.getByUsername('carol'))!.scope).toBe('/users/carol');
   });
+
+  it('gives one home to one of parallel sign-ups that map to it, refusing the others with 409', async () => {
+    const names = ['race1', 'ra..ce1', 'r..ace1', 'rac..e1'];
+    const answers = await Promise.all(names.map(signup));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 409, 409, 409]);
+    for (const a of answers.filter((a) => a.statusCode === 409)) {
+      expect(a.body).toBe('409 Conflict (another user already owns this home folder)\n');
+    }
+    const owners = (await t.ctx.store.users.list()).filter((u) => u.scope === '/users/race1');
+    expect(owners).toHaveLength(1);
+    expect(answers[names.indexOf(owners[0]!.username)]!.statusCode).toBe(200);
+  });
 });
