@@ -101,6 +101,7 @@ export default defineConfig({
             'test/instances.test.ts',
             'test/postgres-outage.test.ts',
             'test/security-accounts.test.ts',
+            'test/security-homes.test.ts',
             'test/command-websocket.test.ts',
           ],
           env: { FB_TEST_DATABASE: 'postgres' },

@@ -126,6 +126,26 @@ describe('proxy auth', () => {
     expect(fs.statSync(path.join(t.root, 'homes', 'Ezra-Pound')).isDirectory()).toBe(true);
   });
 
+  it('refuses to create a user whose home folder already holds files, with 409, creating nothing', async () => {
+    t = await startTestApp();
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), createUserDir: true });
+    await useMethod(t, 'proxy', { header: 'X-Remote-User' });
+    const left = path.join(t.root, 'users', 'ezra');
+    fs.mkdirSync(left, { recursive: true });
+    fs.writeFileSync(path.join(left, 'tax.txt'), 'a deleted account’s');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/login',
+      headers: { 'x-remote-user': 'ezra' },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toBe(
+      '409 Conflict (the home folder for this username already exists and holds files: an administrator can remove or rename it)\n',
+    );
+    expect(await t.ctx.store.users.getByUsername('ezra')).toBeUndefined();
+    expect(fs.readdirSync(left)).toEqual(['tax.txt']);
+  });
+
   it('trusts configured proxy ranges', async () => {
     t = await startTestApp({ trustedProxies: ['10.1.0.0/16'] });
     await useMethod(t, 'proxy', { header: 'X-Remote-User' });

@@ -332,6 +332,28 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(signup.statusCode, signup.body).toBe(200);
   });
 
+  it('give one home to one of the sign-ups that map to it, sent to both at once', async () => {
+    await a.ctx.store.settings.save({ ...a.ctx.store.settings.get(), signup: true, createUserDir: true });
+    await until(() => bStore.settings.get().signup && bStore.settings.get().createUserDir);
+    const signup = (app: BuiltApp['app'], username: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/api/signup',
+        payload: { username, password: 'a long enough password' },
+      });
+    const answers = await Promise.all([
+      signup(a.app, 'race1'),
+      signup(b.app, 'ra..ce1'),
+      signup(a.app, 'r..ace1'),
+      signup(b.app, 'rac..e1'),
+    ]);
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409]);
+    for (const r of answers.filter((r) => r.statusCode === 409)) {
+      expect(r.body).toBe('409 Conflict (another user already owns this home folder)\n');
+    }
+    expect((await a.ctx.store.users.list()).filter((u) => u.scope === '/users/race1')).toHaveLength(1);
+  });
+
   it('run timed work of one name once at a time across them', async () => {
     let inside: unknown = 'not asked';
     const ran = await a.ctx.store.exclusively('sweep', async () => {

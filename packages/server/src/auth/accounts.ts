@@ -3,10 +3,12 @@ import { may } from './policy.js';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
+import type { Store } from '../store/index.js';
+import { inTurn } from '../store/in-turn.js';
 import { ALL_PERMISSIONS, normaliseSorting, type NewUser, type StoredUser } from '../store/users.js';
-import { ensureScopeFolder, homeScope, normaliseScope } from './homes.js';
+import { ensureScopeFolder, homeConflict, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
-import { checkUsername, usernameKey } from './usernames.js';
+import { checkUsername } from './usernames.js';
 
 /** How an account comes to exist decides what it may be granted. */
 export type AccountOrigin = 'admin' | 'signup' | 'proxy' | 'cli' | 'setup';
@@ -86,16 +88,26 @@ export async function createAccount(
   const wantsHome =
     opts.createHome ??
     ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
-  if (wantsHome) {
-    user.scope = homeScope(settings.userHomeBasePath, username);
-    const taken = (await ctx.store.users.list()).some(
-      (u) => usernameKey(normaliseScope(u.scope)) === usernameKey(user.scope),
-    );
-    if (taken) throw new AppError('conflict', 'another user already owns this home folder');
-  }
-  user.scope = normaliseScope(user.scope || '/');
-  await ensureScopeFolder(ctx, user.scope, settings.dirMode);
-  return await ctx.store.users.create(user);
+  // The home is checked against the users stored and given in one turn: two sign-ups that map to
+  // one home (`race1`, `ra..ce1`), sent at once, each passed the check before either was stored.
+  return inserting(ctx.store)(async () => {
+    if (wantsHome) {
+      user.scope = homeScope(settings.userHomeBasePath, username);
+      const conflict = homeConflict(user.scope, await ctx.store.users.list());
+      if (conflict) throw new AppError('conflict', conflict);
+    }
+    user.scope = normaliseScope(user.scope || '/');
+    await ensureScopeFolder(ctx, user.scope, settings.dirMode, { fresh: wantsHome });
+    return await ctx.store.users.create(user);
+  });
+}
+
+/** New accounts are stored one at a time per database, across its instances (`inTurn`). */
+const insertTurns = new WeakMap<Store, ReturnType<typeof inTurn>>();
+function inserting(store: Store): ReturnType<typeof inTurn> {
+  let turn = insertTurns.get(store);
+  if (!turn) insertTurns.set(store, (turn = inTurn(store.lockLine, 'accounts')));
+  return turn;
 }
 
 /** Fields a user may change on their own account (contract 11.4). */

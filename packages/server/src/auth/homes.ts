@@ -1,8 +1,10 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
-import { badRequest } from '../errors.js';
+import { badRequest, conflict } from '../errors.js';
 import { serverAccess } from '../files/access/access.js';
 import { makeDirectory } from '../files/change/write.js';
+import { usernameKey } from './usernames.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
 export function normaliseScope(scope: string): string {
@@ -30,15 +32,63 @@ export function homeScope(userHomeBasePath: string, username: string): string {
   return normaliseScope(`${userHomeBasePath || '/users'}/${homeFolderName(username)}`);
 }
 
+/** `inner` is `outer` or lies below it; compared folded, as a case-insensitive disk would. */
+function within(inner: string, outer: string): boolean {
+  const [i, o] = [usernameKey(inner), usernameKey(outer)];
+  return i === o || o === '/' || i.startsWith(`${o}/`);
+}
+
+/**
+ * Why a new home folder (a scope as `homeScope` makes it) cannot be given, or undefined when it
+ * can: its owner would reach another user's files (an existing scope at or below it, whoever
+ * holds it), or another ordinary user would reach the new owner's (the home below their scope).
+ * Administrators' scopes are left out of the second test only: theirs is the whole root, and they
+ * may change any scope anyway, so counting them would refuse every home.
+ */
+export function homeConflict(
+  home: string,
+  users: readonly { scope: string; perm: { admin: boolean } }[],
+): string | undefined {
+  for (const u of users) {
+    const scope = normaliseScope(u.scope || '/');
+    if (usernameKey(scope) === usernameKey(home)) return 'another user already owns this home folder';
+    if (within(scope, home)) return 'this home folder would hold another user’s folder';
+    if (!u.perm.admin && within(home, scope)) return 'this home folder lies inside another user’s folder';
+  }
+  return undefined;
+}
+
+/** Whether the folder at `dir` (the pinned folder's own path) has any entry. */
+async function holdsEntries(dir: string): Promise<boolean> {
+  const folder = await fs.opendir(dir);
+  try {
+    return (await folder.read()) !== null;
+  } finally {
+    await folder.close();
+  }
+}
+
 /**
  * Creates a scope folder under the server root, each missing folder made inside the one before it
  * through the server's own file access: a symlink planted on the way is refused (403), never
- * followed, so a home can never be made outside the root.
+ * followed, so a home can never be made outside the root. `fresh` (a new home) refuses with 409 a
+ * folder that is already there and not empty.
  */
-export async function ensureScopeFolder(ctx: AppContext, scope: string, dirMode: number): Promise<void> {
+export async function ensureScopeFolder(
+  ctx: AppContext,
+  scope: string,
+  dirMode: number,
+  opts: { fresh?: boolean } = {},
+): Promise<void> {
   const access = await serverAccess(ctx);
   const target = await access.open(normaliseScope(scope), { rules: false });
   try {
+    // A home is new: files already there (a deleted account's, say) are nobody's to hand over.
+    if (opts.fresh && target.node && target.stat?.isDirectory() && (await holdsEntries(target.node.path))) {
+      throw conflict(
+        'the home folder for this username already exists and holds files: an administrator can remove or rename it',
+      );
+    }
     await makeDirectory(access, target, dirMode);
   } finally {
     await target.close();
