@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, notFound } from '../errors.js';
 import { validateRules } from '../rules/validate.js';
 import type { Store } from '../store/index.js';
-import { inTurn } from '../store/in-turn.js';
+import { inTurn, type Turns } from '../store/in-turn.js';
 import { ALL_PERMISSIONS, normaliseSorting, type NewUser, type StoredUser } from '../store/users.js';
 import { ensureScopeFolder, homeConflict, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
@@ -90,7 +90,7 @@ export async function createAccount(
     ((origin === 'signup' || origin === 'proxy' || !user.scope.trim()) && settings.createUserDir);
   // The home is checked against the users stored and given in one turn: two sign-ups that map to
   // one home (`race1`, `ra..ce1`), sent at once, each passed the check before either was stored.
-  return inserting(ctx.store)(async () => {
+  return inserting(ctx.store)('accounts', async () => {
     if (wantsHome) {
       user.scope = homeScope(settings.userHomeBasePath, username);
       const conflict = homeConflict(user.scope, await ctx.store.users.list());
@@ -103,10 +103,10 @@ export async function createAccount(
 }
 
 /** New accounts are stored one at a time per database, across its instances (`inTurn`). */
-const insertTurns = new WeakMap<Store, ReturnType<typeof inTurn>>();
-function inserting(store: Store): ReturnType<typeof inTurn> {
+const insertTurns = new WeakMap<Store, Turns>();
+function inserting(store: Store): Turns {
   let turn = insertTurns.get(store);
-  if (!turn) insertTurns.set(store, (turn = inTurn(store.lockLine, 'accounts')));
+  if (!turn) insertTurns.set(store, (turn = inTurn(store.lockLine)));
   return turn;
 }
 

@@ -8,6 +8,7 @@ import { inBackground } from '../background.js';
 import type { Logger } from '../context.js';
 import type { Measure } from '../files/access/tree.js';
 import type { Store } from '../store/index.js';
+import { inTurn, type Turns } from '../store/in-turn.js';
 import type { StoredJob } from '../store/jobs.js';
 
 /** Finished jobs kept per user so that a client can still read how one ended. */
@@ -88,8 +89,8 @@ export interface JobStartOptions {
  */
 export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job] }> {
   private readonly byUser = new Map<number, Map<string, JobRecord>>();
-  /** Starts, one at a time in this process (the running jobs are counted, then one is added). */
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Starts, one at a time across the instances (the running jobs are counted, then one is added). */
+  private readonly turns: Turns;
   /** Who waits for a job of another instance to end: woken when another instance says so. */
   private waiters: Array<() => void> = [];
 
@@ -98,6 +99,7 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     private readonly log: Logger,
   ) {
     super();
+    this.turns = inTurn(store.lockLine);
     store.notices.on('jobs', () => this.heard());
   }
 
@@ -110,18 +112,7 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
 
   /** Starts a job of `caller`: 429 past the running jobs a user may have, 409 for an id in use. */
   start(caller: Caller, opts: JobStartOptions): Promise<JobRecord> {
-    // Counted and added one at a time, in this process and across the instances.
-    const alone = async () => {
-      const lock = await this.store.lockLine.hold(`jobs:${caller.userId}`);
-      try {
-        return await this.begin(caller, opts);
-      } finally {
-        await lock.release();
-      }
-    };
-    const run = this.tail.then(alone, alone);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.turns(`jobs:${caller.userId}`, () => this.begin(caller, opts));
   }
 
   private async begin(caller: Caller, opts: JobStartOptions): Promise<JobRecord> {

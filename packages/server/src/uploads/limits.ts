@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
+import { inTurn, type Turns } from '../store/in-turn.js';
 import { statFileSystem, type Pinned } from '../files/access/anchor.js';
 
 /**
@@ -10,10 +11,12 @@ import { statFileSystem, type Pinned } from '../files/access/anchor.js';
  * progress (`--uploadsPendingLimit`, `--uploadsPendingBytes`) and the free space on the disks.
  */
 export class PendingLimits {
-  /** Checks, one at a time in this process (the lock line keeps instances apart). */
-  private tail: Promise<unknown> = Promise.resolve();
+  /** The check and the hold it grants, one at a time across the instances. */
+  private readonly turns: Turns;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.turns = inTurn(ctx.store.lockLine);
+  }
 
   /**
    * Holds a place for a new upload within the user's limits (its own earlier upload to the same
@@ -24,17 +27,7 @@ export class PendingLimits {
    * must see each other (the login limit's old mistake).
    */
   reserve(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
-    const alone = async () => {
-      const lock = await this.ctx.store.lockLine.hold(`upload-creations:${userId}`);
-      try {
-        return await this.check(userId, virtual, length);
-      } finally {
-        await lock.release();
-      }
-    };
-    const run = this.tail.then(alone, alone);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.turns(`upload-creations:${userId}`, () => this.check(userId, virtual, length));
   }
 
   private async check(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { inTurn, type Turns } from '../../store/in-turn.js';
 import { inBackground } from '../../background.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
@@ -49,8 +50,8 @@ function scopePlace(scope: string): string {
 }
 
 export class QuotaLedger {
-  /** The end of the last exclusive section (`exclusive`). */
-  private tail: Promise<unknown> = Promise.resolve();
+  /** Exclusive sections, one at a time across the instances (`exclusive`). */
+  private readonly turns: Turns;
   /** Bytes reserved by writes in progress, per quota'd scope. */
   private readonly reserved: Reservations;
   /** Walks in progress, shared by everyone who needs the count meanwhile. */
@@ -68,6 +69,7 @@ export class QuotaLedger {
   private readonly own: string;
 
   constructor(private readonly ctx: AppContext) {
+    this.turns = inTurn(ctx.store.lockLine);
     this.reserved = reservationsFor(ctx);
     this.own = ctx.store.instance.id;
   }
@@ -178,18 +180,7 @@ export class QuotaLedger {
    * held.) On a database several instances share, one section runs at a time across them.
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const alone = async () => {
-      if (!this.ctx.store.instance.shared) return work();
-      const lock = await this.ctx.store.lockLine.hold('quota');
-      try {
-        return await work();
-      } finally {
-        await lock.release();
-      }
-    };
-    const run = this.tail.then(alone, alone);
-    this.tail = run.catch(() => undefined);
-    return run;
+    return this.turns('quota', work);
   }
 
   /** Refuses `bytes` (with `mine` already held by the same write) beyond what any limit leaves. */
