@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import { serverPaths } from '../src/files/access/private.js';
 import { isStagingName, stagingName } from '../src/files/access/staging-names.js';
 import { openStore } from '../src/store/index.js';
-import { ALL, denyRe, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
+import { ALL, denyRe, PASSWORD, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 import { mountTmpfs, unmountTmpfs } from './tools.js';
 
 /**
@@ -383,6 +383,37 @@ describe('a folder merged into another', () => {
         expect(await fs.readFile(path.join(home, 'docs', name), 'utf8')).not.toBe('saved since');
     }
     expect(await t!.ctx.store.staging.orphaned([])).toEqual([]);
+  });
+
+  it('lands nothing in a destination renamed meanwhile into a folder another user locked', async () => {
+    const { home, merge } = await twoFolders();
+    await t!.user('carol', { scope: '/' });
+    await fs.mkdir(path.join(t!.root, 'carols'));
+    await fs.mkdir(path.join(home, 'docs', 'z'));
+    await fs.writeFile(path.join(home, 'docs', 'z', 'f.txt'), 'z');
+    // Once the first entry landed, carol takes the destination into her folder and locks it whole.
+    seam.next(async () => {
+      await fs.rename(path.join(home, 'into', 'docs'), path.join(t!.root, 'carols', 'docs'));
+      const locked = await t!.req(undefined, {
+        method: 'LOCK',
+        url: '/dav/carols/docs',
+        headers: {
+          authorization: 'Basic ' + Buffer.from(`carol:${PASSWORD}`).toString('base64'),
+          depth: 'infinity',
+          timeout: 'Second-600',
+          'content-type': 'application/xml',
+        },
+        payload:
+          '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>carol</D:owner></D:lockinfo>',
+      });
+      expect(locked.statusCode, locked.body).toBe(200);
+    });
+
+    const res = await merge();
+    expect(res.statusCode, res.body).toBe(423);
+    // What had moved went back; nothing of bob's is left in carol's locked folder.
+    expect((await fs.readdir(path.join(t!.root, 'carols', 'docs'))).sort()).toEqual(['kept.txt']);
+    expect((await fs.readdir(path.join(home, 'docs'))).sort()).toEqual(['link', 'sub', 'z']);
   });
 
   it('that ends whole removes what it replaced and the source folders it emptied', async () => {

@@ -17,7 +17,7 @@ import { walkTree } from '../access/tree.js';
 import type { QuotaHold } from './quota-hold.js';
 import { renameInto } from './rename-into.js';
 import { renameToFreeName } from './numbered-name.js';
-import { assertEntryRules, moveEntry } from './transfer.js';
+import { assertEntryRules, assertLandable, moveEntry } from './transfer.js';
 import { type Place, type Progress, placeOf } from './write.js';
 
 /**
@@ -120,11 +120,11 @@ async function mergeFolder(
         // Each entry lands past the locks of others as it is now, as a copied file does.
         const landing = async () => {
           await access.quota.beforeReplace?.(real);
-          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+          await assertLandable(access, into, name);
           await progress.stillAllowed?.();
         };
         if (there?.isDirectory() && source.isDirectory()) {
-          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+          await assertLandable(access, into, name);
           const [innerFrom, innerInto] = [await hold(from, name), await hold(into, name)];
           if (!innerFrom?.stat.isDirectory() || !innerInto?.stat.isDirectory()) {
             throw conflict('the folder changed while it was being moved');
@@ -170,7 +170,7 @@ async function mergeFolder(
         } else {
           // A free name stays free for it only: one taken meanwhile is refused.
           if (progress.sizes) await progress.done?.(await entryBytes(access, from, name, source), 0);
-          await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+          await assertLandable(access, into, name);
           await moveEntry(access, from, name, into, name, { progress, replace: false });
           moved.push({ from, to: into, name, ino: source.ino });
           await progress.done?.(0, 1);

@@ -132,7 +132,7 @@ async function copyFileInto(
     },
     async (staging) => {
       await access.quota.beforeReplace?.(real);
-      await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+      await assertLandable(access, folder, name);
       await progress.stillAllowed?.();
       await renameInto(folder, staging, folder, name, replace);
     },
@@ -324,8 +324,7 @@ async function copyTree(
       if (!e.stat.isFile()) {
         // A folder or link lands as a file does (copyFileInto): past the locks of others, and
         // only while its caller may still make it.
-        const real = joinReal(into.real, name);
-        await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+        await assertLandable(access, into, name);
         await progress.stillAllowed?.();
       }
       if (e.stat.isDirectory()) {
@@ -401,7 +400,7 @@ export async function moveEntry(
   const real = joinReal(to.real, toName);
   // It lands past the locks of others as they are then, and only while its caller may move it.
   const landing = async () => {
-    await access.locks.assertWritable(access, { entry: real, real }, { member: true });
+    await assertLandable(access, to, toName);
     await opts.progress?.stillAllowed?.();
   };
   await access.quota.beforeReplace?.(real);
@@ -423,6 +422,15 @@ export async function moveEntry(
   }
   await move.finish(opts.alongside, replace);
   return { copied: true, counted: false };
+}
+
+/**
+ * 423 when another user's lock covers the entry `name` of a pinned folder where that folder is
+ * now: one renamed since it was opened (into a folder someone locked) is checked at its new place.
+ */
+export async function assertLandable(access: FileAccess, folder: Pinned, name: string): Promise<void> {
+  const real = joinReal(await folder.currentReal(), name);
+  await access.locks.assertWritable(access, { entry: real, real }, { member: true });
 }
 
 /** 403 unless the rules allow an entry where it is (`virtual`, `real`) and where it goes (`mirror`). */
