@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -374,6 +375,49 @@ describe.runIf(haveTool('nginx', 'runs two instances behind a round-robin proxy'
       });
       expect(made.status, made.body).toBe(200);
       expect(await names(two)).toEqual(['new.txt']);
+    });
+
+    it('lists and cancels through the other instance a job that runs on the first', async () => {
+      // An archive download followed as a job, whose client reads nothing: it stays running.
+      fs.mkdirSync(path.join(root, 'archive-me'));
+      const file = fs.openSync(path.join(root, 'archive-me', 'noise.bin'), 'w');
+      for (let i = 0; i < 32; i++) fs.writeSync(file, crypto.randomBytes(1024 * 1024));
+      fs.closeSync(file);
+      const id = 'scale-out-job-1';
+      const download = http.get(`${direct(one)}/api/raw/archive-me?algo=tar&progress=${id}`, {
+        headers: { 'x-auth': adminToken },
+      });
+      // Paused, the response is read no further until the job is cancelled.
+      const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+        download.on('error', reject);
+        download.on('response', (res) => {
+          res.pause();
+          resolve(res);
+        });
+      });
+      const onTwo = (method: string, url: string) =>
+        call(method, url, { token: adminToken, base: direct(two) });
+      // Recorded when it starts: the other instance finds it as soon as the first has it.
+      let job = await onTwo('GET', `/api/jobs/${id}`);
+      while (job.status === 404) job = await onTwo('GET', `/api/jobs/${id}`);
+      expect(job.status, job.body).toBe(200);
+      expect(JSON.parse(job.body)).toMatchObject({ id, action: 'archive', state: 'running' });
+      const listed = JSON.parse((await onTwo('GET', '/api/jobs')).body) as Array<{ id: string }>;
+      expect(listed.map((j) => j.id)).toContain(id);
+
+      const cancelled = await onTwo('DELETE', `/api/jobs/${id}`);
+      expect(cancelled.status, cancelled.body).toBe(200);
+      expect(JSON.parse(cancelled.body)).toMatchObject({ id, state: 'cancelled' });
+      // The first instance cut the download it was serving: read on, it ends short.
+      const res = await response;
+      const ended = new Promise<boolean>((resolve) => {
+        res.on('close', () => resolve(res.complete));
+        res.on('error', () => undefined);
+      });
+      res.resume();
+      expect(await ended).toBe(false);
+      const after = await call('GET', `/api/jobs/${id}`, { token: adminToken, base: direct(one) });
+      expect(JSON.parse(after.body)).toMatchObject({ id, state: 'cancelled' });
     });
 
     // Last: it kills the first instance.
