@@ -665,6 +665,29 @@ describe('a move across file systems', () => {
     expect(usage.used).toBe(onDisk);
   });
 
+  it('merged into a folder on the other file system, a link to the folder serves nothing of it', async () => {
+    const m = await withMount('4m');
+    if (!m) return;
+    await fs.mkdir(path.join(m.home, 'docs'));
+    await fs.writeFile(path.join(m.home, 'docs', 'pub.txt'), 'public');
+    await fs.mkdir(path.join(m.mnt, 'docs'));
+    await fs.writeFile(path.join(m.mnt, 'docs', 'secret.txt'), 'SECRET');
+    const made = await t!.req(m.bob, { method: 'POST', url: '/api/share/docs/', payload: {} });
+    expect(made.statusCode, made.body).toBe(200);
+    const { hash } = made.json() as { hash: string };
+    expect((await t!.req(undefined, { method: 'GET', url: `/api/public/share/${hash}` })).statusCode).toBe(
+      200,
+    );
+
+    const res = await move(m.bob, '/docs', '/mnt/docs', '&override=true');
+    expect(res.statusCode, res.body).toBe(200);
+    for (const url of [`/api/public/share/${hash}`, `/api/public/dl/${hash}/secret.txt`]) {
+      const pub = await t!.req(undefined, { method: 'GET', url });
+      expect(pub.statusCode, url).toBe(404);
+      expect(pub.body).not.toContain('SECRET');
+    }
+  });
+
   it('merges a folder replacing files on the other file system', async () => {
     const m = await withMount('4m');
     if (!m) return;

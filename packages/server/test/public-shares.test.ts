@@ -410,6 +410,24 @@ describe('links serve only the item they were made for', () => {
     expect(res.body).toBe('edited');
   });
 
+  it('hands a link on only to a save of its own place, not of another name of the same file', async () => {
+    const hash = await share('/docs/a.txt');
+    // A hard link made outside the server: one file, two names.
+    await fs.mkdir(path.join(home, 'snap'));
+    await fs.link(path.join(home, 'docs/a.txt'), path.join(home, 'snap/a.txt'));
+    const save = await t.req(bob, { method: 'PUT', url: '/api/resources/snap/a.txt', payload: 'OTHER FILE' });
+    expect(save.statusCode).toBe(200);
+    // The shared place is untouched: the link serves it still.
+    expect((await pub(`/api/public/dl/${hash}`)).body).toBe('hello world');
+    // Moved over the shared place, the other file is not the item: the link serves nothing.
+    const moved = await t.req(bob, {
+      method: 'PATCH',
+      url: '/api/resources/snap/a.txt?action=rename&destination=%2Fdocs%2Fa.txt&override=true',
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    await expectGone(ways(hash), 'OTHER FILE');
+  });
+
   it('records the item of a link made before identities at its first open, and holds it to it', async () => {
     const bobNow = await bobUser();
     const old = await t.ctx.store.shares.create({

@@ -50,6 +50,16 @@ async function refused(username: string, message: string): Promise<void> {
 }
 
 describe('home folders', () => {
+  it('refuses a sign-up whose home lies inside a scope reached through a link, creating nothing', async () => {
+    await t.ctx.store.settings.save({ ...t.ctx.store.settings.get(), userHomeBasePath: '/homes' });
+    fs.mkdirSync(path.join(t.root, 'homes'));
+    // carol's scope is a link to the homes' folder: written apart, it leads to the same place.
+    fs.symlinkSync('homes', path.join(t.root, 'hl'));
+    await t.createUser({ username: 'carol', scope: '/hl' });
+    await refused('erin', 'this home folder lies inside another user’s folder');
+    expect(fs.readdirSync(path.join(t.root, 'homes'))).toEqual([]);
+  });
+
   it.each([
     ['team one', 'team-one'],
     ['Team One', 'team-one'],

@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import type { Permissions, UserInput } from '@filebrowser/contract';
 import { may } from './policy.js';
 import type { AppContext } from '../context.js';
@@ -93,7 +94,8 @@ export async function createAccount(
   return inserting(ctx.store)('accounts', async () => {
     if (wantsHome) {
       user.scope = homeScope(settings.userHomeBasePath, username);
-      const conflict = homeConflict(user.scope, await ctx.store.users.list());
+      const rootReal = await fs.realpath(ctx.config.root);
+      const conflict = await homeConflict(rootReal, user.scope, await ctx.store.users.list());
       if (conflict) throw new AppError('conflict', conflict);
     }
     user.scope = normaliseScope(user.scope || '/');

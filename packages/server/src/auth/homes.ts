@@ -43,19 +43,42 @@ function within(inner: string, outer: string): boolean {
  * can: its owner would reach another user's files (an existing scope at or below it, whoever
  * holds it), or another ordinary user would reach the new owner's (the home below their scope).
  * Administrators' scopes are left out of the second test only: theirs is the whole root, and they
- * may change any scope anyway, so counting them would refuse every home.
+ * may change any scope anyway, so counting them would refuse every home. Scopes are compared as
+ * written and where they lead on the disk (`rootReal`: the served folder's real path), so that a
+ * scope reached through a link is no way around it.
  */
-export function homeConflict(
+export async function homeConflict(
+  rootReal: string,
   home: string,
   users: readonly { scope: string; perm: { admin: boolean } }[],
-): string | undefined {
+): Promise<string | undefined> {
+  const homeReal = await realPlace(rootReal, home);
   for (const u of users) {
     const scope = normaliseScope(u.scope || '/');
-    if (usernameKey(scope) === usernameKey(home)) return 'another user already owns this home folder';
-    if (within(scope, home)) return 'this home folder would hold another user’s folder';
-    if (!u.perm.admin && within(home, scope)) return 'this home folder lies inside another user’s folder';
+    const scopeReal = await realPlace(rootReal, scope);
+    if (usernameKey(scope) === usernameKey(home) || scopeReal === homeReal)
+      return 'another user already owns this home folder';
+    if (within(scope, home) || within(scopeReal, homeReal))
+      return 'this home folder would hold another user’s folder';
+    if (!u.perm.admin && (within(home, scope) || within(homeReal, scopeReal)))
+      return 'this home folder lies inside another user’s folder';
   }
   return undefined;
+}
+
+/** Where a scope leads on the disk: its deepest existing folder resolved, the rest as written. */
+async function realPlace(rootReal: string, scope: string): Promise<string> {
+  const rest: string[] = [];
+  let at = path.join(rootReal, scope);
+  for (;;) {
+    try {
+      return path.join(await fs.realpath(at), ...rest.reverse());
+    } catch {
+      if (at === rootReal || at === path.dirname(at)) return path.join(rootReal, scope);
+      rest.push(path.basename(at));
+      at = path.dirname(at);
+    }
+  }
 }
 
 /** Whether the folder at `dir` (the pinned folder's own path) has any entry. */

@@ -130,6 +130,12 @@ export async function sharesFollowMove(
   access: FileAccess,
   fromReal: string,
   toReal: string,
+  /**
+   * The move merged into a folder that was there: nothing at the destination is a copy of an item
+   * that moved whole, so the links keep the identities they had (a file renamed within one file
+   * system keeps its own; one copied across file systems, or the folder merged into, serves nothing).
+   */
+  merged = false,
 ): Promise<void> {
   const from = access.rootPathOf(fromReal);
   const to = access.rootPathOf(toReal);
@@ -157,7 +163,7 @@ export async function sharesFollowMove(
       share.hash,
       marked(movedVirtual, share.path.endsWith('/')),
       marked(moved, folder),
-      await identityAfterMove(ownerAccess!, movedVirtual, share.itemId),
+      merged ? share.itemId : await identityAfterMove(ownerAccess!, movedVirtual, share.itemId),
     );
   }
 }

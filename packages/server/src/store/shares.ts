@@ -122,8 +122,13 @@ export class SharesRepo {
   }
 
   /** The server replaced a shared file's bytes (a new object, see files/change/replace.ts). */
-  async replaceItem(replaced: string, placed: string): Promise<void> {
-    await this.sql.updateTable('shares').set({ item_id: placed }).where('item_id', '=', replaced).execute();
+  async replaceItem(replaced: string, placed: string, rootPath: string): Promise<void> {
+    await this.sql
+      .updateTable('shares')
+      .set({ item_id: placed })
+      .where('item_id', '=', replaced)
+      .where('root_path', '=', rootPath)
+      .execute();
   }
 
   async delete(hash: string): Promise<boolean> {

@@ -36,7 +36,7 @@ const MADE_HERE: unique symbol = Symbol('FileAccess is made in files/access.ts')
  * `fileAccessFor` (or narrows one with `narrow`), and nothing reaches a served file another way.
  */
 /** See `AccessParts.replacedItem`. */
-export type ReplacedItem = (replaced: string, placed: string) => Promise<void>;
+export type ReplacedItem = (replaced: string, placed: string, real: string) => Promise<void>;
 
 interface AccessParts {
   root: FileRoot;
@@ -117,10 +117,7 @@ export class FileAccess {
 
   /** Where a real path lies below the root (`/a/b`, `/` for the root itself), or undefined outside it. */
   rootPathOf(real: string): string | undefined {
-    const rootReal = this.scope.rootReal;
-    if (real === rootReal) return '/';
-    if (!isInside(rootReal, real)) return undefined;
-    return rootReal === '/' ? real : real.slice(rootReal.length);
+    return rootPathIn(this.scope.rootReal, real);
   }
 
   /** The virtual path, in this access's scope, of a place below the root; undefined when out of scope. */
@@ -393,8 +390,19 @@ async function accessFor(
     quota: quotaLedgerOf(ctx),
     // A lock's holder is looked at as they are now, on the same root.
     locks: new WriteLocks(ctx, writer, (holder) => fileAccessFor(ctx, holder, root)),
-    replacedItem: (replaced, placed) => ctx.store.shares.replaceItem(replaced, placed),
+    // A save hands on the links of the very place it saved, never another name of the same file.
+    replacedItem: async (replaced, placed, real) => {
+      const place = rootPathIn(scope.rootReal, real);
+      if (place !== undefined) await ctx.store.shares.replaceItem(replaced, placed, place);
+    },
     base: '/',
     owner,
   });
+}
+
+/** The path below the root (`/docs/a.txt`) of a real path, or undefined when it is not below it. */
+function rootPathIn(rootReal: string, real: string): string | undefined {
+  if (real === rootReal) return '/';
+  if (!isInside(rootReal, real)) return undefined;
+  return rootReal === '/' ? real : real.slice(rootReal.length);
 }

@@ -2,6 +2,7 @@ import type fs from 'node:fs';
 import { conflict } from '../../errors.js';
 import {
   exchangeEntries,
+  joinReal,
   renameEntry,
   renameEntryNoReplace,
   statEntry,
@@ -132,7 +133,7 @@ async function replaceOnce(
     if (!exchanged) {
       await renameEntry(from, fromName, to, toName);
       await hold.commit(size - roomOf(there));
-      await replacedItem?.(identity(there), identity(ours));
+      await replacedItem?.(identity(there), identity(ours), joinReal(await to.currentReal(), toName));
       return;
     }
     // `fromName` now names what stood at the destination when the new file took its place.
@@ -157,7 +158,7 @@ async function replaceOnce(
       // replaced is still measured exactly and counted below, so the quota refuses what follows.
     }
     await hold.commit(size - roomOf(replaced));
-    await replacedItem?.(identity(replaced), identity(ours));
+    await replacedItem?.(identity(replaced), identity(ours), joinReal(await to.currentReal(), toName));
     await unlinkEntry(from, fromName);
     return;
   }

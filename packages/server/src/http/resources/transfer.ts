@@ -67,7 +67,10 @@ export async function transfer(
         (result) => ({ file, destination: result.entry }),
       );
       if (action === 'rename') {
-        await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry));
+        // Merged into a folder that was there: what stands at the destination is not the item.
+        const merged =
+          !!dst.linkStat?.isDirectory() && !!src.linkStat?.isDirectory() && moved.entry === dst.entry;
+        await notify(ctx, 'rename', () => sharesFollowMove(ctx, access, src.entry, moved.entry, merged));
         await notify(ctx, 'rename', async () => await davFollowMove(ctx, access, src.entry, moved.entry));
         await notify(ctx, 'rename', () => events.moved?.(src.entry, moved.entry));
       } else {
