@@ -9,6 +9,7 @@ import { createDataset, diskNeed, sizesFor } from './lib/dataset.mjs';
 import { startNginx } from './lib/nginx.mjs';
 import { parseOptions, USAGE } from './lib/options.mjs';
 import { evaluate, formatTable, writeJson } from './lib/report.mjs';
+import { freshDatabase } from './lib/postgres.mjs';
 import { startServer } from './lib/server.mjs';
 import { fmtSize } from './lib/units.mjs';
 import { archiveRow } from './rows/archive.mjs';
@@ -90,6 +91,14 @@ async function main() {
   log(`scale ${opts.scale}, rows ${[...opts.rows].join(',')}, temp folder ${workDir}`);
 
   const dataRoot = path.join(workDir, 'data');
+  // On PostgreSQL: a database of the run's own, made when the server first starts.
+  /** @type {{ url: string, drop: () => Promise<void> } | undefined} */
+  let pgDatabase;
+  const db = async () => {
+    if (!opts.database) return undefined;
+    pgDatabase ??= await freshDatabase(opts.database);
+    return pgDatabase.url;
+  };
   const data = createDataset(dataRoot, sizes, log);
   /** @type {{ server: import('./lib/server.mjs').Server | null, nginx: import('./lib/nginx.mjs').Nginx | null, apache: import('./lib/apache.mjs').Apache | null }} */
   const running = { server: null, nginx: null, apache: null };
@@ -99,7 +108,10 @@ async function main() {
     data,
     workDir,
     log,
-    server: lazy(async () => (running.server = await startServer({ entry, workDir, dataRoot, log }))),
+    server: lazy(
+      async () =>
+        (running.server = await startServer({ entry, workDir, dataRoot, log, database: await db() })),
+    ),
     nginx: lazy(async () => {
       const uploads = (await data.uploads()).rel;
       return (running.nginx = await startNginx({
@@ -174,6 +186,7 @@ async function main() {
     }
   } finally {
     await running.server?.stop();
+    await pgDatabase?.drop().catch((err) => log(`could not drop ${pgDatabase?.url}: ${err}`));
     await running.nginx?.stop();
     await running.apache?.stop();
     await cleanupAll();

@@ -32,6 +32,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --reps <n>            repetitions per side for the other rows (median kept), default $BENCH_REPS or 3
   --thumb-concurrency <n>  parallel thumbnail requests / vipsthumbnail processes, default 4
   --nginx-workers <n>   nginx worker processes, default $BENCH_NGINX_WORKERS or 1 (our server is one process)
+  --database <url>      run the server on PostgreSQL (postgres://user@host:port/db): the bench makes a
+                        database of its own on that server and drops it after; default a SQLite file
   --out <file>          JSON results, default bench/results/latest.json
   --keep                keep the temp folder (for debugging)
   --strict              exit 1 when a row fails or errors
@@ -53,6 +55,7 @@ export const USAGE = `usage: npm run bench -- [options]
  * @property {number} reps
  * @property {number} thumbConcurrency
  * @property {number} nginxWorkers
+ * @property {string | null} database
  * @property {string | null} out
  * @property {boolean} keep
  * @property {boolean} strict
@@ -72,6 +75,16 @@ function num(name, raw, min, max) {
   if (!Number.isFinite(n) || n < min || n > max)
     throw new Error(`${name} must be a number in ${min}..${max}`);
   return n;
+}
+
+/**
+ * @param {string | undefined} url
+ * @returns {string | null}
+ */
+function database(url) {
+  if (url === undefined) return null;
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new Error('--database must be a postgres:// URL');
+  return url;
 }
 
 /**
@@ -112,7 +125,8 @@ export function parseOptions(argv, env) {
     'nginx-workers',
   ];
   for (const name of Object.keys(flags)) {
-    if (![...known, 'out', 'keep', 'strict'].includes(name)) throw new Error(`unknown option --${name}`);
+    if (![...known, 'out', 'database', 'keep', 'strict'].includes(name))
+      throw new Error(`unknown option --${name}`);
   }
   const str = (/** @type {string} */ name) => (typeof flags[name] === 'string' ? flags[name] : undefined);
 
@@ -150,6 +164,7 @@ export function parseOptions(argv, env) {
     nginxWorkers: Math.round(
       num('nginx-workers', str('nginx-workers') ?? env.BENCH_NGINX_WORKERS, 1, os.cpus().length * 4) ?? 1,
     ),
+    database: database(str('database')),
     out: str('out') ?? null,
     keep: flags.keep === true,
     strict: flags.strict === true,

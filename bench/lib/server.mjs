@@ -57,12 +57,12 @@ async function launchOf(entry) {
 
 /**
  * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void,
- *   nodeArgs?: string[], env?: Record<string, string> }} options `nodeArgs`: flags for node itself
+ *   nodeArgs?: string[], env?: Record<string, string>, database?: string }} options `nodeArgs`: flags for node itself
  *   (e.g. --cpu-prof, which NODE_OPTIONS refuses); `env`: variables added to the server's
  *   environment (FB_NATIVE=off); they and BENCH_SERVER_NODE_ARGS win over the build's own settings
  * @returns {Promise<Server>}
  */
-export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [], env = {} }) {
+export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [], env = {}, database }) {
   const password = crypto.randomBytes(18).toString('base64url');
   const passwordHash = await hash(password, { cost: 10, version: '2a' });
   const port = await freePort();
@@ -77,7 +77,7 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
   const args = [
     ...launch.nodeArgs,
     entry,
-    '-d', path.join(workDir, 'fb.db'),
+    '-d', database ?? path.join(workDir, 'fb.db'),
     '-r', dataRoot,
     '-a', '127.0.0.1',
     '-p', String(port),
