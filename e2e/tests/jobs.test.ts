@@ -86,7 +86,7 @@ describe('long work', () => {
       await expect.poll(() => jobsPanel(page).count()).toBe(0);
       expect(await fs.readdir(path.join(server.root, 'Backup'))).toEqual([]);
       expect((await fs.readdir(path.join(server.root, 'Big'), { recursive: true })).length).toBe(FILES + 1);
-      const running = server.ctx.jobs.running({ id: ADMIN_ID });
+      const running = server.ctx.jobs.runningHere({ id: ADMIN_ID });
       expect(running).toEqual([]);
     } finally {
       await context.close();
@@ -117,7 +117,7 @@ describe('long work', () => {
       // The server counted every byte of the folder as read.
       const route = await polled;
       const id = decodeURIComponent(route.request().url().split('/api/jobs/')[1] ?? '');
-      await server.ctx.jobs.get({ id: ADMIN_ID }, id)?.ended;
+      await server.ctx.jobs.here({ id: ADMIN_ID }, id)?.ended;
       const answer = await route.fetch();
       const job = (await answer.json()) as { state: string; bytesDone: number; bytesTotal: number };
       expect(job).toMatchObject({
