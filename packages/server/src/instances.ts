@@ -1,5 +1,6 @@
 import os from 'node:os';
-import type { AppContext } from './context.js';
+import { inBackground } from './background.js';
+import type { ServerContext } from './services.js';
 import type { InstanceRecord } from './store/instances.js';
 import { moveJournalOf } from './files/change/moves.js';
 import { stagingLedgerOf } from './files/change/staging.js';
@@ -21,7 +22,7 @@ export const DEAD_AFTER_MS = 120_000;
  * recorded there is an earlier process that is gone.
  */
 export class InstanceRegistry {
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: ServerContext) {}
 
   private get id(): string {
     return this.ctx.store.instance.id;
@@ -50,6 +51,9 @@ export class InstanceRegistry {
       // instance may have undone what this one had in progress. It goes on as a new start would.
       log.warn({ instance: this.id }, 'this instance was taken for dead by another and registers again');
       await store.instances.register(this.record(now));
+      // Its jobs were failed and their staging files removed: they stop here too (cancelled, not
+      // awaited: a job ends once its work has cleaned up).
+      inBackground(this.ctx.jobs.cancelAll(), () => undefined);
     }
     if (store.instance.shared) await store.exclusively('settle-dead', () => this.settleDead(now));
   }
@@ -80,8 +84,11 @@ export class InstanceRegistry {
     await store.uploadCreations.forgetInstancesBut([...live]);
     // So did their jobs: failed, for whoever follows them on any instance.
     const { error, status } = INSTANCE_GONE;
-    if ((await store.jobs.failInstancesBut([...live], error, status, now)) > 0)
+    if ((await store.jobs.failInstancesBut([...live], error, status, now)) > 0) {
       await store.notices.publish('jobs');
+      // This instance is not told its own notices: requests here waiting for those ends wake too.
+      await this.ctx.jobs.heard();
+    }
     for (const i of instances) {
       if (live.has(i.id)) continue;
       log.info(

@@ -473,6 +473,77 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect((await viaB(token, '/api/jobs')).json<Job[]>().map((j) => j.id)).toEqual(['still-running']);
   });
 
+  it('answer a cancel, through either, of a job whose instance died, once that job is failed', async () => {
+    const carol = await a.createUser({ username: 'carol', scope: '/carol' });
+    const token = await a.login('carol');
+    const dead = { id: 'gone', host: 'h', pid: 1, startedAt: 1, seenAt: Date.now() - DEAD_AFTER_MS - 1 };
+    await bStore.instances.register(dead);
+    await leftJob(bStore, 'gone', carol.id, 'orphan-job');
+    const cancel = a.request(token, { method: 'DELETE', url: '/api/jobs/orphan-job' });
+    await until(async () => (await bStore.jobs.get(carol.id, 'orphan-job'))?.cancelRequested === true);
+
+    // The instance the cancel waits on settles the dead one itself (no notice reaches its sender).
+    await new InstanceRegistry(a.ctx).beat();
+    const res = await cancel;
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ id: 'orphan-job', state: 'failed', status: 503 });
+  });
+
+  it('stop the jobs of an instance taken for dead, and leave them failed as the others said', async () => {
+    const carol = await a.createUser({ username: 'carol', scope: '/carol' });
+    const token = await a.login('carol');
+    await fs.mkdir(path.join(a.root, 'carol', 'src'), { recursive: true });
+    for (const n of [1, 2, 3]) await fs.writeFile(path.join(a.root, 'carol', 'src', `${n}.txt`), `${n}`);
+    // While A copies, B takes A for dead (A was silent, say, paused): A's jobs are failed.
+    seam.next(async () => {
+      const [running] = a.ctx.jobs.runningHere({ id: carol.id });
+      const record = a.ctx.jobs.here({ id: carol.id }, running!.id)!;
+      await bStore.instances.remove(a.ctx.store.instance.id);
+      await bStore.jobs.failInstancesBut([bStore.instance.id], 'failed by B', 503, Date.now());
+      // A's next beat finds it was taken for dead: its job stops.
+      await new InstanceRegistry(a.ctx).beat();
+      await until(() => record.signal.aborted);
+    });
+    const started = await a.request(token, {
+      method: 'POST',
+      url: '/api/jobs',
+      payload: { action: 'copy', items: ['/src'], destination: '/dst/' },
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const { id } = started.json<{ id: string }>();
+    await until(() => a.ctx.jobs.here({ id: carol.id }, id)?.job.state !== 'running');
+    await a.ctx.jobs.here({ id: carol.id }, id)!.ended;
+    expect(await fs.readdir(path.join(a.root, 'carol'))).toEqual(['src']);
+    expect((await bStore.jobs.get(carol.id, id))?.job).toMatchObject({
+      state: 'failed',
+      error: 'failed by B',
+    });
+  });
+
+  it('take turns through both without deadlocks: job starts and upload creations mixed', async () => {
+    await a.createUser({ username: 'carol', scope: '/carol' });
+    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+    const token = await a.login('carol');
+    const asCarol = { 'x-auth': token };
+    const requests = Array.from({ length: 48 }, (_, i) => {
+      const app = i % 2 === 0 ? a.app : b.app;
+      return i % 4 < 2
+        ? app.inject({
+            method: 'POST',
+            url: '/api/jobs',
+            headers: asCarol,
+            payload: { action: 'copy', items: ['/nope'], destination: '/dst/' },
+          })
+        : app.inject({
+            method: 'POST',
+            url: `/api/tus/m${i}.bin`,
+            headers: { ...asCarol, 'tus-resumable': '1.0.0', 'upload-length': '10' },
+          });
+    });
+    const answers = await Promise.all(requests);
+    for (const res of answers) expect([201, 202, 429], res.body).toContain(res.statusCode);
+  });
+
   it('see a change made through the other at once: listings are checked against the folder', async () => {
     await fs.mkdir(path.join(a.root, 'shared'));
     const before = await viaB(a.adminToken, '/api/resources/shared/');

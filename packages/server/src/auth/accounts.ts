@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import type { Permissions, UserInput } from '@filebrowser/contract';
 import { may } from './policy.js';
 import type { AppContext } from '../context.js';
@@ -94,8 +93,7 @@ export async function createAccount(
   return inserting(ctx.store)('accounts', async () => {
     if (wantsHome) {
       user.scope = homeScope(settings.userHomeBasePath, username);
-      const rootReal = await fs.realpath(ctx.config.root);
-      const conflict = await homeConflict(rootReal, user.scope, await ctx.store.users.list());
+      const conflict = await homeConflict(ctx, user.scope, await ctx.store.users.list());
       if (conflict) throw new AppError('conflict', conflict);
     }
     user.scope = normaliseScope(user.scope || '/');

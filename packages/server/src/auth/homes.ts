@@ -1,9 +1,11 @@
-import fs from 'node:fs/promises';
+import type { Permissions } from '@filebrowser/contract';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
 import { badRequest, conflict } from '../errors.js';
-import { serverAccess } from '../files/access/access.js';
+import { serverAccess, type FileAccess } from '../files/access/access.js';
+import { readFolder } from '../files/access/anchor.js';
 import { makeDirectory } from '../files/change/write.js';
+import { may } from './policy.js';
 import { usernameKey } from './usernames.js';
 
 /** A scope as stored: "/" or "/a/b" — leading slash, no trailing slash, no dot segments. */
@@ -48,46 +50,36 @@ function within(inner: string, outer: string): boolean {
  * scope reached through a link is no way around it.
  */
 export async function homeConflict(
-  rootReal: string,
+  ctx: AppContext,
   home: string,
-  users: readonly { scope: string; perm: { admin: boolean } }[],
+  users: readonly { scope: string; perm: Permissions }[],
 ): Promise<string | undefined> {
-  const homeReal = await realPlace(rootReal, home);
+  const access = await serverAccess(ctx);
+  const homeReal = await realPlace(access, home);
   for (const u of users) {
     const scope = normaliseScope(u.scope || '/');
-    const scopeReal = await realPlace(rootReal, scope);
+    const scopeReal = await realPlace(access, scope);
     if (usernameKey(scope) === usernameKey(home) || scopeReal === homeReal)
       return 'another user already owns this home folder';
     if (within(scope, home) || within(scopeReal, homeReal))
       return 'this home folder would hold another user’s folder';
-    if (!u.perm.admin && (within(home, scope) || within(homeReal, scopeReal)))
+    if (!may(u.perm, 'admin') && (within(home, scope) || within(homeReal, scopeReal)))
       return 'this home folder lies inside another user’s folder';
   }
   return undefined;
 }
 
-/** Where a scope leads on the disk: its deepest existing folder resolved, the rest as written. */
-async function realPlace(rootReal: string, scope: string): Promise<string> {
-  const rest: string[] = [];
-  let at = path.join(rootReal, scope);
-  for (;;) {
-    try {
-      return path.join(await fs.realpath(at), ...rest.reverse());
-    } catch {
-      if (at === rootReal || at === path.dirname(at)) return path.join(rootReal, scope);
-      rest.push(path.basename(at));
-      at = path.dirname(at);
-    }
-  }
-}
-
-/** Whether the folder at `dir` (the pinned folder's own path) has any entry. */
-async function holdsEntries(dir: string): Promise<boolean> {
-  const folder = await fs.opendir(dir);
+/**
+ * Where a scope leads on the disk, as the server's file access resolves it (links followed inside
+ * the root); as written, below the root, where it cannot be resolved (a link leading out).
+ */
+async function realPlace(access: FileAccess, scope: string): Promise<string> {
+  const opened = await access.open(scope, { rules: false }).catch(() => undefined);
+  if (!opened) return path.join(access.scope.rootReal, scope);
   try {
-    return (await folder.read()) !== null;
+    return opened.real;
   } finally {
-    await folder.close();
+    await opened.close();
   }
 }
 
@@ -107,7 +99,12 @@ export async function ensureScopeFolder(
   const target = await access.open(normaliseScope(scope), { rules: false });
   try {
     // A home is new: files already there (a deleted account's, say) are nobody's to hand over.
-    if (opts.fresh && target.node && target.stat?.isDirectory() && (await holdsEntries(target.node.path))) {
+    if (
+      opts.fresh &&
+      target.node &&
+      target.stat?.isDirectory() &&
+      (await readFolder(target.node)).length > 0
+    ) {
       throw conflict(
         'the home folder for this username already exists and holds files: an administrator can remove or rename it',
       );

@@ -103,8 +103,11 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     store.notices.on('jobs', () => this.heard());
   }
 
-  /** Another instance said that jobs changed: cancels asked of this one, ends others wait for. */
-  private async heard(): Promise<void> {
+  /**
+   * Jobs changed elsewhere (another instance said so, or this one failed a dead one's): cancels
+   * asked of this instance, and the ends of other instances' jobs that requests here wait for.
+   */
+  async heard(): Promise<void> {
     for (const wake of this.waiters.splice(0)) wake();
     for (const { userId, id } of await this.store.jobs.cancelsHere())
       this.byUser.get(userId)?.get(id)?.cancel();
@@ -145,18 +148,29 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     const cancelled = new Error('the job was cancelled');
     let ended!: (job: Job) => void;
     const endedPromise = new Promise<Job>((resolve) => (ended = resolve));
-    // Written for the other instances at most every SAVE_EVERY_MS; the answer says whether one of
-    // them asked the job to stop.
+    // Written for the other instances at most every SAVE_EVERY_MS, and what came within one
+    // window at its end (a job stalled after a step is seen where it stopped). The answer says
+    // whether one of them asked the job to stop, or failed it (its instance taken for dead).
     let savedAt = 0;
+    let trailing: NodeJS.Timeout | undefined;
     const save = async (force = false) => {
       const now = Date.now();
-      if (!force && now - savedAt < SAVE_EVERY_MS) return;
+      if (!force && now - savedAt < SAVE_EVERY_MS) {
+        trailing ??= setTimeout(
+          () => {
+            trailing = undefined;
+            if (job.state === 'running') inBackground(save(true), () => undefined);
+          },
+          SAVE_EVERY_MS - (now - savedAt),
+        ).unref();
+        return;
+      }
       savedAt = now;
-      const asked = await store.jobs.progress(userId, id, job).catch((err: unknown) => {
+      const go = await store.jobs.progress(userId, id, job).catch((err: unknown) => {
         this.log.warn({ err, job: id }, 'the progress of a job could not be written');
-        return false;
+        return 'on' as const;
       });
-      if (asked) record.cancel();
+      if (go !== 'on') record.cancel();
     };
     const end = (state: JobState, error?: string, status?: number) => {
       if (job.state !== 'running') return;
@@ -168,6 +182,7 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
         job.bytesDone = Math.max(job.bytesDone, job.bytesTotal);
         job.itemsDone = Math.max(job.itemsDone, job.itemsTotal);
       }
+      clearTimeout(trailing);
       this.prune(jobs);
       this.emit('finished', { ...job });
       // Ended once every instance can read so.
@@ -290,7 +305,10 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
     }
   }
 
-  /** Stops every running job and waits until they have cleaned up (the server is closing). */
+  /**
+   * Stops every running job and waits until they have cleaned up (the server is closing, or this
+   * instance was taken for dead and its jobs failed by another).
+   */
   async cancelAll(): Promise<void> {
     const records = [...this.byUser.values()].flatMap((jobs) => [...jobs.values()]);
     for (const r of records) r.cancel();

@@ -52,8 +52,12 @@ export class JobsRepo {
     return Number(added.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  /** Writes how far a running job is; answers whether someone asked it to stop. */
-  async progress(userId: number, id: string, p: JobProgress): Promise<boolean> {
+  /**
+   * Writes how far a running job of this instance is; answers `on`, `cancel` (someone asked it
+   * to stop) or `gone` (it is no longer running here: failed by another instance, which took this
+   * one for dead, or its user deleted).
+   */
+  async progress(userId: number, id: string, p: JobProgress): Promise<'on' | 'cancel' | 'gone'> {
     const row = await this.sql
       .updateTable('jobs')
       .set({
@@ -64,12 +68,15 @@ export class JobsRepo {
       })
       .where('user_id', '=', userId)
       .where('id', '=', id)
+      .where('instance', '=', this.instance)
+      .where('state', '=', 'running')
       .returning('cancel_requested')
       .executeTakeFirst();
-    return !!row && Number(row.cancel_requested) === 1;
+    if (!row) return 'gone';
+    return Number(row.cancel_requested) === 1 ? 'cancel' : 'on';
   }
 
-  /** Writes how a job ended. */
+  /** Writes how a job of this instance ended, unless another failed it first (taken for dead). */
   async end(userId: number, job: Job, now: number): Promise<void> {
     await this.sql
       .updateTable('jobs')
@@ -85,6 +92,8 @@ export class JobsRepo {
       })
       .where('user_id', '=', userId)
       .where('id', '=', job.id)
+      .where('instance', '=', this.instance)
+      .where('state', '=', 'running')
       .execute();
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from 'pg';
 
 /** A lock held across the instances of one database, until released or lost. */
@@ -19,8 +20,10 @@ export interface LockLine {
   /** The lock of `name`, or undefined at once when another instance holds it. */
   tryHold(name: string): Promise<HeldLock | undefined>;
   /**
-   * The lock of `name`, once no other instance holds it: for short sections only (the lock line
-   * is one connection, and a wait on it holds back the instance's other locks).
+   * The lock of `name`, once no other instance holds it: for short sections only. It is asked
+   * for again and again, never waited for on the line, so that a wait never holds back the
+   * line's other locks (two instances each waiting on its line for what the other holds, behind
+   * the release of what it holds itself, were a deadlock).
    */
   hold(name: string): Promise<HeldLock>;
   close(): Promise<void>;
@@ -65,19 +68,15 @@ export function postgresLockLine(url: string): LockLine {
     return current;
   };
 
-  const take = async (name: string, wait: boolean): Promise<HeldLock | undefined> => {
+  const take = async (name: string): Promise<HeldLock | undefined> => {
     if (closed) throw new Error('the store is closed');
     const { client, held } = await (line ?? connect());
     const key = `filebrowser:${name}`;
-    if (wait) {
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-    } else {
-      const got = await client.query<{ got: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
-        [key],
-      );
-      if (!got.rows[0]?.got) return undefined;
-    }
+    const got = await client.query<{ got: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
+      [key],
+    );
+    if (!got.rows[0]?.got) return undefined;
     const lock = { lost: false };
     held.add(lock);
     return {
@@ -95,8 +94,15 @@ export function postgresLockLine(url: string): LockLine {
   };
 
   return {
-    tryHold: (name) => take(name, false),
-    hold: async (name) => (await take(name, true))!,
+    tryHold: take,
+    hold: async (name) => {
+      // Held elsewhere for a short section: asked again after a pause that grows to 20 ms.
+      for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
+        const lock = await take(name);
+        if (lock) return lock;
+        await sleep(pause);
+      }
+    },
     async close() {
       closed = true;
       const current = line;
