@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { Client } from 'pg';
+import type { Client, Pool } from 'pg';
 
 /** A lock held across the instances of one database, until released or lost. */
 export interface HeldLock {
@@ -20,10 +19,10 @@ export interface LockLine {
   /** The lock of `name`, or undefined at once when another instance holds it. */
   tryHold(name: string): Promise<HeldLock | undefined>;
   /**
-   * The lock of `name`, once no other instance holds it: for short sections only. It is asked
-   * for again and again, never waited for on the line, so that a wait never holds back the
-   * line's other locks (two instances each waiting on its line for what the other holds, behind
-   * the release of what it holds itself, were a deadlock).
+   * The lock of `name`, once no other instance holds it: for short sections only, which take no
+   * other lock meanwhile. Each is waited for on a connection of its own, never on the line, so
+   * that a wait never holds back another lock's release (two instances each waiting on one line
+   * for what the other holds, behind the release of what it holds itself, were a deadlock).
    */
   hold(name: string): Promise<HeldLock>;
   close(): Promise<void>;
@@ -40,14 +39,23 @@ export function localLockLine(): LockLine {
 }
 
 /**
- * PostgreSQL's session-level advisory locks, all on one connection of this instance's own (made
- * when first needed): a lock lasts as long as the connection, and the database frees every lock
- * of an instance whose process dies (its connection closes with it), so another instance can go
- * on at once. A lost connection loses every lock on it: each is marked `lost`.
+ * PostgreSQL's advisory locks. `tryHold`: session-level locks, all on one connection of this
+ * instance's own (made when first needed): a lock lasts as long as the connection, and the
+ * database frees every lock of an instance whose process dies (its connection closes with it), so
+ * another instance can go on at once. A lost connection loses every lock on it: each is marked
+ * `lost`. `hold`: a transaction's lock, waited for on a pooled connection of the section's own.
  */
 export function postgresLockLine(url: string): LockLine {
   let line: Promise<{ client: Client; held: Set<{ lost: boolean }> }> | undefined;
   let closed = false;
+  // Short sections' locks: a transaction's advisory lock each, on a pooled connection.
+  let sections: Promise<Pool> | undefined;
+  const sectionPool = () =>
+    (sections ??= import('pg').then(({ default: pg }) => {
+      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      pool.on('error', () => undefined);
+      return pool;
+    }));
 
   const connect = async () => {
     const { default: pg } = await import('pg');
@@ -96,12 +104,33 @@ export function postgresLockLine(url: string): LockLine {
   return {
     tryHold: take,
     hold: async (name) => {
-      // Held elsewhere for a short section: asked again after a pause that grows to 20 ms.
-      for (let pause = 1; ; pause = Math.min(pause * 2, 20)) {
-        const lock = await take(name);
-        if (lock) return lock;
-        await sleep(pause);
+      if (closed) throw new Error('the store is closed');
+      const client = await (await sectionPool()).connect();
+      const state = { lost: false };
+      const lose = () => (state.lost = true);
+      client.on('error', lose);
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`filebrowser:${name}`]);
+      } catch (err) {
+        client.off('error', lose);
+        client.release(true);
+        throw err;
       }
+      return {
+        get lost() {
+          return state.lost;
+        },
+        release: async () => {
+          client.off('error', lose);
+          try {
+            await client.query('COMMIT');
+            client.release();
+          } catch {
+            client.release(true);
+          }
+        },
+      };
     },
     async close() {
       closed = true;
@@ -109,6 +138,8 @@ export function postgresLockLine(url: string): LockLine {
       line = undefined;
       const open = await current?.catch(() => undefined);
       await open?.client.end().catch(() => undefined);
+      const pool = await sections?.catch(() => undefined);
+      await pool?.end().catch(() => undefined);
     },
   };
 }

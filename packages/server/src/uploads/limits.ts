@@ -33,8 +33,10 @@ export class PendingLimits {
   private async check(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
     const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
     const { uploads, uploadCreations } = this.ctx.store;
-    const stored = await uploads.pendingOf(userId, virtual);
+    // Creations first: one that ends between the two reads records its upload before it lets go
+    // of its creation, so it is counted once or twice, never missed.
     const creating = await uploadCreations.of(userId);
+    const stored = await uploads.pendingOf(userId, virtual);
     if (stored.count + creating.count >= limit) {
       throw new AppError(
         'too_many_requests',
