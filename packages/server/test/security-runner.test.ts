@@ -12,6 +12,7 @@ import { startProcess, type ProcessResult } from '../src/runner/process.js';
 import { CommandRefused } from '../src/runner/refusal.js';
 import type { StoredUser } from '../src/store/users.js';
 import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
+import { PERM } from './security-runner-helpers.js';
 
 /**
  * Security catalogue, runner class, links: no command a user may run creates a
@@ -387,16 +388,7 @@ describe('runner and WebDAV locks', () => {
   it('runs no command while another user holds a lock inside the scope; the user’s own locks do not stop it', async () => {
     const t = await startTestApp({ disableExec: false } as Partial<ServerConfig>);
     try {
-      const perm = {
-        admin: false,
-        execute: true,
-        create: true,
-        rename: true,
-        modify: true,
-        delete: true,
-        share: true,
-        download: true,
-      };
+      const perm = PERM;
       const ann = await t.createUser({ username: 'ann', scope: '/team', perm, commands: ['rm'] });
       const bob = await t.createUser({ username: 'bob', scope: '/team', perm, commands: ['rm'] });
       const team = path.join(t.root, 'team');
