@@ -51,6 +51,13 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     await a.close();
   });
 
+  /** carol (scope /carol unless told), her folder made, signed in through A: her token. */
+  async function carol(user: { scope?: string; quota?: number } = {}): Promise<string> {
+    await a.createUser({ username: 'carol', scope: '/carol', ...user });
+    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+    return a.login('carol');
+  }
+
   const viaB = (token: string, url: string, method: 'GET' | 'POST' = 'GET') =>
     b.app.inject({ method, url, headers: { 'x-auth': token } });
 
@@ -149,9 +156,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       Number((await tus(app, token, 'HEAD')).headers['upload-offset']);
 
     it('begun on one goes on and ends through the other', async () => {
-      await a.createUser({ username: 'carol', scope: '/' });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ scope: '/' });
       expect((await tus(a.app, token, 'POST', { 'upload-length': '10' })).statusCode).toBe(201);
       expect((await patch(a.app, token, 0, 'first')).statusCode).toBe(204);
       expect(await offsetOn(b.app, token)).toBe(5);
@@ -162,9 +167,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
 
     it('finished through the other frees what it held against the quota where it began', async () => {
-      await a.createUser({ username: 'carol', scope: '/carol', quota: 12 });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ quota: 12 });
       const tusAt = (
         app: TestApp['app'],
         name: string,
@@ -196,9 +199,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
 
     it('holds back what it will write from the quota on every instance', async () => {
-      await a.createUser({ username: 'carol', scope: '/carol', quota: 12 });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ quota: 12 });
       const begin = (app: TestApp['app'], name: string, length: number) =>
         app.inject({
           method: 'POST',
@@ -231,9 +232,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
 
     it('is written by one request at a time across them: 423 through the other meanwhile, then on', async () => {
-      await a.createUser({ username: 'carol', scope: '/' });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ scope: '/' });
       expect((await tus(a.app, token, 'POST', { 'upload-length': '10' })).statusCode).toBe(201);
       // A slow body through A: three bytes come, the rest waits.
       const { body, answer: slow } = await slowPatch(token, 'one');
@@ -250,9 +249,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
 
     it('held by an instance whose connection to the database is lost is not put in place by it', async () => {
-      await a.createUser({ username: 'carol', scope: '/' });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ scope: '/' });
       expect((await tus(a.app, token, 'POST', { 'upload-length': '6' })).statusCode).toBe(201);
       const { body, answer: cut } = await slowPatch(token, 'one');
       await until(held);
@@ -273,9 +270,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     });
 
     it('cut off from its lock writes no more: what the instance that took over put in place stays whole', async () => {
-      await a.createUser({ username: 'carol', scope: '/' });
-      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-      const token = await a.login('carol');
+      const token = await carol({ scope: '/' });
       expect((await tus(a.app, token, 'POST', { 'upload-length': '6' })).statusCode).toBe(201);
       const { body, answer: cut } = await slowPatch(token, 'one');
       await until(held);
@@ -298,9 +293,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
   });
 
   it('count resumable uploads being created through either against one limit', async () => {
-    await a.createUser({ username: 'carol', scope: '/carol' });
-    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-    const token = await a.login('carol');
+    const token = await carol();
     const posts = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         (i % 2 === 0 ? a.app : b.app).inject({
@@ -313,6 +306,59 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     for (const res of posts) expect([201, 429], res.body).toContain(res.statusCode);
     expect(posts.filter((res) => res.statusCode === 201)).toHaveLength(5);
     expect(await bStore.uploadCreations.of(1)).toEqual({ count: 0, bytes: 0 });
+  });
+
+  it('count a finished upload and give back what it held in one step: no check between sees it twice', async () => {
+    const token = await carol({ quota: 12 });
+    const post = (app: TestApp['app'], name: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/resources/${name}`,
+        headers: { 'x-auth': token },
+        payload: 'sixsix',
+      });
+    // Waits of this test's database only: other files' run beside it on the cluster.
+    const waiting = async (locktype: string) =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = ${locktype} AND NOT granted
+            AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`.execute(
+            bStore.sql,
+          )
+        ).rows[0]?.n,
+      );
+    // The give-back of the first upload's hold is held up on its row, from just before it lands.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let blocker: Promise<void> | undefined;
+    seam.next(async () => {
+      let locked!: () => void;
+      const taken = new Promise<void>((resolve) => (locked = resolve));
+      blocker = bStore.sql.transaction().execute(async (trx) => {
+        await sql`SELECT bytes FROM quota_reservations WHERE holder = ${a.ctx.store.instance.id} FOR UPDATE`.execute(
+          trx,
+        );
+        locked();
+        await released;
+      });
+      await taken;
+    });
+    const first = post(a.app, 'one.bin');
+    await until(async () => (await waiting('transactionid')) > 0);
+    // Six of twelve bytes are stored and no longer held: the second six fit, once the first
+    // upload's count and give-back are done, never refused in between.
+    let answered = false;
+    const second = post(b.app, 'two.bin').finally(() => (answered = true));
+    await until(async () => answered || (await waiting('advisory')) > 0);
+    release();
+    await blocker;
+    expect((await first).statusCode).toBe(200);
+    const fits = await second;
+    expect(fits.statusCode, fits.body).toBe(200);
+    expect((await post(a.app, 'three.bin')).statusCode).toBe(507);
+    expect(await a.ctx.store.reservations.total('/carol')).toBe(0);
   });
 
   it('put a setting saved on one in force on the other', async () => {
@@ -521,9 +567,7 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
   });
 
   it('take turns through both without deadlocks: job starts and upload creations mixed', async () => {
-    await a.createUser({ username: 'carol', scope: '/carol' });
-    await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
-    const token = await a.login('carol');
+    const token = await carol();
     const asCarol = { 'x-auth': token };
     const requests = Array.from({ length: 48 }, (_, i) => {
       const app = i % 2 === 0 ? a.app : b.app;

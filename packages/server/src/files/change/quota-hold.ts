@@ -1,3 +1,4 @@
+import { inBackground } from '../../background.js';
 import type { AccessView } from '../access/access-view.js';
 
 /**
@@ -30,7 +31,7 @@ export interface HoldLedger {
   check(limits: readonly Limit[], bytes: number, mine: number): Promise<void>;
   room(limits: readonly Limit[], mine: number): Promise<number>;
   hold(limits: readonly Limit[], bytes: number, holder: string): Promise<void>;
-  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): void;
+  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): Promise<void>;
   record(scopes: readonly string[], delta: number): Promise<void>;
   currentLimits(access: AccessView, of: readonly Limit[]): Promise<Limit[]>;
 }
@@ -128,19 +129,29 @@ export class QuotaHold {
   async commit(delta: number): Promise<void> {
     if (this.done) return;
     // The bytes are counted and the hold let go in one step, so that no check in between sees
-    // them twice or not at all.
+    // them twice or not at all: the give-back is waited for inside the section (shared
+    // reservations are rows in the database).
     await this.ledger.exclusive(async () => {
       await this.ledger.record(this.gaining, delta);
       await this.ledger.record(this.losing, -delta);
-      this.release();
+      await this.giveBack();
     });
   }
 
-  /** The write failed or was abandoned: what it held is free again. */
+  /**
+   * The write failed or was abandoned: what it held is free again. Called from `finally` blocks,
+   * so it does not wait; until the give-back is written, others see the bytes still held (the
+   * safe side).
+   */
   release(): void {
-    if (this.done) return;
+    inBackground(this.giveBack(), () => undefined);
+  }
+
+  private giveBack(): Promise<void> {
+    if (this.done) return Promise.resolve();
     this.done = true;
-    this.ledger.letGo(this.limits, this.held, this.holder, this.forgetOnRelease);
+    const held = this.held;
     this.held = 0;
+    return this.ledger.letGo(this.limits, held, this.holder, this.forgetOnRelease);
   }
 }

@@ -11,10 +11,13 @@ export interface Reservations {
   total(scope: string): Promise<number>;
   heldBy(holder: string, scope: string): Promise<number>;
   add(holder: string, scopes: readonly string[], bytes: number): Promise<void>;
-  /** Gives bytes back without waiting: a write's release runs in `finally` blocks. */
-  letGo(holder: string, scopes: readonly string[], bytes: number): void;
-  /** Forgets all a holder holds, without waiting. */
-  forget(holder: string): void;
+  /**
+   * Gives bytes back. Never rejects (a failure is logged: the bytes stay held, the safe side),
+   * so a write's release in a `finally` block may leave it to run; a commit waits for it.
+   */
+  letGo(holder: string, scopes: readonly string[], bytes: number): Promise<void>;
+  /** Forgets all a holder holds; never rejects, as `letGo`. */
+  forget(holder: string): Promise<void>;
 }
 
 class LocalReservations implements Reservations {
@@ -31,11 +34,10 @@ class LocalReservations implements Reservations {
   }
 
   add(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
-    this.letGo(holder, scopes, -bytes);
-    return Promise.resolve();
+    return this.letGo(holder, scopes, -bytes);
   }
 
-  letGo(holder: string, scopes: readonly string[], bytes: number): void {
+  letGo(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
     const held = this.byHolder.get(holder) ?? new Map<string, number>();
     for (const scope of scopes) {
       const now = (held.get(scope) ?? 0) - bytes;
@@ -44,10 +46,12 @@ class LocalReservations implements Reservations {
     }
     if (held.size > 0) this.byHolder.set(holder, held);
     else this.byHolder.delete(holder);
+    return Promise.resolve();
   }
 
-  forget(holder: string): void {
+  forget(holder: string): Promise<void> {
     this.byHolder.delete(holder);
+    return Promise.resolve();
   }
 }
 
@@ -69,18 +73,20 @@ class SharedReservations implements Reservations {
     return this.ctx.store.reservations.add(holder, scopes, bytes);
   }
 
-  letGo(holder: string, scopes: readonly string[], bytes: number): void {
-    this.later(() => this.ctx.store.reservations.add(holder, scopes, -bytes));
+  letGo(holder: string, scopes: readonly string[], bytes: number): Promise<void> {
+    return this.later(() => this.ctx.store.reservations.add(holder, scopes, -bytes));
   }
 
-  forget(holder: string): void {
-    this.later(() => this.ctx.store.reservations.forget(holder));
+  forget(holder: string): Promise<void> {
+    return this.later(() => this.ctx.store.reservations.forget(holder));
   }
 
-  private later(work: () => Promise<void>): void {
+  /** Runs `work` after the give-backs before it; answers when it is done (never rejects). */
+  private later(work: () => Promise<void>): Promise<void> {
     this.giving = this.giving
       .then(work)
       .catch((err: unknown) => this.ctx.log.warn({ err }, 'a quota reservation could not be given back'));
+    return this.giving;
   }
 }
 

@@ -212,19 +212,20 @@ export class QuotaLedger {
       );
   }
 
-  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): void {
-    if (forget) this.reserved.forget(holder);
-    else if (bytes > 0)
-      this.reserved.letGo(
-        holder,
-        limits.map((l) => l.scope),
-        bytes,
-      );
+  /** Gives back what a hold held; never rejects (Reservations.letGo). */
+  letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): Promise<void> {
+    if (forget) return this.reserved.forget(holder);
+    if (bytes <= 0) return Promise.resolve();
+    return this.reserved.letGo(
+      holder,
+      limits.map((l) => l.scope),
+      bytes,
+    );
   }
 
   /** Forgets all a holder holds (a pending upload ended where nothing here held it). */
   forget(holder: string): void {
-    this.reserved.forget(holder);
+    inBackground(this.reserved.forget(holder), () => undefined);
   }
 
   /** Adds `delta` bytes to counted scopes (a completed write, delete, move). */
