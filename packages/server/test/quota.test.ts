@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { TrashItem, Usage, User } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/access/private.js';
-import { ALL, PASSWORD, startFilesApp, type FilesApp } from './files-helpers.js';
+import { quotaLedgerOf } from '../src/files/change/quota.js';
+import { ALL, PASSWORD, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
  * Quotas: every write path refuses what does not fit with 507 and leaves nothing, the
@@ -16,13 +17,15 @@ let bob: string; // scope /bob, quota 10 kB
 let admin: string; // the whole root, no quota
 
 const QUOTA = 10_000;
+const seam = renameWindow();
 
 beforeEach(async () => {
-  t = await startFilesApp();
+  t = await startFilesApp({}, seam.build);
   bob = await t.user('bob', { quota: QUOTA });
   admin = await t.user('root', { scope: '/', perm: { ...ALL, admin: true } });
 });
 afterEach(async () => {
+  seam.clear();
   await t.close();
 });
 
@@ -377,6 +380,102 @@ describe('parallel writes', () => {
     // Each of the first moves replaced the one before it, not the big file: 8 000 bytes were
     // given back once, not once per move (which would leave room past the quota).
     expect((await usage()).used).toBe(bytesOnDisk);
+  });
+
+  describe('a move into a quota on one file system counts what landed, put into its source while it was measured included', () => {
+    const late = async (bytesLate: number) => {
+      await fs.mkdir(file('src', 'h', 'deep'), { recursive: true });
+      await fs.writeFile(file('src', 'h', 'deep', 'a.bin'), bytes(100));
+      await fs.writeFile(file('src', 'h', 'b.bin'), bytes(100));
+      // Measured already, about to be renamed: a file arrives in the source.
+      seam.next(() => fs.writeFile(file('src', 'h', 'deep', 'late.bin'), bytes(bytesLate)));
+    };
+    const moveTo = (destination: string) =>
+      patch(admin, '/src/h', `action=rename&override=true&destination=${encodeURIComponent(destination)}`);
+
+    it.each([
+      ['a free name', '/bob/h'],
+      ['an empty folder (merged by one rename)', '/bob/empty'],
+    ])('into %s: what no longer fits goes back whole, with 507', async (_, destination) => {
+      await fs.mkdir(file('bob', 'empty'), { recursive: true });
+      await late(20_000);
+      const res = await moveTo(destination);
+      expect(res.statusCode, res.body).toBe(507);
+      expect(res.body).toMatch(/Quota exceeded/);
+      expect(await namesBelow(file('src', 'h'))).toEqual(['b.bin', 'deep', 'deep/a.bin', 'deep/late.bin']);
+      expect(await namesBelow(file('bob'))).toEqual(['empty']);
+      expect((await usage()).used).toBe(0);
+    });
+
+    it.each([
+      ['a free name', '/bob/h'],
+      ['an empty folder (merged by one rename)', '/bob/empty'],
+      ['a folder holding files (merged entry by entry)', '/bob/full'],
+    ])('into %s: what fits is counted, the late file too', async (_, destination) => {
+      await fs.mkdir(file('bob', 'empty'), { recursive: true });
+      await fs.mkdir(file('bob', 'full'), { recursive: true });
+      await fs.writeFile(file('bob', 'full', 'kept.bin'), bytes(50));
+      await late(3_000);
+      const res = await moveTo(destination);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(await exists(file('bob', destination.slice('/bob/'.length), 'deep', 'late.bin'))).toBe(true);
+      // Counted as it moved, without a walk: what a recount then finds.
+      expect((await usage()).used).toBe(3_250);
+      expect((await usage(bob, '?recount=true')).used).toBe(3_250);
+    });
+
+    it('entry by entry: a late file that no longer fits moves everything back', async () => {
+      await fs.mkdir(file('bob', 'full'), { recursive: true });
+      await fs.writeFile(file('bob', 'full', 'kept.bin'), bytes(50));
+      await late(20_000);
+      const res = await patch(admin, '/src/h', 'action=rename&destination=%2Fbob%2Ffull&override=true');
+      expect(res.statusCode, res.body).toBe(507);
+      expect(await namesBelow(file('src', 'h'))).toEqual(['b.bin', 'deep', 'deep/a.bin', 'deep/late.bin']);
+      expect(await namesBelow(file('bob'))).toEqual(['full', 'full/kept.bin']);
+      expect((await usage()).used).toBe(50);
+    });
+  });
+
+  describe('a recount under which an entry moves walks again', () => {
+    /** Two folders of 3 kB; as the walk meets the first, `act` changes the other. */
+    const racedRecount = async (act: (other: string) => Promise<void>) => {
+      for (const dir of ['p', 'q']) {
+        await fs.mkdir(file('bob', dir));
+        await fs.writeFile(file('bob', dir, 'big.bin'), bytes(3_000));
+      }
+      expect((await usage(bob, '?recount=true')).used).toBe(6_000);
+      let raced = false;
+      quotaLedgerOf(t.ctx).walkStep = async (real) => {
+        const name = path.basename(real);
+        if (raced || (name !== 'p' && name !== 'q')) return;
+        raced = true;
+        await act(name === 'p' ? 'q' : 'p');
+      };
+      const counted = (await usage(bob, '?recount=true')).used;
+      expect(raced).toBe(true);
+      return counted;
+    };
+
+    it('a file moved to where the walk has been is not missed: the quota holds', async () => {
+      const counted = await racedRecount(async (other) => {
+        const res = await patch(bob, `/${other}/big.bin`, 'action=rename&destination=%2Fmoved.bin');
+        expect(res.statusCode, res.body).toBe(200);
+      });
+      expect(counted).toBe(6_000);
+      expect((await upload(bob, '/more.bin', bytes(5_000))).statusCode).toBe(507);
+    });
+
+    it('a file deleted into the trash meanwhile counts once, and once more when it is restored', async () => {
+      const counted = await racedRecount(async (other) => {
+        expect((await del(bob, `/${other}/big.bin`)).statusCode).toBe(204);
+      });
+      expect(counted).toBe(6_000);
+      const [item] = await trashItems();
+      const back = await t.req(bob, { method: 'POST', url: `/api/trash/${item!.id}/restore` });
+      expect(back.statusCode, back.body).toBe(200);
+      expect((await usage()).used).toBe(6_000);
+      expect((await upload(bob, '/more.bin', bytes(5_000))).statusCode).toBe(507);
+    });
   });
 
   it('tus creations hold their Upload-Length until they complete or are cancelled', async () => {

@@ -270,6 +270,11 @@ export class Pinned {
     }
   }
 
+  /** The object's stat as it is now (`stat` is as it was when opened; a folder's times move as entries come and go). */
+  statNow(): Promise<fs.Stats> {
+    return this.handle !== undefined ? fsp.stat(this.path) : fsp.lstat(this.real);
+  }
+
   /** The folder above this one, as the kernel finds it (for `..` past where a walk started). */
   async parentFolder(): Promise<Pinned> {
     const real = path.dirname(this.real);

@@ -34,6 +34,13 @@ export interface WalkOptions {
    * a program can make a file under such a name, and it must not be free room.
    */
   staging?: boolean;
+  /**
+   * Told (`seen`) when the tree changed while it was walked, as far as a walk can see: a folder
+   * whose entries changed at `since` (ms) or later, by its ctime read once its names were read, or
+   * a name it listed gone when looked up. An entry moved from where the walk had not been to where
+   * it had been changes the folder it left: a walk that missed it knows.
+   */
+  changes?: { since: number; seen(): void };
 }
 
 /** The names in a pinned folder (staging files of writes in progress left out unless `staging`); an unreadable folder has none. */
@@ -65,11 +72,16 @@ export async function* walkTree(
     seen.add(key);
   }
   try {
-    for (const name of await namesOf(folder, opts.staging)) {
+    const names = await namesOf(folder, opts.staging);
+    if (opts.changes) await noteChanges(folder, opts.changes);
+    for (const name of names) {
       if (opts.signal?.aborted) return;
       const childVirtual = joinVirtual(virtual, name);
       const child = await folder.lookup(name).catch(() => undefined);
-      if (!child) continue;
+      if (!child) {
+        opts.changes?.seen();
+        continue;
+      }
       try {
         if (child.stat.isSymbolicLink() && opts.follow) {
           yield* followedLink(access, childVirtual, opts, seen);
@@ -86,6 +98,12 @@ export async function* walkTree(
   } finally {
     if (opts.follow) seen.delete(key);
   }
+}
+
+/** Tells `changes` when a folder's entries changed since it was asked (or it cannot be looked at). */
+async function noteChanges(folder: Pinned, changes: { since: number; seen(): void }): Promise<void> {
+  const now = await folder.statNow().catch(() => undefined);
+  if (!now || now.ctimeMs >= changes.since) changes.seen();
 }
 
 /** A link met by a following walk: what it leads to, as an entry (and its tree for a folder). */

@@ -4,6 +4,7 @@ import {
   closeAll,
   exchangeEntries,
   joinReal,
+  makeEntryFolder,
   readFolder,
   removeEntryFolder,
   renameEntry,
@@ -51,7 +52,7 @@ export async function movePath(
         },
       );
     }
-    await mergeFolder(access, src, dst.virtual, place, progress);
+    await mergeFolder(access, src, dst.virtual, dst.linkStat!.mode & 0o7777, place, progress);
     return { counted: false, copied: false };
   } finally {
     await place.release();
@@ -73,20 +74,61 @@ async function mergeFolder(
   access: FileAccess,
   src: Opened,
   dstVirtual: string,
+  dstMode: number,
   place: Place,
   progress: Progress,
 ): Promise<void> {
+  await progress.stillAllowed?.();
+  if (!(await isEmptyFolder(place.folder, place.name))) {
+    return await mergeEntries(access, src, dstVirtual, place, progress);
+  }
   try {
-    await progress.stillAllowed?.();
     // Into an empty folder: one rename, of everything the source holds.
-    const whole = progress.sizes ? await entryBytes(access, src.folder!, src.leaf, src.linkStat!) : 0;
+    await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
     await renameEntry(src.folder!, src.leaf, place.folder, place.name);
-    await progress.done?.(whole, 0);
-    return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== 'EXDEV' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+    return await mergeEntries(access, src, dstVirtual, place, progress);
   }
+  // Measured where it landed: what was put into the source while it moved came along. Refused
+  // (a quota), it goes back, and the empty folder it replaced is made again.
+  try {
+    if (progress.sizes)
+      await progress.done?.(await entryBytes(access, place.folder, place.name, src.linkStat!), 0);
+  } catch (err) {
+    // Its old name taken meanwhile, it stays, counted (the meter counted it before refusing).
+    const back = await renameInto(place.folder, place.name, src.folder!, src.leaf, false).then(
+      () => true,
+      () => false,
+    );
+    if (!back) return;
+    await makeEntryFolder(place.folder, place.name, dstMode).then(
+      (made) => made.close(),
+      () => undefined,
+    );
+    throw err;
+  }
+}
+
+/** Whether the entry `name` of a pinned folder is a folder holding nothing. */
+async function isEmptyFolder(folder: Pinned, name: string): Promise<boolean> {
+  const pin = await folder.lookup(name);
+  try {
+    return !!pin?.stat.isDirectory() && (await readFolder(pin)).length === 0;
+  } finally {
+    await pin?.close();
+  }
+}
+
+/** `mergeFolder` where the destination holds something: entry by entry. */
+async function mergeEntries(
+  access: FileAccess,
+  src: Opened,
+  dstVirtual: string,
+  place: Place,
+  progress: Progress,
+): Promise<void> {
   const held = new Set<Pinned>();
   const hold = async (folder: Pinned, name: string) => {
     const pin = await folder.lookup(name);
@@ -138,7 +180,6 @@ async function mergeFolder(
         } else if (there) {
           // A file or link replaces a file or link (the merge's override): exchanged, so that the
           // one replaced can come back if the merge does not complete.
-          if (progress.sizes) await progress.done?.(Number(source.size) - Number(there.size), 0);
           await landing();
           const aside = await setAside(access, from, name, there.ino);
           let exchanged: boolean;
@@ -160,19 +201,30 @@ async function mergeFolder(
             // the file it replaced as one of the source's (a second merge would then put it back).
             await aside.hide();
             replaced.push(aside);
+            // What landed, measured there, less what it replaced (a refusal moves it all back).
+            if (progress.sizes) {
+              const landed = await entryBytes(access, into, name, await statEntry(into, name));
+              await progress.done?.(landed - bytesOfEntry(there), 0);
+            }
           } else {
             await aside.drop();
-            // No exchange here (across file systems, or no native addon): replaced for good.
+            // No exchange here (across file systems, or no native addon): replaced for good. The
+            // copy reports what it copies; what it replaces is given back first.
+            if (progress.sizes) await progress.done?.(-bytesOfEntry(there), 0);
             await moveEntry(access, from, name, into, name, { progress, replace: true });
             moved.push({ from, to: into, name, ino: source.ino });
           }
           await progress.done?.(0, 1);
         } else {
           // A free name stays free for it only: one taken meanwhile is refused.
-          if (progress.sizes) await progress.done?.(await entryBytes(access, from, name, source), 0);
           await assertLandable(access, into, name);
-          await moveEntry(access, from, name, into, name, { progress, replace: false });
+          const { copied } = await moveEntry(access, from, name, into, name, { progress, replace: false });
           moved.push({ from, to: into, name, ino: source.ino });
+          // A rename is measured where it landed (what was put into it meanwhile came along); a
+          // copy reported what it copied. A refusal moves it all back.
+          if (progress.sizes && !copied) {
+            await progress.done?.(await entryBytes(access, into, name, await statEntry(into, name)), 0);
+          }
           await progress.done?.(0, 1);
         }
       }
@@ -269,6 +321,11 @@ async function moveBack(m: Moved): Promise<void> {
     return;
   }
   await renameInto(m.to, m.name, m.from, m.name, false);
+}
+
+/** Bytes a file's stat says it holds (a link or folder: nothing). */
+function bytesOfEntry(st: { isFile(): boolean; size: bigint | number }): number {
+  return st.isFile() ? Number(st.size) : 0;
 }
 
 /** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */

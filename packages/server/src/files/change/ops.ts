@@ -9,6 +9,8 @@ import type { Replacement, ReplaceMode, ReplaceStep } from './replace.js';
 import { isInside, type Opened } from '../access/resolver.js';
 import { removeTree, walkTree } from '../access/tree.js';
 import { movePath } from './move.js';
+import type { QuotaHold } from './quota-hold.js';
+import { renameInto } from './rename-into.js';
 import { copyPath, freeDestination } from './transfer.js';
 import type { Progress } from './write.js';
 
@@ -172,13 +174,54 @@ async function moveCounted(
     const landed = await movePath(access, src, target, dirMode, metered, counting);
     if (!landed.counted) await overwritten?.commit(-replaced);
     // A metered merge or copy knows what it moved, replaced files given back (a copy also takes
-    // what was put into its source before it read it); a rename moved `size`.
-    await hold.commit(hold.limited && (merging || landed.copied) ? moved : size);
+    // what was put into its source before it read it); a rename moved what stood at the source
+    // as it renamed it, measured where it landed.
+    if (hold.limited && (merging || landed.copied)) await hold.commit(moved);
+    else if (!hold.active || merging || landed.copied) await hold.commit(size);
+    else await hold.commit(await renamedBytes(access, hold, src, target, size, replaced, !overwritten));
   } finally {
     hold.release();
     overwritten?.release();
     if (target !== dst) await target.close();
   }
+}
+
+/**
+ * What a rename into a counted scope really brought: the entry measured where it landed, for
+ * what was put into the source while it was measured came along with it. Past what was checked,
+ * the rest is checked against the quotas; refused, the entry goes back where it came from (507,
+ * as it was) while it can: when its move replaced nothing for good (`undoable`) and its old name
+ * is still free. Otherwise it stays, counted as it is.
+ */
+async function renamedBytes(
+  access: FileAccess,
+  hold: QuotaHold,
+  src: Opened,
+  target: Opened,
+  size: number,
+  replaced: number,
+  undoable: boolean,
+): Promise<number> {
+  const landed = await access.open(target.virtual, { rules: false, followFinal: false });
+  let bytes: number;
+  try {
+    bytes = await bytesOf(access, landed, false);
+  } finally {
+    await landed.close();
+  }
+  if (bytes <= size || !hold.limited) return bytes;
+  try {
+    await hold.need(bytes - replaced);
+  } catch (err) {
+    // Back only from a folder that existed (none was made on the way) into a free name.
+    if (!undoable || target.missing.length > 1 || !target.folder || !src.folder) return bytes;
+    const back = await renameInto(target.folder, target.leaf, src.folder, src.leaf, false).then(
+      () => true,
+      () => false,
+    );
+    if (back) throw err;
+  }
+  return bytes;
 }
 
 export interface PatchRequest {

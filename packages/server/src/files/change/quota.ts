@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import type { AccessView } from '../access/access-view.js';
 import { Pinned } from '../access/anchor.js';
 import { isInside } from '../access/resolver.js';
-import { walkTree } from '../access/tree.js';
+import { walkTree, type WalkOptions } from '../access/tree.js';
 import { formatBytes, QuotaHold, type Limit } from './quota-hold.js';
 import { reservationsFor, type Reservations } from './quota-reservations.js';
 
@@ -33,6 +33,12 @@ import { reservationsFor, type Reservations } from './quota-reservations.js';
 
 /** Recounts every counted scope at least this often: the disk may change behind the server. */
 export const RECOUNT_EVERY_MS = 3600_000;
+
+/** Walks of one recount before it keeps a count of a scope that kept changing under its walks. */
+const WALK_ATTEMPTS = 3;
+
+/** How far a folder's ctime may lag this process's clock (the kernel stamps with a coarse clock). */
+const CLOCK_SLACK_MS = 100;
 
 /** Quotas are kept for the users' root (every user's scope lies in `--root` today). */
 const USERS_ROOT = 'default';
@@ -62,6 +68,8 @@ export class QuotaLedger {
   private counted: Set<string> | undefined;
   /** Real places of users' scopes, by scope as configured (a scope may be reached through a link). */
   private places = new Map<string, string | undefined>();
+  /** Tests only: runs at each entry a recount's walk meets, with its real path, before the walk goes on. */
+  walkStep?: (realPath: string) => Promise<void> | void;
   /** Tests only (`BuildOptions.beforeReplace`): runs just before a replacing write's or a move's rename. */
   beforeReplace?: (realPath: string) => Promise<void> | void;
 
@@ -270,25 +278,37 @@ export class QuotaLedger {
 
   /**
    * Walks a scope and records what it holds. Changes the server makes meanwhile are added to
-   * the result; a walk asked for while one runs waits for that one.
+   * the result; a walk asked for while one runs waits for that one. A walk is not a snapshot: an
+   * entry moved (by anyone) from where it had not been to where it had been is missed. So a walk
+   * that saw the tree change under it (`WalkOptions.changes`) is made again, and after
+   * `WALK_ATTEMPTS` such walks the largest count is kept.
    */
   recount(access: AccessView, scope: string): Promise<void> {
     const running = this.walks.get(scope);
     if (running) return running;
     const walk = (async () => {
-      this.duringWalk.set(scope, 0);
       try {
-        const bytes = await walkBytes(access, scope);
-        await this.exclusive(async () => {
-          const meanwhile = this.duringWalk.get(scope) ?? 0;
-          await this.ctx.store.scopeUsage.set({
-            rootId: USERS_ROOT,
-            scope,
-            bytes: Math.max(0, bytes + meanwhile),
-            countedAt: Date.now(),
+        let largest = 0;
+        for (let attempt = 1; ; attempt++) {
+          this.duringWalk.set(scope, 0);
+          let changed = false;
+          const changes = { since: Date.now() - CLOCK_SLACK_MS, seen: () => (changed = true) };
+          const bytes = await walkBytes(access, scope, changes, this.walkStep);
+          const kept = await this.exclusive(async () => {
+            const counted = Math.max(0, bytes + (this.duringWalk.get(scope) ?? 0));
+            largest = Math.max(largest, counted);
+            if (changed && attempt < WALK_ATTEMPTS) return false;
+            await this.ctx.store.scopeUsage.set({
+              rootId: USERS_ROOT,
+              scope,
+              bytes: changed ? largest : counted,
+              countedAt: Date.now(),
+            });
+            (await this.countedScopes()).add(scope);
+            return true;
           });
-          (await this.countedScopes()).add(scope);
-        });
+          if (kept) return;
+        }
       } finally {
         this.duringWalk.delete(scope);
         this.walks.delete(scope);
@@ -470,13 +490,19 @@ function overlaps(a: string, b: string): boolean {
  * Bytes of the regular files below a place of the root (links and folders count nothing, links
  * are not followed), the server's private paths (database, trash, staging) left out.
  */
-async function walkBytes(access: AccessView, scope: string): Promise<number> {
+async function walkBytes(
+  access: AccessView,
+  scope: string,
+  changes: WalkOptions['changes'],
+  step?: (real: string) => Promise<void> | void,
+): Promise<number> {
   const folder = await Pinned.folder(path.join(access.scope.rootReal, scope));
   try {
     let total = 0;
     const include = (e: { real: string }) => !access.isPrivate(e.real);
-    for await (const e of walkTree(access, folder, '/', { follow: false, include, staging: true })) {
+    for await (const e of walkTree(access, folder, '/', { follow: false, include, staging: true, changes })) {
       if (e.stat.isFile()) total += e.stat.size;
+      await step?.(e.real);
     }
     return total;
   } finally {
