@@ -361,6 +361,67 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(await a.ctx.store.reservations.total('/carol')).toBe(0);
   });
 
+  it('bound what one user’s WebDAV properties hold together, set through either', async () => {
+    await carol();
+    const userId = (await a.ctx.store.users.getByUsername('carol'))!.id;
+    const big = (name: string) => `<Z:${name} xmlns:Z="urn:z">${'x'.repeat(60 * 1024)}</Z:${name}>`;
+    // 16 × 60 KiB stored: room for one more 60 KiB of the 1 MiB a user's properties may hold.
+    for (let i = 0; i < 16; i++) {
+      await a.ctx.store.davProps.patch(
+        'default',
+        `/carol/old${i}.txt`,
+        [{ ns: 'urn:z', name: 'big', xml: big('big') }],
+        userId,
+      );
+    }
+    for (const n of [1, 2]) await fs.writeFile(path.join(a.root, 'carol', `n${n}.txt`), 'n');
+    const basic = 'Basic ' + Buffer.from(`carol:${USER_PASSWORD}`).toString('base64');
+    const proppatch = (app: TestApp['app'], n: number) =>
+      app.inject({
+        method: 'PROPPATCH' as 'GET',
+        url: `/dav/n${n}.txt`,
+        headers: { authorization: basic, 'content-type': 'application/xml' },
+        payload: `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:z"><D:set><D:prop>${big('big')}</D:prop></D:set></D:propertyupdate>`,
+      });
+    // The properties' rows are written only once both have been checked: the table is locked
+    // against writes (not reads) until the second is answered or waits to write.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const taken = new Promise<void>((resolve) => (locked = resolve));
+    const blocker = bStore.sql.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE dav_props IN EXCLUSIVE MODE`.execute(trx);
+      locked();
+      await released;
+    });
+    await taken;
+    const writesWaiting = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'relation' AND NOT granted
+            AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`.execute(
+            a.ctx.store.sql,
+          )
+        ).rows[0]?.n,
+      );
+    // One through each (Basic sign-ins count against the throttle of 3 in this app).
+    let answered = 0;
+    const first = proppatch(a.app, 1).finally(() => answered++);
+    await until(async () => answered > 0 || (await writesWaiting()) > 0);
+    const second = proppatch(b.app, 2).finally(() => answered++);
+    await until(async () => answered > 0 || (await writesWaiting()) > 1);
+    release();
+    await blocker;
+    const answers = await Promise.all([first, second]);
+    for (const r of answers) expect(r.statusCode, r.body).toBe(207);
+    expect(answers.filter((r) => r.body.includes('200 OK'))).toHaveLength(1);
+    expect(answers.filter((r) => r.body.includes('507 Insufficient Storage'))).toHaveLength(1);
+    expect(await a.ctx.store.davProps.bytesOfUser(userId)).toBeLessThanOrEqual(1024 * 1024);
+    expect(await a.ctx.store.reservations.total(`dav-props:${userId}`)).toBe(0);
+  });
+
   it('put a setting saved on one in force on the other', async () => {
     expect(bStore.settings.get().signup).toBe(false);
     const saved = await a.request(a.adminToken, {

@@ -10,6 +10,7 @@ import type { DavLock, DeadProp } from '../../store/dav.js';
 import { activeLock, davPlace, SUPPORTED_LOCK } from './locks.js';
 import { heavyTurn, isBigFolder } from '../heavy.js';
 import { Members } from './members.js';
+import { MAX_PROP_BYTES_PER_USER, propHoldsOf } from './prop-holds.js';
 import { hrefOf } from './paths.js';
 import { header, type DavRequest } from './request.js';
 import {
@@ -282,35 +283,7 @@ export async function handlePropfind(dav: DavRequest) {
 export const MAX_PROPS_PER_RESOURCE = 100;
 /** Bytes (as stored, UTF-8) of all the dead properties of one resource. */
 export const MAX_PROP_BYTES_PER_RESOURCE = 64 * 1024;
-/** Bytes of all the dead properties one user set, wherever they are. */
-export const MAX_PROP_BYTES_PER_USER = 1024 * 1024;
-
 const sizeKiB = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
-
-/**
- * Bytes of properties each user's requests in progress are about to store (checked, not yet
- * written): counted with what is stored, so parallel PROPPATCHes and COPYs cannot each pass the
- * user's limit on their own. In this process; the stored rows are shared.
- */
-const pendingPropBytes = new Map<number, number>();
-
-/**
- * Holds `bytes` more of a user's properties beside the `stored` ones (read just before, nothing
- * awaited since): a release, or undefined when that would pass the user's limit.
- */
-export function holdPropBytes(userId: number, stored: number, bytes: number): (() => void) | undefined {
-  const pending = pendingPropBytes.get(userId) ?? 0;
-  if (bytes > 0 && stored + pending + bytes > MAX_PROP_BYTES_PER_USER) return undefined;
-  pendingPropBytes.set(userId, pending + bytes);
-  let held = true;
-  return () => {
-    if (!held) return;
-    held = false;
-    const left = (pendingPropBytes.get(userId) ?? 0) - bytes;
-    if (left > 0) pendingPropBytes.set(userId, left);
-    else pendingPropBytes.delete(userId);
-  };
-}
 
 /**
  * Whether a PROPPATCH's changes fit: the resource's count and bytes, the user's bytes, and the
@@ -323,7 +296,7 @@ async function roomFor(
   r: Opened,
   place: string,
   changes: Array<{ ns: string; name: string; xml?: string }>,
-): Promise<{ done(): void } | { refused: string }> {
+): Promise<{ done(): Promise<void> } | { refused: string }> {
   const { davProps } = dav.ctx.store;
   const rootId = dav.access.root.id;
   const key = (ns: string, name: string) => `${ns}\u0000${name}`;
@@ -346,9 +319,12 @@ async function roomFor(
   }
   const mine = (rows: Iterable<{ userId: number; bytes: number }>) =>
     sum([...rows].filter((p) => p.userId === dav.user.id));
-  const elsewhere = await davProps.bytesOfUser(dav.user.id, { rootId, path: place });
   const growth = Math.max(0, mine(after.values()) - mine(before));
-  const release = holdPropBytes(dav.user.id, elsewhere + mine(before), growth);
+  const release = await propHoldsOf(dav.ctx).hold(
+    dav.user.id,
+    () => davProps.bytesOfUser(dav.user.id),
+    growth,
+  );
   if (!release) {
     return {
       refused: `the properties you set may hold at most ${sizeKiB(MAX_PROP_BYTES_PER_USER)} in all: remove some first`,
@@ -358,13 +334,13 @@ async function roomFor(
     const hold = await dav.access.quota.reserve(dav.access, r.entry, bytesAfter - bytesBefore);
     // Once written, the records count (the quota reads them): the holds only covered the wait.
     return {
-      done: () => {
+      done: async () => {
         hold.release();
-        release();
+        await release();
       },
     };
   } catch (err) {
-    release();
+    await release();
     if (err instanceof AppError && err.kind === 'insufficient_storage') return { refused: err.message };
     throw err;
   }
@@ -418,7 +394,7 @@ export async function handleProppatch(dav: DavRequest) {
         try {
           await dav.ctx.store.davProps.patch(dav.access.root.id, place, changes, dav.user.id);
         } finally {
-          room.done();
+          await room.done();
         }
         body = propstat(names.join(''), '200 OK');
       }

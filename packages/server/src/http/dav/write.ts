@@ -13,7 +13,7 @@ import { withHooks } from '../file-hooks.js';
 import { requestReplaceStep } from '../replaced.js';
 import { davFollowDelete, davFollowMove } from './follow.js';
 import { davPlace } from './locks.js';
-import { holdPropBytes, MAX_PROP_BYTES_PER_USER } from './props.js';
+import { MAX_PROP_BYTES_PER_USER, propHoldsOf } from './prop-holds.js';
 import { destinationVirtual } from './paths.js';
 import { header, notify, type DavRequest } from './request.js';
 import { hasBody } from './xml.js';
@@ -155,10 +155,11 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       const file = move ? src.entry : src.real;
       // A copy's dead properties become the copier's: within their limit and the quota, checked now.
       const propBytes = move ? 0 : await dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
-      const propRelease =
-        propBytes > 0
-          ? holdPropBytes(dav.user.id, await dav.ctx.store.davProps.bytesOfUser(dav.user.id), propBytes)
-          : () => undefined;
+      const propRelease = await propHoldsOf(dav.ctx).hold(
+        dav.user.id,
+        () => dav.ctx.store.davProps.bytesOfUser(dav.user.id),
+        propBytes,
+      );
       if (!propRelease) {
         throw new AppError(
           'insufficient_storage',
@@ -167,8 +168,8 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       }
       const propHold =
         propBytes > 0
-          ? await access.quota.reserve(access, dst.entry, propBytes).catch((err: unknown) => {
-              propRelease();
+          ? await access.quota.reserve(access, dst.entry, propBytes).catch(async (err: unknown) => {
+              await propRelease();
               throw err;
             })
           : undefined;
@@ -219,7 +220,7 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
         if (!move) await dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
       } finally {
         propHold?.release();
-        propRelease();
+        await propRelease();
       }
       if (move) {
         await davFollowMove(dav.ctx, access, src.entry, done.entry);
