@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { stagingName } from '../src/files/access/staging-names.js';
+import { quotaLedgerOf } from '../src/files/change/quota.js';
 import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { uploadHolder } from '../src/store/reservations.js';
@@ -420,6 +421,50 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(answers.filter((r) => r.body.includes('507 Insufficient Storage'))).toHaveLength(1);
     expect(await a.ctx.store.davProps.bytesOfUser(userId)).toBeLessThanOrEqual(1024 * 1024);
     expect(await a.ctx.store.reservations.total(`dav-props:${userId}`)).toBe(0);
+  });
+
+  it('keep, in a recount through one, what was written through the other while it walked', async () => {
+    const token = await carol({ quota: 20_000 });
+    await fs.mkdir(path.join(a.root, 'carol', 'd'));
+    await fs.writeFile(path.join(a.root, 'carol', 'd', 'old.bin'), 'x'.repeat(1000));
+    const used = async (app: TestApp['app'], query = '') => {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/usage/${query}`,
+        headers: { 'x-auth': token },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return (res.json() as { used: number }).used;
+    };
+    const onDisk = async () => {
+      let bytes = 0;
+      for (const e of await fs.readdir(path.join(a.root, 'carol'), {
+        withFileTypes: true,
+        recursive: true,
+      })) {
+        if (e.isFile()) bytes += (await fs.stat(path.join(e.parentPath, e.name))).size;
+      }
+      return bytes;
+    };
+    expect(await used(a.app, '?recount=true')).toBe(1000);
+    // Each time A's walk has read carol's folder and enters d (once per walk: a walk that saw
+    // the scope change walks again), B writes into the folder A has read.
+    let uploads = 0;
+    quotaLedgerOf(a.ctx).walkStep = async (real) => {
+      if (path.basename(real) !== 'd') return;
+      const res = await b.app.inject({
+        method: 'POST',
+        url: `/api/resources/late${++uploads}.bin`,
+        headers: { 'x-auth': token },
+        payload: 'y'.repeat(3000),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const counted = await used(a.app, '?recount=true');
+    quotaLedgerOf(a.ctx).walkStep = undefined;
+    expect(uploads).toBeGreaterThan(0);
+    expect(counted).toBe(await onDisk());
+    expect(await used(b.app)).toBe(counted);
   });
 
   it('put a setting saved on one in force on the other', async () => {

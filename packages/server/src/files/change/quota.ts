@@ -2,6 +2,7 @@ import path from 'node:path';
 import { inTurn, type Turns } from '../../store/in-turn.js';
 import { inBackground } from '../../background.js';
 import type { AppContext } from '../../context.js';
+import type { ScopeUsage } from '../../store/scope-usage.js';
 import { AppError } from '../../errors.js';
 import type { AccessView } from '../access/access-view.js';
 import { Pinned } from '../access/anchor.js';
@@ -291,11 +292,15 @@ export class QuotaLedger {
         let largest = 0;
         for (let attempt = 1; ; attempt++) {
           this.duringWalk.set(scope, 0);
+          const before = await this.ctx.store.scopeUsage.get(USERS_ROOT, scope);
           let changed = false;
           const changes = { since: Date.now() - CLOCK_SLACK_MS, seen: () => (changed = true) };
           const bytes = await walkBytes(access, scope, changes, this.walkStep);
           const kept = await this.exclusive(async () => {
-            const counted = Math.max(0, bytes + (this.duringWalk.get(scope) ?? 0));
+            const meanwhile = await this.changedMeanwhile(scope, before);
+            // Another instance counted it meanwhile: its count is as fresh, and stays.
+            if (meanwhile === undefined) return true;
+            const counted = Math.max(0, bytes + meanwhile);
             largest = Math.max(largest, counted);
             if (changed && attempt < WALK_ATTEMPTS) return false;
             await this.ctx.store.scopeUsage.set({
@@ -316,6 +321,20 @@ export class QuotaLedger {
     })();
     this.walks.set(scope, walk);
     return walk;
+  }
+
+  /**
+   * What the count of a scope changed by while it was walked, from `before` (its row as the walk
+   * began): every instance's writes go into the row, so the row's change holds them all, where
+   * this instance's own record (`duringWalk`) would miss those made through the others. A scope
+   * not counted before has only this instance's record; undefined when another instance counted
+   * it again meanwhile.
+   */
+  private async changedMeanwhile(scope: string, before: ScopeUsage | undefined): Promise<number | undefined> {
+    const now = await this.ctx.store.scopeUsage.get(USERS_ROOT, scope);
+    if (before === undefined || now === undefined) return this.duringWalk.get(scope) ?? 0;
+    if (now.countedAt !== before.countedAt) return undefined;
+    return now.bytes - before.bytes;
   }
 
   /**
