@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { openStore, type Store } from '../src/store/index.js';
+import type { Job } from '@filebrowser/contract';
+import { renameWindow } from './files-helpers.js';
 import { startTestApp, USER_PASSWORD, type TestApp } from './helpers.js';
 
 /**
@@ -61,9 +63,16 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     if (relayDir) await fs.rm(relayDir, { recursive: true, force: true });
   });
 
-  it('answers 503 with a message meanwhile, and goes on by itself when it is back, nothing lost', async () => {
+  const seam = renameWindow();
+  afterEach(() => seam.clear());
+
+  /**
+   * A: the app on the database; B: a second app on it through the relay, carol (with `quota`)
+   * signed in through B. Answers B's request function as carol, and the relay.
+   */
+  async function relayedApp(quota = 0) {
     a = await startTestApp();
-    await a.createUser({ username: 'carol', scope: '/carol' });
+    await a.createUser({ username: 'carol', scope: '/carol', quota });
     await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
     // The same database, reached through the relay.
     const direct = new URL(a.ctx.config.database);
@@ -73,9 +82,8 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     const relayed = new URL(direct);
     relayed.searchParams.set('host', relay.dir);
     store = await openStore(relayed.toString());
-    b = await buildApp({ ...a.ctx.config, database: relayed.toString() }, store);
+    b = await buildApp({ ...a.ctx.config, database: relayed.toString() }, store, seam.build);
     await b.app.ready();
-
     const login = await b.app.inject({
       method: 'POST',
       url: '/api/login',
@@ -83,8 +91,13 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     });
     expect(login.statusCode, login.body).toBe(200);
     const token = login.body;
-    const as = (method: 'GET' | 'POST', url: string, payload?: string) =>
+    const as = (method: 'GET' | 'POST', url: string, payload?: string | object) =>
       b!.app.inject({ method, url, headers: { 'x-auth': token }, ...(payload !== undefined && { payload }) });
+    return { relay, as, carolId: (await a.ctx.store.users.getByUsername('carol'))!.id };
+  }
+
+  it('answers 503 with a message meanwhile, and goes on by itself when it is back, nothing lost', async () => {
+    const { relay, as } = await relayedApp();
     expect((await as('POST', '/api/resources/before.txt', 'confirmed')).statusCode).toBe(200);
 
     await relay.cut();
@@ -101,5 +114,39 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     expect(listing.json<{ items: { name: string }[] }>().items.map((i) => i.name)).toEqual(['before.txt']);
     expect((await as('POST', '/api/resources/after.txt', 'after')).statusCode).toBe(200);
     expect(await fs.readFile(path.join(a.root, 'carol', 'before.txt'), 'utf8')).toBe('confirmed');
+  });
+
+  it('ends, once it is back, a job that ended while it was away: no job stays running for ever', async () => {
+    const { relay, as, carolId } = await relayedApp();
+    await fs.writeFile(path.join(a!.root, 'carol', 'src.txt'), 'to copy');
+    // The copy lands while the database is away: the job fails, and its end cannot be written.
+    seam.next(() => relay.cut());
+    const finished = new Promise<Job>((resolve) => b!.ctx.jobs.on('finished', resolve));
+    const started = await as('POST', '/api/jobs', {
+      action: 'copy',
+      items: ['/src.txt'],
+      destination: '/dst.txt',
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const id = started.json<Job>().id;
+    expect((await finished).state).not.toBe('running');
+    await relay.restore();
+    // Read through A, straight on the database.
+    await until(async () => (await a!.ctx.store.jobs.get(carolId, id))?.job.state !== 'running');
+    expect(await a!.ctx.store.jobs.running(carolId)).toEqual([]);
+  });
+
+  it('gives back, once it is back, what a write that failed while it was away held of a quota', async () => {
+    const { relay, as } = await relayedApp(10_000);
+    // The upload is held against the quota, then fails while the database is away.
+    seam.next(() => relay.cut());
+    const failed = await as('POST', '/api/resources/big.bin', 'x'.repeat(6_000));
+    expect(failed.statusCode, failed.body).toBe(503);
+    expect(await a!.ctx.store.reservations.total('/carol')).toBe(6_000);
+    await relay.restore();
+    await until(async () => (await a!.ctx.store.reservations.total('/carol')) === 0);
+    await until(
+      async () => (await as('POST', '/api/resources/fits.bin', 'y'.repeat(9_000))).statusCode === 200,
+    );
   });
 });

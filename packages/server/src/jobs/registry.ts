@@ -9,6 +9,7 @@ import type { Logger } from '../context.js';
 import type { Measure } from '../files/access/tree.js';
 import type { Store } from '../store/index.js';
 import { inTurn, type Turns } from '../store/in-turn.js';
+import { storedOrLater } from '../store/until-stored.js';
 import type { StoredJob } from '../store/jobs.js';
 
 /** Finished jobs kept per user so that a client can still read how one ended. */
@@ -185,15 +186,18 @@ export class JobRegistry extends EventEmitter<{ progress: [Job]; finished: [Job]
       clearTimeout(trailing);
       this.prune(jobs);
       this.emit('finished', { ...job });
-      // Ended once every instance can read so.
+      // Ended once every instance can read so: written again after an outage until it is (a
+      // row left running would count against the user's jobs, and keep a cancel waiting, for ever).
+      const endedAt = Date.now();
       const told = async () => {
-        await store.jobs.end(userId, job, Date.now());
+        await store.jobs.end(userId, job, endedAt);
         await store.jobs.prune(userId, KEEP_FINISHED);
         await store.notices.publish('jobs');
       };
+      const warn = (err: unknown) => this.log.warn({ err, job: id }, 'the end of a job could not be written');
       inBackground(
-        told().finally(() => ended({ ...job })),
-        (err) => this.log.warn({ err, job: id }, 'the end of a job could not be written'),
+        storedOrLater(store, told, warn).finally(() => ended({ ...job })),
+        warn,
       );
     };
     const record: JobRecord = {

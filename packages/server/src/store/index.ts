@@ -4,6 +4,7 @@ import { AttemptsRepo } from './attempts.js';
 import { ReservationsRepo } from './reservations.js';
 import { JobsRepo } from './jobs.js';
 import { InstancesRepo } from './instances.js';
+import { untilStored } from './until-stored.js';
 import { localLockLine, postgresLockLine, type LockLine } from './lock-line.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
@@ -77,6 +78,11 @@ export interface Store extends Repos {
   transaction<T>(work: (tx: Repos) => Promise<T>): Promise<T>;
   /** Rejects when the database cannot answer a query (closed, unreachable): what /health checks. */
   ping(): Promise<void>;
+  /**
+   * Runs a write that must not be lost to an outage until it is stored (until-stored.ts): tried
+   * again while the database is away, until the store closes.
+   */
+  untilStored<T>(write: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -169,6 +175,7 @@ export async function openStore(database: string): Promise<Store> {
   settings.changed = () => notices.publish('settings');
   notices.on('settings', () => settings.load());
   const lockLine = instance.shared ? postgresLockLine(database) : localLockLine();
+  const closing = new AbortController();
   return {
     sql,
     dialect,
@@ -181,7 +188,9 @@ export async function openStore(database: string): Promise<Store> {
     ping: async () => {
       await raw`SELECT 1`.execute(sql);
     },
+    untilStored: (write) => untilStored(write, closing.signal),
     close: async () => {
+      closing.abort();
       await lockLine.close();
       await notices.close();
       await sql.destroy();

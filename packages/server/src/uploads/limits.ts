@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
+import { storedOrLater } from '../store/until-stored.js';
 import { AppError } from '../errors.js';
 import { inTurn, type Turns } from '../store/in-turn.js';
 import { statFileSystem, type Pinned } from '../files/access/anchor.js';
@@ -56,7 +57,11 @@ export class PendingLimits {
     return async () => {
       if (released) return;
       released = true;
-      await uploadCreations.remove(id);
+      await storedOrLater(
+        this.ctx.store,
+        () => uploadCreations.remove(id),
+        (err) => this.ctx.log.warn({ err }, 'the record of an upload being created could not be removed'),
+      );
     };
   }
 }

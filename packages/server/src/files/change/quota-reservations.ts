@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import { storedOrLater } from '../../store/until-stored.js';
 
 /**
  * Bytes held back by writes in progress, per holder and quota'd scope: in memory for one process
@@ -81,11 +82,14 @@ class SharedReservations implements Reservations {
     return this.later(() => this.ctx.store.reservations.forget(holder));
   }
 
-  /** Runs `work` after the give-backs before it; answers when it is done (never rejects). */
+  /**
+   * Runs `work` after the give-backs before it; answers when it is done (never rejects). One the
+   * database was away for is tried again in the background until it is stored: lost, its bytes
+   * would stay held until this instance is taken for dead.
+   */
   private later(work: () => Promise<void>): Promise<void> {
-    this.giving = this.giving
-      .then(work)
-      .catch((err: unknown) => this.ctx.log.warn({ err }, 'a quota reservation could not be given back'));
+    const warn = (err: unknown) => this.ctx.log.warn({ err }, 'a quota reservation could not be given back');
+    this.giving = this.giving.then(() => storedOrLater(this.ctx.store, work, warn)).catch(warn);
     return this.giving;
   }
 }
