@@ -149,6 +149,10 @@ describe('db copy', () => {
         itemsTotal: 0,
         startedAt: 5,
       });
+      // A session renewed into another, which work started in the first follows.
+      const renewedFrom = await store.sessions.create(bob.id, 60);
+      const renewedTo = await store.sessions.create(bob.id, 60);
+      await store.sessions.renewed(renewedFrom.id, renewedTo.id, 60_000);
       await t.ctx.audit.flush();
       await sql`VACUUM INTO ${file}`.execute(store.sql);
     } finally {

@@ -467,6 +467,34 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(await used(b.app)).toBe(counted);
   });
 
+  it('carry work started through one over a renewal of its session through the other', async () => {
+    const token = await carol();
+    await fs.writeFile(path.join(a.root, 'carol', 'src.txt'), 'to copy');
+    await fs.mkdir(path.join(a.root, 'carol', 'out'));
+    // Just before the copy lands, the client renews its session through B.
+    let renewed: string | undefined;
+    seam.next(async () => {
+      const res = await b.app.inject({ method: 'POST', url: '/api/renew', headers: { 'x-auth': token } });
+      expect(res.statusCode, res.body).toBe(200);
+      renewed = res.body;
+    });
+    const finished = new Promise<Job>((resolve) => a.ctx.jobs.on('finished', resolve));
+    const started = await a.app.inject({
+      method: 'POST',
+      url: '/api/jobs',
+      headers: { 'x-auth': token },
+      payload: { action: 'copy', items: ['/src.txt'], destination: '/out/' },
+    });
+    expect(started.statusCode, started.body).toBe(202);
+    const job = await finished;
+    expect(job.state, job.error).toBe('done');
+    expect(await fs.readFile(path.join(a.root, 'carol', 'out', 'src.txt'), 'utf8')).toBe('to copy');
+    // The old session ended on both; the new one works on both.
+    expect((await a.request(token, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(401);
+    expect((await viaB(renewed!, '/api/resources/')).statusCode).toBe(200);
+    expect((await a.request(renewed!, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(200);
+  });
+
   it('put a setting saved on one in force on the other', async () => {
     expect(bStore.settings.get().signup).toBe(false);
     const saved = await a.request(a.adminToken, {

@@ -105,7 +105,7 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     expect(away.statusCode, away.body).toBe(503);
     expect(away.body).toContain('the database cannot be reached');
     expect(Number(away.headers['retry-after'])).toBeGreaterThan(0);
-    const health = await b.app.inject({ method: 'GET', url: '/health' });
+    const health = await b!.app.inject({ method: 'GET', url: '/health' });
     expect(health.statusCode).toBe(503);
 
     await relay.restore();
@@ -113,7 +113,7 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     const listing = await as('GET', '/api/resources/');
     expect(listing.json<{ items: { name: string }[] }>().items.map((i) => i.name)).toEqual(['before.txt']);
     expect((await as('POST', '/api/resources/after.txt', 'after')).statusCode).toBe(200);
-    expect(await fs.readFile(path.join(a.root, 'carol', 'before.txt'), 'utf8')).toBe('confirmed');
+    expect(await fs.readFile(path.join(a!.root, 'carol', 'before.txt'), 'utf8')).toBe('confirmed');
   });
 
   it('ends, once it is back, a job that ended while it was away: no job stays running for ever', async () => {

@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { forbidden, unauthorized } from '../errors.js';
 import { accessTerms, type Confinement } from '../files/access/access.js';
 import type { StoredUser } from '../store/users.js';
+import { sessionKeyOf } from '../store/sessions.js';
 import { currentApiTokenGrant, type ApiTokenGrant } from './api-tokens.js';
 
 /**
@@ -31,7 +32,7 @@ export interface Caller {
  * the service and everything it imports.
  */
 export interface SessionCheck {
-  currentSession(sessionId: string, userId: number): Promise<{ user: StoredUser; sessionId: string }>;
+  currentSession(sessionKey: string, userId: number): Promise<{ user: StoredUser; sessionKey: string }>;
 }
 
 /** How a request proved who it is: what the caller is derived from again. */
@@ -54,7 +55,8 @@ export function callerFrom(
   credential: Credential,
   permit: (user: StoredUser, grant: ApiTokenGrant | undefined) => void,
 ): Caller {
-  let sessionId = credential.kind === 'session' ? credential.sessionId : '';
+  // Held by its key (store/sessions.ts), as renewals are recorded.
+  let sessionKey = credential.kind === 'session' ? sessionKeyOf(credential.sessionId) : '';
   let terms: string | undefined;
   const derive = async (): Promise<{ user: StoredUser & Confinement; grant?: ApiTokenGrant }> => {
     if (credential.kind === 'apiToken') {
@@ -69,9 +71,9 @@ export function callerFrom(
       }
       return { user };
     }
-    const current = await ctx.auth.currentSession(sessionId, credential.userId);
+    const current = await ctx.auth.currentSession(sessionKey, credential.userId);
     // A renewal carries the work over: it follows the session the client now holds.
-    sessionId = current.sessionId;
+    sessionKey = current.sessionKey;
     return { user: current.user };
   };
   return {

@@ -2,6 +2,7 @@ import type { TokenClaims } from '@filebrowser/contract';
 import type { AppContext } from '../context.js';
 import { AppError, badRequest, forbidden, unauthorized } from '../errors.js';
 import type { StoredUser } from '../store/users.js';
+import { sessionKeyOf } from '../store/sessions.js';
 import { createAccount } from './accounts.js';
 import { apiTokenSubject, verifyApiTokenSecret, type ApiTokenGrant } from './api-tokens.js';
 import { isTrustedAddress } from './ip.js';
@@ -38,7 +39,6 @@ export class AuthService {
    * Bearer or Basic password) counts against the same allowance per address.
    */
   private readonly throttle: GuessThrottle;
-  private readonly renewals = new Renewals(() => 2 * this.ctx.config.tokenExpirationTime * 1000);
 
   constructor(private readonly ctx: AppContext) {
     this.throttle = new GuessThrottle(
@@ -186,7 +186,8 @@ export class AuthService {
   async renew(auth: Authenticated): Promise<string> {
     const lifetime = this.ctx.config.tokenExpirationTime;
     const session = await this.ctx.store.sessions.create(auth.user.id, lifetime);
-    this.renewals.note(auth.sessionId, session.id);
+    // In the database, for work started through any instance (a link is kept two lifetimes).
+    await this.ctx.store.sessions.renewed(auth.sessionId, session.id, 2 * lifetime * 1000);
     await this.ctx.store.sessions.revoke(auth.sessionId);
     return signToken(auth.user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
@@ -207,7 +208,11 @@ export class AuthService {
 
   /** The user of a live session (of that user, when given), or undefined: what `verify` checks. */
   private async sessionUser(sessionId: string, userId?: number): Promise<StoredUser | undefined> {
-    const session = await this.ctx.store.sessions.get(sessionId);
+    return this.keyUser(sessionKeyOf(sessionId), userId);
+  }
+
+  private async keyUser(key: string, userId?: number): Promise<StoredUser | undefined> {
+    const session = await this.ctx.store.sessions.getByKey(key);
     if (!session || (userId !== undefined && session.userId !== userId)) return undefined;
     return await this.ctx.store.users.get(session.userId);
   }
@@ -219,9 +224,12 @@ export class AuthService {
    * once the session was ended (logout, a password, permission or scope change) or the user
    * deleted.
    */
-  async currentSession(sessionId: string, userId: number): Promise<{ user: StoredUser; sessionId: string }> {
-    const latest = this.renewals.latest(sessionId);
-    const user = await this.sessionUser(latest, userId);
+  async currentSession(
+    sessionKey: string,
+    userId: number,
+  ): Promise<{ user: StoredUser; sessionKey: string }> {
+    const latest = await this.ctx.store.sessions.latestKey(sessionKey);
+    const user = await this.keyUser(latest, userId);
     if (!user) {
       throw unauthorized(
         (await this.ctx.store.users.get(userId))
@@ -229,35 +237,7 @@ export class AuthService {
           : 'the user who started it no longer exists',
       );
     }
-    return { user, sessionId: latest };
-  }
-}
-
-/**
- * Sessions renewed into others, for callers that outlive a request (`currentSession`). Kept in
- * memory, as the work that asks is; a caller moves on to the session it reached at every check,
- * so a link is dropped once it is older than two token lifetimes.
- */
-class Renewals {
-  private readonly next = new Map<string, { id: string; at: number }>();
-
-  constructor(private readonly lifetimeMs: () => number) {}
-
-  note(from: string, to: string): void {
-    const now = Date.now();
-    for (const [id, link] of this.next) if (now - link.at > this.lifetimeMs()) this.next.delete(id);
-    this.next.set(from, { id: to, at: now });
-  }
-
-  /** The session `id` was last renewed into (itself when it never was). */
-  latest(id: string): string {
-    let current = id;
-    for (let hops = 0; hops < 1000; hops++) {
-      const link = this.next.get(current);
-      if (!link) break;
-      current = link.id;
-    }
-    return current;
+    return { user, sessionKey: latest };
   }
 }
 

@@ -341,6 +341,16 @@ const MIGRATIONS: Array<string | ((db: Db) => void)> = [
   );
   CREATE INDEX IF NOT EXISTS upload_creations_user ON upload_creations(user_id);
   `,
+  // Sessions renewed into others, by their secrets' hashes: work started in a session follows
+  // its renewal through whichever instance renewed it (auth/service.ts).
+  `
+  CREATE TABLE IF NOT EXISTS session_renewals (
+    from_hash  TEXT PRIMARY KEY,
+    to_hash    TEXT NOT NULL,
+    renewed_at INTEGER NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS session_renewals_at ON session_renewals(renewed_at);
+  `,
 ];
 
 function hasColumn(db: Db, table: string, column: string): boolean {

@@ -231,6 +231,14 @@ CREATE TABLE upload_creations (
 );
 CREATE INDEX upload_creations_user ON upload_creations(user_id);
 `,
+  22: `
+CREATE TABLE session_renewals (
+  from_hash  TEXT COLLATE "C" PRIMARY KEY,
+  to_hash    TEXT COLLATE "C" NOT NULL,
+  renewed_at BIGINT NOT NULL
+);
+CREATE INDEX session_renewals_at ON session_renewals(renewed_at);
+`,
 };
 
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */

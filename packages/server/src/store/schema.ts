@@ -26,6 +26,13 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+/** A session renewed into another (POST /api/renew): work started in the first follows it. */
+export interface SessionRenewalsTable {
+  from_hash: string;
+  to_hash: string;
+  renewed_at: number;
+}
+
 export interface SharesTable {
   hash: string;
   path: string;
@@ -229,6 +236,7 @@ export interface Schema {
   quota_reservations: QuotaReservationsTable;
   jobs: JobsTable;
   upload_creations: UploadCreationsTable;
+  session_renewals: SessionRenewalsTable;
 }
 
 /**
@@ -255,4 +263,5 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'quota_reservations',
   'jobs',
   'upload_creations',
+  'session_renewals',
 ];

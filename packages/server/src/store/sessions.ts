@@ -9,7 +9,14 @@ export interface Session {
   expiresAt: number;
 }
 
-/** What is stored of a session's secret: a copy of the database names no session a token could carry. */
+/**
+ * What is stored of a session's secret: a copy of the database names no session a token could
+ * carry. Work that outlives a request holds its session by this key (`getByKey`, `latestKey`).
+ */
+export function sessionKeyOf(id: string): string {
+  return hashOf(id);
+}
+
 function hashOf(id: string): string {
   return crypto.createHash('sha256').update(id, 'utf8').digest('base64url');
 }
@@ -43,13 +50,51 @@ export class SessionsRepo {
 
   /** The live session whose secret is `id`, or undefined when revoked or expired. */
   async get(id: string): Promise<Session | undefined> {
+    const found = await this.getByKey(hashOf(id));
+    return found && { ...found, id };
+  }
+
+  /** The live session of a key (`sessionKeyOf`), or undefined when revoked or expired. */
+  async getByKey(key: string): Promise<Omit<Session, 'id'> | undefined> {
     const row = await this.sql
       .selectFrom('sessions')
       .select(['user_id', 'created_at', 'expires_at'])
-      .where('id_hash', '=', hashOf(id))
+      .where('id_hash', '=', key)
       .where('expires_at', '>', Date.now())
       .executeTakeFirst();
-    return row && { id, userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+    return row && { userId: row.user_id, createdAt: row.created_at, expiresAt: row.expires_at };
+  }
+
+  /**
+   * Notes that session `from` was renewed into `to` (before `from` is revoked), forgetting
+   * renewals older than `keepMs`: work moves on to the session it reached at every check.
+   */
+  async renewed(from: string, to: string, keepMs: number): Promise<void> {
+    const now = Date.now();
+    await this.sql
+      .deleteFrom('session_renewals')
+      .where('renewed_at', '<', now - keepMs)
+      .execute();
+    await this.sql
+      .insertInto('session_renewals')
+      .values({ from_hash: hashOf(from), to_hash: hashOf(to), renewed_at: now })
+      .onConflict((oc) => oc.column('from_hash').doUpdateSet({ to_hash: hashOf(to), renewed_at: now }))
+      .execute();
+  }
+
+  /** The key of the session `key`'s was last renewed into (itself when it never was). */
+  async latestKey(key: string): Promise<string> {
+    let current = key;
+    for (let hops = 0; hops < 1000; hops++) {
+      const next = await this.sql
+        .selectFrom('session_renewals')
+        .select('to_hash')
+        .where('from_hash', '=', current)
+        .executeTakeFirst();
+      if (!next) break;
+      current = next.to_hash;
+    }
+    return current;
   }
 
   async revoke(id: string): Promise<void> {
