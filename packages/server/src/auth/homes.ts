@@ -56,9 +56,13 @@ export async function homeConflict(
 ): Promise<string | undefined> {
   const access = await serverAccess(ctx);
   const homeReal = await realPlace(access, home);
+  // Each scope is resolved once, however many users share it (a sign-up waits for this walk).
+  const places = new Map<string, Promise<string>>();
   for (const u of users) {
     const scope = normaliseScope(u.scope || '/');
-    const scopeReal = await realPlace(access, scope);
+    let place = places.get(scope);
+    if (!place) places.set(scope, (place = realPlace(access, scope)));
+    const scopeReal = await place;
     if (usernameKey(scope) === usernameKey(home) || scopeReal === homeReal)
       return 'another user already owns this home folder';
     if (within(scope, home) || within(scopeReal, homeReal))
