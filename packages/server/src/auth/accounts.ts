@@ -9,6 +9,7 @@ import { ALL_PERMISSIONS, normaliseSorting, type NewUser, type StoredUser } from
 import { ensureScopeFolder, homeConflict, homeScope, normaliseScope } from './homes.js';
 import { hashPassword, validatePassword } from './passwords.js';
 import { checkUsername } from './usernames.js';
+import { oncePerStore } from '../store/once-per-store.js';
 
 /** How an account comes to exist decides what it may be granted. */
 export type AccountOrigin = 'admin' | 'signup' | 'proxy' | 'cli' | 'setup';
@@ -103,11 +104,9 @@ export async function createAccount(
 }
 
 /** New accounts are stored one at a time per database, across its instances (`inTurn`). */
-const insertTurns = new WeakMap<Store, Turns>();
+const insertTurns = oncePerStore<Turns>();
 function inserting(store: Store): Turns {
-  let turn = insertTurns.get(store);
-  if (!turn) insertTurns.set(store, (turn = inTurn(store.lockLine)));
-  return turn;
+  return insertTurns(store, () => inTurn(store.lockLine));
 }
 
 /** Fields a user may change on their own account (contract 11.4). */

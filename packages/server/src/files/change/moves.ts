@@ -11,6 +11,7 @@ import { removeTree } from '../access/tree.js';
 import { renameToFreeName } from './numbered-name.js';
 import { renameInto } from './rename-into.js';
 import { TakenEntries, settleSource, takenAsAtDestination } from './settle-source.js';
+import { oncePerStore } from '../../store/once-per-store.js';
 
 /**
  * Moves across file systems, where no rename can move an entry (a mount inside the root, the
@@ -259,14 +260,9 @@ async function finishMove(record: MoveRecord, log: Logger): Promise<void> {
   });
 }
 
-const journals = new WeakMap<Store, MoveJournal>();
+const journals = oncePerStore<MoveJournal>();
 
 /** The journal of a store's database (one per store; it logs to the first logger it is given). */
 export function moveJournalOf(store: Store, log: Logger): MoveJournal {
-  let journal = journals.get(store);
-  if (!journal) {
-    journal = new MoveJournal(store, log);
-    journals.set(store, journal);
-  }
-  return journal;
+  return journals(store, () => new MoveJournal(store, log));
 }

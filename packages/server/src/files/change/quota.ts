@@ -10,6 +10,7 @@ import { isInside } from '../access/resolver.js';
 import { walkTree, type WalkOptions } from '../access/tree.js';
 import { formatBytes, QuotaHold, type Limit } from './quota-hold.js';
 import { reservationsFor, type Reservations } from './quota-reservations.js';
+import { oncePerStore } from '../../store/once-per-store.js';
 
 /**
  * Quotas. A user's quota is a limit on the bytes their scope holds, trash included.
@@ -550,14 +551,9 @@ export async function bytesOf(
   return total;
 }
 
-const ledgers = new WeakMap<object, QuotaLedger>();
+const ledgers = oncePerStore<QuotaLedger>();
 
 /** The ledger of a server (one per store: reservations must be seen by every request). */
 export function quotaLedgerOf(ctx: AppContext): QuotaLedger {
-  let ledger = ledgers.get(ctx.store);
-  if (!ledger) {
-    ledger = new QuotaLedger(ctx);
-    ledgers.set(ctx.store, ledger);
-  }
-  return ledger;
+  return ledgers(ctx.store, () => new QuotaLedger(ctx));
 }

@@ -4,6 +4,7 @@ import type { StagingRepo } from '../../store/staging.js';
 import { unlinkEntry, type Pinned } from '../access/anchor.js';
 import { atRecordedFolder } from '../access/reach.js';
 import { isStagingName } from '../access/staging-names.js';
+import { oncePerStore } from '../../store/once-per-store.js';
 
 /**
  * The staging files of writes in progress, recorded in the database until each write is done,
@@ -66,14 +67,9 @@ async function removeStaging(folderReal: string, name: string): Promise<boolean>
   return removed ?? false;
 }
 
-const ledgers = new WeakMap<Store, StagingLedger>();
+const ledgers = oncePerStore<StagingLedger>();
 
 /** The ledger of a store's database (one per store). */
 export function stagingLedgerOf(store: Store): StagingLedger {
-  let ledger = ledgers.get(store);
-  if (!ledger) {
-    ledger = new StagingLedger(store.staging);
-    ledgers.set(store, ledger);
-  }
-  return ledger;
+  return ledgers(store, () => new StagingLedger(store.staging));
 }

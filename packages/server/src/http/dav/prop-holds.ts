@@ -1,6 +1,7 @@
 import type { AppContext } from '../../context.js';
 import { reservationsFor, type Reservations } from '../../files/change/quota-reservations.js';
 import { inTurn, type Turns } from '../../store/in-turn.js';
+import { oncePerStore } from '../../store/once-per-store.js';
 
 /** Bytes of all the dead properties one user set, wherever they are. */
 export const MAX_PROP_BYTES_PER_USER = 1024 * 1024;
@@ -50,14 +51,9 @@ class PropHolds {
   }
 }
 
-const holds = new WeakMap<object, PropHolds>();
+const holds = oncePerStore<PropHolds>();
 
 /** The property holds of a server (one per store: every request must see them). */
 export function propHoldsOf(ctx: AppContext): PropHolds {
-  let found = holds.get(ctx.store);
-  if (!found) {
-    found = new PropHolds(ctx);
-    holds.set(ctx.store, found);
-  }
-  return found;
+  return holds(ctx.store, () => new PropHolds(ctx));
 }
