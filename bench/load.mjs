@@ -1,7 +1,9 @@
 // `npm run load`: many concurrent connections against the built server on 127.0.0.1, for a
-// bounded time, on a folder listing and a file download, then a mixed scenario: one user's many
-// parallel heavy requests (a 100,000-entry listing, PROPFIND, search) while another user downloads
-// a small file. It reports latency percentiles, errors and the server's peak memory, and exits 1
+// bounded time, on a folder listing, a file download, sign-ins and a public share page, then a
+// mixed scenario: one user's many parallel heavy requests (a 100,000-entry listing, PROPFIND,
+// search) while another user downloads a small file. With `--database postgres://…` the server
+// runs on PostgreSQL, and with `--instances N` N servers share it and the folder behind a round-
+// robin nginx. It reports latency percentiles, errors and each server's peak memory, and exits 1
 // when a request failed, memory went over the bound, or the small downloads' p99 reached the
 // limit. See docs/performance.md ("Load").
 import autocannon from 'autocannon';
@@ -13,6 +15,8 @@ import { clearInterval, setInterval } from 'node:timers';
 import { Worker } from 'node:worker_threads';
 import { cleanupAll, installCleanupHandlers, setKeepDirs, trackDir } from './lib/cleanup.mjs';
 import { loopbackUrl, request } from './lib/http.mjs';
+import { startBalancer } from './lib/balancer.mjs';
+import { freshDatabase, isPostgresUrl } from './lib/postgres.mjs';
 import { procStatusKiB, startServer } from './lib/server.mjs';
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -21,7 +25,9 @@ const USAGE = `usage: npm run load [-- options]
 
   --connections <n>   concurrent keep-alive connections (default 200, env LOAD_CONNECTIONS)
   --duration <s>      seconds per scenario (default 30, env LOAD_DURATION)
-  --only <ids>        list, download, mixed (default all three)
+  --only <ids>        list, download, login, share, mixed (default all five)
+  --database <url>    run on PostgreSQL (postgres://…): a database of the run's own is made there
+  --instances <n>     servers on that database and one folder, behind a round-robin nginx (default 1)
   --heavy <n>         parallel heavy requests of the mixed scenario (default 16)
   --p99-limit <ms>    fail when the mixed scenario's small downloads reach this p99 (default 100)
   --rss-limit <MiB>   fail when the server's peak RSS goes over it (default 250)
@@ -42,7 +48,10 @@ function parseOptions(argv, env) {
   const opts = {
     connections: Number(env.LOAD_CONNECTIONS || 200),
     duration: Number(env.LOAD_DURATION || 30),
-    only: ['list', 'download', 'mixed'],
+    only: ['list', 'download', 'login', 'share', 'mixed'],
+    /** @type {string | undefined} */
+    database: env.LOAD_DATABASE || undefined,
+    instances: 1,
     heavy: 16,
     p99LimitMs: 100,
     rssLimitMiB: 250,
@@ -60,6 +69,8 @@ function parseOptions(argv, env) {
     if (arg === '--connections') opts.connections = Number(value());
     else if (arg === '--duration') opts.duration = Number(value());
     else if (arg === '--only') opts.only = value().split(',');
+    else if (arg === '--database') opts.database = value();
+    else if (arg === '--instances') opts.instances = Number(value());
     else if (arg === '--rss-limit') opts.rssLimitMiB = Number(value());
     else if (arg === '--heavy') opts.heavy = Number(value());
     else if (arg === '--p99-limit') opts.p99LimitMs = Number(value());
@@ -74,12 +85,15 @@ function parseOptions(argv, env) {
     ['--rss-limit', opts.rssLimitMiB],
     ['--heavy', opts.heavy],
     ['--p99-limit', opts.p99LimitMs],
+    ['--instances', opts.instances],
   ]) {
     if (!Number.isInteger(n) || Number(n) < 1) throw new Error(`${name} must be a positive whole number`);
   }
+  if (opts.instances > 1 && !opts.database) throw new Error('--instances needs --database postgres://…');
+  if (opts.database && !isPostgresUrl(opts.database)) throw new Error('--database takes a postgres:// URL');
   for (const id of opts.only) {
     if (!SCENARIOS.some((s) => s.id === id) && id !== 'mixed') {
-      throw new Error(`unknown scenario "${id}" (list, download, mixed)`);
+      throw new Error(`unknown scenario "${id}" (list, download, login, share, mixed)`);
     }
   }
   return opts;
@@ -112,9 +126,52 @@ function createData(dataRoot, big) {
   fs.writeFileSync(path.join(dataRoot, 'small.txt'), 'hello world');
 }
 
+/**
+ * What autocannon sends for each scenario: `prepare` (once, before) answers the request, given the
+ * servers' front (one server, or the balancer) and the administrator's session.
+ * @typedef {{ base: string, auth: () => Record<string, string>, password: string }} Front
+ * @type {Array<{ id: string, title: string, connections?: number, prepare: (front: Front) => Promise<{ path: string, method?: 'GET' | 'POST', headers: Record<string, string>, body?: string }> }>}
+ */
 const SCENARIOS = [
-  { id: 'list', title: 'listing of a 200-entry folder', path: '/api/resources/folder/' },
-  { id: 'download', title: 'download of a 1 MiB file', path: '/api/raw/download.bin' },
+  {
+    id: 'list',
+    title: 'listing of a 200-entry folder',
+    prepare: async (front) => ({ path: '/api/resources/folder/', headers: front.auth() }),
+  },
+  {
+    id: 'download',
+    title: 'download of a 1 MiB file',
+    prepare: async (front) => ({ path: '/api/raw/download.bin', headers: front.auth() }),
+  },
+  {
+    // bcrypt's cost is the measure: a sign-in is meant to be slow (docs/security.md). Sign-ins in
+    // flight count against the per-address throttle (10 by default), so fewer connections, from
+    // one address: 8 keep both cores busy.
+    id: 'login',
+    title: 'sign-in (bcrypt, a new session each)',
+    connections: 8,
+    prepare: async (front) => ({
+      path: '/api/login',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: front.password }),
+    }),
+  },
+  {
+    id: 'share',
+    title: "a public share's page (the folder's listing)",
+    prepare: async (front) => {
+      const made = await request(`${front.base}/api/share/folder/`, {
+        collect: true,
+        method: 'POST',
+        headers: { ...front.auth(), 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const hash = JSON.parse(made.body?.toString() ?? '{}').hash;
+      if (made.status !== 200 || !hash) throw new Error(`the share was not made: ${made.status}`);
+      return { path: `/api/public/share/${hash}`, headers: {} };
+    },
+  },
 ];
 
 /**
@@ -264,27 +321,61 @@ async function main() {
   trackDir(workDir);
   const dataRoot = path.join(workDir, 'data');
   createData(dataRoot, opts.only.includes('mixed'));
-  const server = await startServer({ entry, workDir, dataRoot, log });
-  const idleKiB = procStatusKiB(server.pid, 'VmRSS');
+  const database = opts.database ? await freshDatabase(opts.database) : undefined;
+  /** @type {Awaited<ReturnType<typeof startServer>>[]} */
+  const servers = [];
+  /** @type {{ base: string, stop: () => Promise<void> } | undefined} */
+  let balancer;
+  try {
+    // One after the other: the first makes the schema and the administrator, the others join.
+    for (let i = 0; i < opts.instances; i++) {
+      servers.push(
+        await startServer({
+          entry,
+          workDir,
+          dataRoot,
+          log,
+          database: database?.url,
+          ...(servers[0] && { password: servers[0].password }),
+        }),
+      );
+    }
+    if (opts.instances > 1)
+      balancer = await startBalancer({ workDir, upstreams: servers.map((s) => s.base), log });
+  } catch (err) {
+    for (const s of servers) await s.stop();
+    await database?.drop();
+    throw err;
+  }
+  const first = /** @type {Awaited<ReturnType<typeof startServer>>} */ (servers[0]);
+  // What the clients talk to: the one server, or the balancer in front of them all.
+  const server = { ...first, base: balancer?.base ?? first.base };
+  const idleKiB = Math.max(...servers.map((s) => procStatusKiB(s.pid, 'VmRSS') ?? 0));
 
   const results = [];
   /** @type {number | null} */
   let peakKiB = null;
+  /** @type {Array<number | null>} each instance's peak RSS, MiB */
+  const peakPerInstance = [];
   /** @type {Awaited<ReturnType<typeof mixed>> | undefined} */
   let mixedResult;
   try {
     for (const scenario of SCENARIOS.filter((s) => opts.only.includes(s.id))) {
-      const url = loopbackUrl(`${server.base}${scenario.path}`).toString();
-      log(`${scenario.title}: ${opts.connections} connections for ${opts.duration} s`);
+      const sent = await scenario.prepare(server);
+      const url = loopbackUrl(`${server.base}${sent.path}`).toString();
+      const connections = Math.min(opts.connections, scenario.connections ?? opts.connections);
+      log(`${scenario.title}: ${connections} connections for ${opts.duration} s`);
       let sampledMaxKiB = 0;
       const sampler = setInterval(() => {
-        sampledMaxKiB = Math.max(sampledMaxKiB, procStatusKiB(server.pid, 'VmRSS') ?? 0);
+        for (const s of servers) sampledMaxKiB = Math.max(sampledMaxKiB, procStatusKiB(s.pid, 'VmRSS') ?? 0);
       }, 200);
       const r = await cannon({
         url,
-        connections: opts.connections,
+        connections,
         duration: opts.duration,
-        headers: server.auth(),
+        method: sent.method ?? 'GET',
+        headers: sent.headers,
+        ...(sent.body !== undefined && { body: sent.body }),
         // a slow answer under load is a result to report, not a failure of the tool
         timeout: 60,
       });
@@ -292,7 +383,7 @@ async function main() {
       results.push({
         id: scenario.id,
         title: scenario.title,
-        connections: opts.connections,
+        connections,
         seconds: opts.duration,
         requests: r.requests.total,
         perSecond: Math.round(r.requests.average),
@@ -314,15 +405,23 @@ async function main() {
       mixedResult = await mixed(server, opts);
     }
   } finally {
-    peakKiB = server.memory().peakKiB;
-    await server.stop();
+    /** @type {Array<number | null>} */
+    const peaks = servers.map((s) => s.memory().peakKiB);
+    peakKiB = peaks.every((p) => p !== null) ? Math.max(.../** @type {number[]} */ (peaks)) : null;
+    peakPerInstance.push(...peaks.map(mib));
+    await balancer?.stop();
+    for (const s of servers) await s.stop();
+    await database?.drop().catch((err) => log(`could not drop the run's database: ${err}`));
   }
 
   const report = {
     date: new Date().toISOString(),
     machine: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown' },
+    database: opts.database ? 'postgres' : 'sqlite',
+    instances: opts.instances,
     idleRssMiB: mib(idleKiB),
     peakRssMiB: mib(peakKiB),
+    peakRssPerInstanceMiB: peakPerInstance,
     rssLimitMiB: opts.rssLimitMiB,
     scenarios: results,
     ...(mixedResult && { mixed: { ...mixedResult, p99LimitMs: opts.p99LimitMs, seconds: opts.duration } }),
@@ -354,7 +453,9 @@ async function main() {
     );
   }
   console.log(
-    `server RSS: idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (limit ${opts.rssLimitMiB})`,
+    `${opts.instances > 1 ? `${opts.instances} instances on PostgreSQL behind nginx; the highest ` : ''}server RSS: ` +
+      `idle ${report.idleRssMiB} MiB, peak ${report.peakRssMiB} MiB (limit ${opts.rssLimitMiB} per instance)` +
+      (opts.instances > 1 ? `; peaks ${peakPerInstance.join(', ')} MiB` : ''),
   );
 
   const failures = [];

@@ -17,6 +17,7 @@ import { freePort } from './proc.mjs';
  * @typedef {object} Server
  * @property {string} base e.g. http://127.0.0.1:41234
  * @property {string} token JWT for the X-Auth header
+ * @property {string} password the administrator's
  * @property {number} pid
  * @property {string} cacheDir the preview cache folder (cleared by the thumbnail row)
  * @property {() => Record<string, string>} auth headers with the token
@@ -57,13 +58,23 @@ async function launchOf(entry) {
 
 /**
  * @param {{ entry: string, workDir: string, dataRoot: string, log: (msg: string) => void,
- *   nodeArgs?: string[], env?: Record<string, string>, database?: string }} options `nodeArgs`: flags for node itself
+ *   nodeArgs?: string[], env?: Record<string, string>, database?: string, password?: string }} options
+ *   `password`: the administrator's (a second instance on the same database is given the first's);
+ *   `nodeArgs`: flags for node itself
  *   (e.g. --cpu-prof, which NODE_OPTIONS refuses); `env`: variables added to the server's
  *   environment (FB_NATIVE=off); they and BENCH_SERVER_NODE_ARGS win over the build's own settings
  * @returns {Promise<Server>}
  */
-export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = [], env = {}, database }) {
-  const password = crypto.randomBytes(18).toString('base64url');
+export async function startServer({
+  entry,
+  workDir,
+  dataRoot,
+  log,
+  nodeArgs = [],
+  env = {},
+  database,
+  password = crypto.randomBytes(18).toString('base64url'),
+}) {
   const passwordHash = await hash(password, { cost: 10, version: '2a' });
   const port = await freePort();
   const cacheDir = path.join(workDir, 'cache');
@@ -167,6 +178,7 @@ export async function startServer({ entry, workDir, dataRoot, log, nodeArgs = []
   return {
     base,
     token,
+    password,
     pid,
     cacheDir,
     auth: () => ({ 'X-Auth': token }),
