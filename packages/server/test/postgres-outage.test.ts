@@ -149,4 +149,26 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
       async () => (await as('POST', '/api/resources/fits.bin', 'y'.repeat(9_000))).statusCode === 200,
     );
   });
+
+  it('keeps running when the database goes while short sections hold their locks, and gives them again', async () => {
+    const { relay } = await relayedApp();
+    // Sections in every state: holding their lock, releasing it, waiting for it.
+    const held = await Promise.all([store!.lockLine.hold('one'), store!.lockLine.hold('two')]);
+    const waiting = store!.lockLine.hold('one').then(
+      (lock) => lock.release(),
+      () => undefined,
+    );
+    const releasing = held[1]!.release();
+    await relay.cut();
+    await held[0]!.release();
+    await releasing;
+    await waiting;
+    await relay.restore();
+    // Once it is back, a section takes its lock again (this process still running).
+    await until(async () => {
+      const lock = await store!.lockLine.hold('one').catch(() => undefined);
+      await lock?.release();
+      return lock !== undefined;
+    });
+  });
 });

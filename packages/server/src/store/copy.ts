@@ -1,5 +1,5 @@
 import { sql as raw } from 'kysely';
-import { TABLES, type Schema } from './schema.js';
+import { PRIMARY_KEYS, TABLES, type Schema } from './schema.js';
 import { dialectOf, type Sql } from './sql.js';
 
 /** Tables whose ids the database hands out: PostgreSQL's sequences must follow what was copied. */
@@ -52,15 +52,22 @@ export async function copyStore(from: Sql, to: Sql): Promise<Map<keyof Schema, n
   await to.transaction().execute(async (tx) => {
     for (const table of TABLES) {
       let done = 0;
+      const keys = PRIMARY_KEYS[table] as readonly string[];
+      const tuple = raw.join(keys.map((k) => raw.ref(k)));
+      let last: Record<string, unknown> | undefined;
       for (;;) {
-        const rows = (await from
-          .selectFrom(table)
-          .selectAll()
-          .orderBy(raw`1`)
+        let query = from.selectFrom(table).selectAll();
+        // Keys compare alike on both (bytes: SQLite's BINARY, PostgreSQL's "C" collation).
+        if (last) {
+          const after = raw.join(keys.map((k) => raw`${last![k]}`));
+          query = query.where(raw<boolean>`(${tuple}) > (${after})`);
+        }
+        const rows = (await query
+          .orderBy(raw`${tuple}`)
           .limit(BATCH)
-          .offset(done)
           .execute()) as Array<Record<string, unknown>>;
         if (rows.length === 0) break;
+        last = rows.at(-1);
         await tx
           .insertInto(table)
           .values(rows.map((r) => forTarget(table, r, postgres)) as never)

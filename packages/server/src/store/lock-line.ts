@@ -53,7 +53,10 @@ export function postgresLockLine(url: string): LockLine {
   const sectionPool = () =>
     (sections ??= import('pg').then(({ default: pg }) => {
       const pool = new pg.Pool({ connectionString: url, max: 4 });
+      // A connection the database cuts (an idle one, or one a section holds) must not end the
+      // process: the section's query fails instead. Every connection keeps this listener for life.
       pool.on('error', () => undefined);
+      pool.on('connect', (client) => client.on('error', () => undefined));
       return pool;
     }));
 
@@ -122,12 +125,15 @@ export function postgresLockLine(url: string): LockLine {
           return state.lost;
         },
         release: async () => {
-          client.off('error', lose);
+          // Its listener goes once the connection is back in the pool: a cut during the COMMIT
+          // is an error of the COMMIT (the pool's listener stays for the rest).
           try {
             await client.query('COMMIT');
             client.release();
           } catch {
             client.release(true);
+          } finally {
+            client.off('error', lose);
           }
         },
       };

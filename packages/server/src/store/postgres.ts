@@ -341,6 +341,8 @@ export async function dropPostgresSchema(url: string): Promise<void> {
 async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
+  // A connection cut while idle between two queries is an error of the next query, not the process's.
+  client.on('error', () => undefined);
   try {
     await client.connect();
   } catch (err) {

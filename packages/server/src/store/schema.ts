@@ -265,3 +265,31 @@ export const TABLES: ReadonlyArray<keyof Schema> = [
   'upload_creations',
   'session_renewals',
 ];
+
+/**
+ * Each table's primary key, in order: what a copy pages by (store/copy.ts), after the last row
+ * it read rather than past a count of rows, so that a long audit log is not read again from its
+ * start for every page.
+ */
+export const PRIMARY_KEYS: { readonly [T in keyof Schema]: ReadonlyArray<keyof Schema[T] & string> } = {
+  config: ['key'],
+  users: ['id'],
+  sessions: ['id_hash'],
+  shares: ['hash'],
+  share_grants: ['token_hash'],
+  uploads: ['id'],
+  api_tokens: ['id'],
+  staging_files: ['id'],
+  dav_props: ['root_id', 'path', 'ns', 'name'],
+  dav_locks: ['token'],
+  trash: ['id'],
+  audit_log: ['id'],
+  moves: ['id'],
+  scope_usage: ['root_id', 'scope'],
+  instances: ['id'],
+  attempts: ['kind', 'key'],
+  quota_reservations: ['holder', 'scope'],
+  jobs: ['user_id', 'id'],
+  upload_creations: ['id'],
+  session_renewals: ['from_hash'],
+};
