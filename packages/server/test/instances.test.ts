@@ -495,6 +495,46 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect((await a.request(renewed!, { method: 'GET', url: '/api/resources/' })).statusCode).toBe(200);
   });
 
+  describe('renewing a session', () => {
+    const renew = (app: TestApp['app'], token: string) =>
+      app.inject({ method: 'POST', url: '/api/renew', headers: { 'x-auth': token } });
+    const liveSessions = async () =>
+      Number(
+        (
+          await sql<{
+            n: string;
+          }>`SELECT count(*) AS n FROM sessions WHERE user_id = (SELECT id FROM users WHERE username = 'carol')`.execute(
+            bStore.sql,
+          )
+        ).rows[0]?.n,
+      );
+
+    it('one token renews into one session, however many renewals are sent through either', async () => {
+      const token = await carol();
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => renew(i % 2 === 0 ? a.app : b.app, token)),
+      );
+      expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(1);
+      for (const r of answers.filter((r) => r.statusCode !== 200)) expect(r.statusCode, r.body).toBe(401);
+      expect(await liveSessions()).toBe(1);
+    });
+
+    it('never outlives a logout or the end of every session sent beside it, through the other', async () => {
+      const carolId = (await a.createUser({ username: 'carol', scope: '/carol' })).id;
+      await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
+      for (let round = 0; round < 10; round++) {
+        const token = await a.login('carol');
+        const sid = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string })
+          .sid;
+        const ending = round % 2 === 0 ? bStore.sessions.revokeUser(carolId) : b.ctx.auth.logout(sid);
+        const [renewed] = await Promise.all([renew(a.app, token), ending]);
+        expect([200, 401], renewed.body).toContain(renewed.statusCode);
+        // Whichever came first, nothing of that session is left.
+        expect(await liveSessions()).toBe(0);
+      }
+    });
+  });
+
   it('put a setting saved on one in force on the other', async () => {
     expect(bStore.settings.get().signup).toBe(false);
     const saved = await a.request(a.adminToken, {

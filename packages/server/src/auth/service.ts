@@ -185,15 +185,21 @@ export class AuthService {
    */
   async renew(auth: Authenticated): Promise<string> {
     const lifetime = this.ctx.config.tokenExpirationTime;
-    const session = await this.ctx.store.sessions.create(auth.user.id, lifetime);
-    // In the database, for work started through any instance (a link is kept two lifetimes).
-    await this.ctx.store.sessions.renewed(auth.sessionId, session.id, 2 * lifetime * 1000);
-    await this.ctx.store.sessions.revoke(auth.sessionId);
+    // In the database, for work started through any instance (kept two lifetimes). A session that
+    // ended meanwhile (a parallel renewal, a logout, a password change) renews into nothing.
+    const session = await this.ctx.store.sessions.renew(
+      auth.sessionId,
+      auth.user.id,
+      lifetime,
+      2 * lifetime * 1000,
+    );
+    if (!session) throw unauthorized('this session has ended: sign in again');
     return signToken(auth.user, session.id, this.ctx.store.settings.get().key, lifetime);
   }
 
+  /** Ends the session, and what it was renewed into meanwhile. */
   async logout(sessionId: string): Promise<void> {
-    await this.ctx.store.sessions.revoke(sessionId);
+    await this.ctx.store.sessions.logout(sessionId);
   }
 
   /** Checks a token: valid signature, unexpired, its session live, its user present. */

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Sql } from './sql.js';
+import { dialectOf, inTransaction, type Sql } from './sql.js';
 
 export interface Session {
   /** The secret the session's token carries: never stored, only its hash (`hashOf`). */
@@ -82,31 +82,101 @@ export class SessionsRepo {
       .execute();
   }
 
+  /**
+   * Ends session `id` of user `userId` and starts its successor, noted as its renewal, in one
+   * transaction in the user's turn (`lockUser`): undefined, and nothing made, when the session had
+   * already ended (a logout, a password change, a parallel renewal of the same token), so that no
+   * renewal outlives an ending and one token renews into one session.
+   */
+  async renew(
+    id: string,
+    userId: number,
+    lifetimeSeconds: number,
+    keepMs: number,
+  ): Promise<Session | undefined> {
+    return inTransaction(this.sql, async (tx) => {
+      await lockUser(tx, userId);
+      const ended = await tx
+        .deleteFrom('sessions')
+        .where('id_hash', '=', hashOf(id))
+        .where('user_id', '=', userId)
+        .where('expires_at', '>', Date.now())
+        .executeTakeFirst();
+      if (Number(ended.numDeletedRows) === 0) return undefined;
+      const repo = new SessionsRepo(tx);
+      const next = await repo.create(userId, lifetimeSeconds);
+      await repo.renewed(id, next.id, keepMs);
+      return next;
+    });
+  }
+
+  /**
+   * Logout: ends session `id` and every session it was renewed into (a renewal sent just before
+   * with the same token ends with it), in its user's turn.
+   */
+  async logout(id: string): Promise<void> {
+    await inTransaction(this.sql, async (tx) => {
+      const repo = new SessionsRepo(tx);
+      // Whose it is, from the session or what it was renewed into; then, in their turn, the
+      // chain as it is now.
+      const owner = async () => {
+        for (const key of await repo.chainOf(hashOf(id))) {
+          const row = await tx
+            .selectFrom('sessions')
+            .select('user_id')
+            .where('id_hash', '=', key)
+            .executeTakeFirst();
+          if (row) return row.user_id;
+        }
+        return undefined;
+      };
+      const userId = await owner();
+      if (userId === undefined) return;
+      await lockUser(tx, userId);
+      const keys = await repo.chainOf(hashOf(id));
+      await tx.deleteFrom('sessions').where('id_hash', 'in', keys).where('user_id', '=', userId).execute();
+    });
+  }
+
+  /** A session's key and the keys of the sessions it was renewed into, in order. */
+  private async chainOf(key: string): Promise<string[]> {
+    const keys = [key];
+    for (let hops = 0; hops < 1000; hops++) {
+      const next = await this.successorOf(keys.at(-1)!);
+      if (next === undefined) break;
+      keys.push(next);
+    }
+    return keys;
+  }
+
+  private async successorOf(key: string): Promise<string | undefined> {
+    const next = await this.sql
+      .selectFrom('session_renewals')
+      .select('to_hash')
+      .where('from_hash', '=', key)
+      .executeTakeFirst();
+    return next?.to_hash;
+  }
+
   /** The key of the session `key`'s was last renewed into (itself when it never was). */
   async latestKey(key: string): Promise<string> {
-    let current = key;
-    for (let hops = 0; hops < 1000; hops++) {
-      const next = await this.sql
-        .selectFrom('session_renewals')
-        .select('to_hash')
-        .where('from_hash', '=', current)
-        .executeTakeFirst();
-      if (!next) break;
-      current = next.to_hash;
-    }
-    return current;
+    return (await this.chainOf(key)).at(-1)!;
   }
 
   async revoke(id: string): Promise<void> {
     await this.sql.deleteFrom('sessions').where('id_hash', '=', hashOf(id)).execute();
   }
 
+  /** Ends every session of a user but `exceptId`, in the user's turn (a renewal under way ends too). */
   async revokeUser(userId: number, exceptId?: string): Promise<void> {
-    await this.sql
-      .deleteFrom('sessions')
-      .where('user_id', '=', userId)
-      .where('id_hash', '!=', exceptId === undefined ? '' : hashOf(exceptId))
-      .execute();
+    await inTransaction(this.sql, async (tx) => {
+      await lockUser(tx, userId);
+      await tx
+        .deleteFrom('sessions')
+        .where('user_id', '=', userId)
+        .where('id_hash', '!=', exceptId === undefined ? '' : hashOf(exceptId))
+        .execute();
+    });
   }
 
   /** Sessions not yet expired or revoked (the metrics gauge). */
@@ -122,4 +192,14 @@ export class SessionsRepo {
   async purgeExpired(): Promise<void> {
     await this.sql.deleteFrom('sessions').where('expires_at', '<=', Date.now()).execute();
   }
+}
+
+/**
+ * The user's turn for their sessions: on PostgreSQL the user's row is locked until the
+ * transaction ends, so that a renewal and an ending (logout, password change) of one user never
+ * interleave, through whichever instances. SQLite runs one transaction at a time anyway.
+ */
+async function lockUser(tx: Sql, userId: number): Promise<void> {
+  if (dialectOf(tx) !== 'postgres') return;
+  await tx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
 }
