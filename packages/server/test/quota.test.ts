@@ -478,6 +478,38 @@ describe('parallel writes', () => {
     });
   });
 
+  it('a recount walks a tree thousands of folders deep to its bottom', async () => {
+    await t.ctx.store.settings.save({
+      ...t.ctx.store.settings.get(),
+      trash: { enabled: false, retentionDays: 30 },
+    });
+    const deep = '/deep/' + 'c/'.repeat(3000) + 'f.bin';
+    const put = await upload(bob, deep, bytes(5_000));
+    expect(put.statusCode, put.body).toBe(200);
+    expect((await usage(bob, '?recount=true')).used).toBe(5_000);
+    expect((await upload(bob, '/more.bin', bytes(6_000))).statusCode).toBe(507);
+    // Removed as deep as it was made (the folder's own path is longer than any path may be).
+    expect((await del(bob, '/deep')).statusCode).toBe(204);
+    expect((await usage(bob, '?recount=true')).used).toBe(0);
+  });
+
+  it('a recount under which a folder not yet walked is swapped for a file walks again', async () => {
+    await fs.mkdir(file('bob', 'a'));
+    await fs.mkdir(file('bob', 'z'));
+    await fs.writeFile(file('bob', 'z', 'big.bin'), bytes(4_000));
+    expect((await usage(bob, '?recount=true')).used).toBe(4_000);
+    let raced = false;
+    quotaLedgerOf(t.ctx).walkStep = async (real) => {
+      if (raced || path.basename(real) !== 'a') return;
+      raced = true;
+      // The walk has listed the scope and enters a: z goes into a (walked), a file takes its name.
+      expect((await patch(bob, '/z', 'action=rename&destination=%2Fa%2Fz')).statusCode).toBe(200);
+      expect((await upload(bob, '/z', bytes(0))).statusCode).toBe(200);
+    };
+    expect((await usage(bob, '?recount=true')).used).toBe(4_000);
+    expect(raced).toBe(true);
+  });
+
   it('tus creations hold their Upload-Length until they complete or are cancelled', async () => {
     const create = (name: string) =>
       t.req(bob, {

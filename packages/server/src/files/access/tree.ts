@@ -43,21 +43,65 @@ export interface WalkOptions {
   changes?: { since: number; seen(): void };
 }
 
-/** The names in a pinned folder (staging files of writes in progress left out unless `staging`); an unreadable folder has none. */
-async function namesOf(folder: Pinned, staging = false): Promise<string[]> {
+/** A file system's refusal (ENOENT, EACCES, …): anything else (a bug, no descriptors left) is not one. */
+function isRefusal(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code !== 'EMFILE' && code !== 'ENFILE' && code !== 'ENOMEM';
+}
+
+/** What an entry is: a folder, a file, a link, something else; undefined where a listing does not say. */
+type Kind = 'dir' | 'file' | 'link' | 'other' | undefined;
+
+function kindOf(st: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): Kind {
+  if (st.isDirectory()) return 'dir';
+  if (st.isFile()) return 'file';
+  if (st.isSymbolicLink()) return 'link';
+  return 'other';
+}
+
+/** The kind a listing gives an entry; undefined where the file system does not say (DT_UNKNOWN). */
+function listedKind(d: fs.Dirent): Kind {
+  if (d.isBlockDevice() || d.isCharacterDevice() || d.isFIFO() || d.isSocket()) return 'other';
+  const kind = kindOf(d);
+  return kind === 'other' ? undefined : kind;
+}
+
+/**
+ * The entries of a pinned folder with the kind its listing gives (staging files of writes in
+ * progress left out unless `staging`). An unreadable folder has none; a failure that is not the
+ * file system's refusal is thrown, never taken for an empty folder.
+ */
+async function entriesOf(folder: Pinned, staging = false): Promise<Array<{ name: string; kind: Kind }>> {
   try {
     return (await readFolderTypes(folder))
-      .map((d) => d.name)
-      .filter((name) => staging || !isStagingName(name));
-  } catch {
-    return [];
+      .filter((d) => staging || !isStagingName(d.name))
+      .map((d) => ({ name: d.name, kind: listedKind(d) }));
+  } catch (err) {
+    if (isRefusal(err)) return [];
+    throw err;
   }
+}
+
+/** The names in a pinned folder (staging files of writes in progress left out). */
+async function namesOf(folder: Pinned): Promise<string[]> {
+  return (await entriesOf(folder)).map((e) => e.name);
+}
+
+/** A folder being walked: what it lists, how far the walk is, and how to let it go. */
+interface Frame {
+  folder: Pinned;
+  virtual: string;
+  entries: Array<{ name: string; kind: Kind }>;
+  next: number;
+  key: string;
+  done: () => Promise<void>;
 }
 
 /**
  * Every descendant of a pinned folder, parents before children, folders entered while the entry
  * is handled. With `follow`, links inside the scope are resolved through the access (escaping and
- * dangling ones skipped) and cycles are cut.
+ * dangling ones skipped) and cycles are cut. The walk keeps its own stack, not the call stack's:
+ * a tree thousands of folders deep is walked whole (each level holds one descriptor).
  */
 export async function* walkTree(
   access: AccessView,
@@ -66,37 +110,94 @@ export async function* walkTree(
   opts: WalkOptions,
   seen: Set<string> = new Set(),
 ): AsyncGenerator<TreeEntry> {
-  const key = `${folder.stat.dev}:${folder.stat.ino}`;
-  if (opts.follow) {
-    if (seen.has(key)) return;
-    seen.add(key);
-  }
+  const stack: Frame[] = [];
+  /** Enters a folder (false: a cycle, let go at once). */
+  const enter = async (dir: Pinned, dirVirtual: string, done: () => Promise<void>): Promise<boolean> => {
+    const key = `${dir.stat.dev}:${dir.stat.ino}`;
+    if (opts.follow && seen.has(key)) {
+      await done();
+      return false;
+    }
+    if (opts.follow) seen.add(key);
+    stack.push({ folder: dir, virtual: dirVirtual, entries: [], next: 0, key, done });
+    stack.at(-1)!.entries = await entriesOf(dir, opts.staging);
+    if (opts.changes) await noteChanges(dir, opts.changes);
+    return true;
+  };
+  /** Leaves the innermost folder; checked once more, for what changed in it while its children were walked. */
+  const leave = async () => {
+    const frame = stack.pop()!;
+    try {
+      if (opts.changes) await noteChanges(frame.folder, opts.changes);
+    } finally {
+      if (opts.follow) seen.delete(frame.key);
+      await frame.done();
+    }
+  };
   try {
-    const names = await namesOf(folder, opts.staging);
-    if (opts.changes) await noteChanges(folder, opts.changes);
-    for (const name of names) {
+    // The caller's folder is the caller's to close.
+    await enter(folder, virtual, () => Promise.resolve());
+    while (stack.length > 0) {
       if (opts.signal?.aborted) return;
-      const childVirtual = joinVirtual(virtual, name);
-      const child = await folder.lookup(name).catch(() => undefined);
+      const top = stack.at(-1)!;
+      const listed = top.entries[top.next++];
+      if (!listed) {
+        await leave();
+        continue;
+      }
+      const childVirtual = joinVirtual(top.virtual, listed.name);
+      const child = await top.folder.lookup(listed.name).catch((err: unknown) => {
+        if (isRefusal(err)) return undefined;
+        throw err;
+      });
       if (!child) {
         opts.changes?.seen();
         continue;
       }
-      try {
-        if (child.stat.isSymbolicLink() && opts.follow) {
-          yield* followedLink(access, childVirtual, opts, seen);
-          continue;
+      // Listed as one kind, found as another: replaced since the listing (a folder swapped for a file).
+      if (listed.kind !== undefined && listed.kind !== kindOf(child.stat)) opts.changes?.seen();
+      if (child.stat.isSymbolicLink() && opts.follow) {
+        await child.close();
+        const target = await followedLink(access, childVirtual, opts);
+        if (!target) continue;
+        let owned = true;
+        try {
+          yield target.entry;
+          if (target.entry.stat.isDirectory()) {
+            owned = false;
+            await enter(target.opened.node!, childVirtual, () => target.opened.close());
+          }
+        } finally {
+          if (owned) await target.opened.close();
         }
-        const entry: TreeEntry = { virtual: childVirtual, real: child.real, stat: child.stat, folder, name };
+        continue;
+      }
+      const entry: TreeEntry = {
+        virtual: childVirtual,
+        real: child.real,
+        stat: child.stat,
+        folder: top.folder,
+        name: listed.name,
+      };
+      let owned = true;
+      try {
         if (opts.include && !opts.include(entry)) continue;
         yield entry;
-        if (child.stat.isDirectory()) yield* walkTree(access, child, childVirtual, opts, seen);
+        if (child.stat.isDirectory()) {
+          owned = false;
+          await enter(child, childVirtual, () => child.close());
+        }
       } finally {
-        await child.close();
+        if (owned) await child.close();
       }
     }
   } finally {
-    if (opts.follow) seen.delete(key);
+    // Stopped early (the caller went away, a failure): every folder still held is let go.
+    while (stack.length > 0) {
+      const frame = stack.pop()!;
+      if (opts.follow) seen.delete(frame.key);
+      await frame.done().catch(() => undefined);
+    }
   }
 }
 
@@ -106,34 +207,37 @@ async function noteChanges(folder: Pinned, changes: { since: number; seen(): voi
   if (!now || now.ctimeMs >= changes.since) changes.seen();
 }
 
-/** A link met by a following walk: what it leads to, as an entry (and its tree for a folder). */
-async function* followedLink(
+/**
+ * A link met by a following walk: what it leads to, as an entry, and its opening (which the
+ * caller closes; a folder's is walked into), or undefined for an escaping, dangling or refused one.
+ */
+async function followedLink(
   access: AccessView,
   virtual: string,
   opts: WalkOptions,
-  seen: Set<string>,
-): AsyncGenerator<TreeEntry> {
+): Promise<{ entry: TreeEntry; opened: Opened } | undefined> {
   let target: Opened;
   try {
     target = await access.open(virtual, { rules: false });
   } catch {
-    return; // escaping or unreadable
+    return undefined; // escaping or unreadable
   }
-  try {
-    if (!target.stat || !target.node || !target.folder) return; // dangling, or the scope itself
-    const entry: TreeEntry = {
-      virtual,
-      real: target.real,
-      stat: target.stat,
-      folder: target.folder,
-      name: target.leaf,
-    };
-    if (opts.include && !opts.include(entry)) return;
-    yield entry;
-    if (target.stat.isDirectory()) yield* walkTree(access, target.node, virtual, opts, seen);
-  } finally {
+  if (!target.stat || !target.node || !target.folder) {
     await target.close();
+    return undefined; // dangling, or the scope itself
   }
+  const entry: TreeEntry = {
+    virtual,
+    real: target.real,
+    stat: target.stat,
+    folder: target.folder,
+    name: target.leaf,
+  };
+  if (opts.include && !opts.include(entry)) {
+    await target.close();
+    return undefined;
+  }
+  return { entry, opened: target };
 }
 
 /**
