@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { TrashItem, Usage, User } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/access/private.js';
+import { stagingName } from '../src/files/access/staging-names.js';
 import { quotaLedgerOf } from '../src/files/change/quota.js';
 import { ALL, PASSWORD, renameWindow, startFilesApp, type FilesApp } from './files-helpers.js';
 
@@ -508,6 +509,39 @@ describe('parallel writes', () => {
     };
     expect((await usage(bob, '?recount=true')).used).toBe(4_000);
     expect(raced).toBe(true);
+  });
+
+  describe('a write whose folder goes away before it lands saves nothing', () => {
+    it.each([
+      ['deleted into the trash', () => del(admin, '/src/x')],
+      [
+        'moved into a folder with a quota',
+        () => patch(admin, '/src/x', 'action=rename&destination=%2Fbob%2Fx'),
+      ],
+    ])('%s: 409, the file nowhere, every count as it was', async (_, act) => {
+      await fs.mkdir(file('src', 'x'), { recursive: true });
+      seam.next(async () => {
+        const done = await act();
+        expect(done.statusCode, done.body).toBeLessThan(300);
+      });
+      const res = await upload(admin, '/src/x/f.bin', bytes(5_000));
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.body).toMatch(/moved or deleted while the file was written/);
+      expect(await exists(file('bob', 'x', 'f.bin'))).toBe(false);
+      expect(await exists(file('src', 'x', 'f.bin'))).toBe(false);
+      for (const item of await trashItems(admin)) expect(item.size).toBeLessThanOrEqual(5_000);
+      // (A move counts what it carries, a write in progress too, until the next walk.)
+      expect((await usage(bob, '?recount=true')).used).toBe(0);
+    });
+  });
+
+  it('a move counts files named as staging files along with the rest, as a recount does', async () => {
+    await fs.mkdir(file('src', 'y'), { recursive: true });
+    await fs.writeFile(file('src', 'y', stagingName('looks-like-a-write')), bytes(20_000));
+    const res = await patch(admin, '/src/y', 'action=rename&destination=%2Fbob%2Fy');
+    expect(res.statusCode, res.body).toBe(507);
+    expect(await exists(file('bob', 'y'))).toBe(false);
+    expect((await usage(bob, '?recount=true')).used).toBe(0);
   });
 
   it('tus creations hold their Upload-Length until they complete or are cancelled', async () => {

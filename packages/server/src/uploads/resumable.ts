@@ -7,7 +7,7 @@ import { assertMay, may } from '../auth/policy.js';
 import { AppError, badRequest, conflict, forbidden, isDiskFull, notFound } from '../errors.js';
 import { fileAccessFor, type FileAccess } from '../files/access/access.js';
 import { joinReal, type Pinned } from '../files/access/anchor.js';
-import { placeOf } from '../files/change/write.js';
+import { assertUnmoved, placeOf } from '../files/change/write.js';
 import type { QuotaHold } from '../files/change/quota-hold.js';
 import { quotaLedgerOf } from '../files/change/quota.js';
 import type { Resolved } from '../files/access/resolver.js';
@@ -305,6 +305,7 @@ export class ResumableUploads {
             replace,
             async () => {
               await access.quota.beforeReplace?.(joinReal(folder.real, name));
+              await assertUnmoved(folder);
               await stillAllowed?.(replace);
             },
             access.replacedItem,

@@ -545,7 +545,9 @@ export async function bytesOf(
   if (!node.stat.isDirectory()) return 0;
   let total = 0;
   const include = (e: { real: string }) => !access.isPrivate(e.real);
-  for await (const e of walkTree(access, node, r.virtual, { follow, include })) {
+  // What a move takes along includes files named as staging files (a recount counts them); a
+  // copy (following links) leaves writes in progress behind.
+  for await (const e of walkTree(access, node, r.virtual, { follow, include, staging: !follow })) {
     if (e.stat.isFile()) total += e.stat.size;
   }
   return total;

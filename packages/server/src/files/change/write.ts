@@ -220,6 +220,7 @@ export async function writeFileAtomic(
           opts.replace ?? !!r.linkStat,
           async () => {
             await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
+            await assertUnmoved(place.folder);
             await access.locks.assertWritable(access, r, { member: !r.linkStat });
             await opts.stillAllowed?.();
           },
@@ -255,5 +256,16 @@ export async function makeDirectory(access: FileAccess, r: Opened, dirMode: numb
     await made.close();
   } finally {
     await place.release();
+  }
+}
+
+/**
+ * 409 unless a pinned folder is still where it was reached: one moved, or deleted into the trash,
+ * while a file was written into it would take the file where nothing checked or counted it (a
+ * quota it did not hold room in, an item in the trash whose size was recorded without it).
+ */
+export async function assertUnmoved(folder: Pinned): Promise<void> {
+  if ((await folder.currentReal()) !== folder.real) {
+    throw conflict('the folder was moved or deleted while the file was written into it: nothing was saved');
   }
 }
