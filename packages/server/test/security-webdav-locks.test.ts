@@ -111,6 +111,28 @@ describe('dead properties and locks are bounded', () => {
     ).toBeLessThanOrEqual(1024 * 1024);
   });
 
+  it('a copy stores the properties it was checked for, not those set on its source while it ran', async () => {
+    const big = 'x'.repeat(60 * 1024);
+    // 16 × 60 KiB stored: room for one more 60 KiB.
+    for (let i = 0; i < 16; i++) {
+      expect((await dav('PROPPATCH', `/dav/n${i}.txt`, 'ann', {}, setProps({ big }))).body).toContain(
+        '200 OK',
+      );
+    }
+    await tree({ 'src/a.txt': 'a' }, file('ann'));
+    // The copy has begun (nothing of the source's to hold) when the last room is taken on its source.
+    seam.next(async () => {
+      const set = await dav('PROPPATCH', '/dav/src/a.txt', 'ann', {}, setProps({ big }));
+      expect(set.body).toContain('200 OK');
+    });
+    const copy = await dav('COPY', '/dav/src/', 'ann', { destination: '/dav/copy/' });
+    expect(copy.statusCode, copy.body).toBe(201);
+    expect(await stored('/ann/copy/a.txt')).toEqual([]);
+    expect(
+      await t.ctx.store.davProps.bytesOfUser((await t.ctx.store.users.getByUsername('ann'))!.id),
+    ).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   it('counts properties against the quota of the scope they are kept in', async () => {
     const carol = await t.user('carol', { quota: 100_000 });
     await tree({ 'data.bin': 'd'.repeat(50_000) }, file('carol'));

@@ -33,6 +33,14 @@ export interface StoredDeadProp {
 }
 
 /** The bytes of a property element as stored (UTF-8), in SQL of the database at hand. */
+/** A property row as a copy takes it. */
+export interface PropRow {
+  path: string;
+  ns: string;
+  name: string;
+  xml: string;
+}
+
 const bytesOf = (db: Sql) =>
   dialectOf(db) === 'postgres' ? sql<number>`octet_length(xml)` : sql<number>`length(CAST(xml AS BLOB))`;
 
@@ -144,17 +152,31 @@ export class DavPropsRepo {
     });
   }
 
-  /** A copy of the properties of `from` and below at `to`, as `userId`'s (a COPY; what `to` had is replaced). */
-  async copy(rootId: string, from: string, to: string, depth0: boolean, userId: number): Promise<void> {
+  /** The property rows at `path` (and below it unless `depth0`): what a copy takes, read as it begins. */
+  async rowsWithin(rootId: string, path: string, depth0: boolean): Promise<PropRow[]> {
+    return this.sql
+      .selectFrom('dav_props')
+      .select(['path', 'ns', 'name', 'xml'])
+      .where('root_id', '=', rootId)
+      .where((eb) => (depth0 ? eb('path', '=', path) : within(eb, path)))
+      .execute();
+  }
+
+  /**
+   * A COPY's properties: `rows` (read from `from` as the copy began, `rowsWithin`) become
+   * `userId`'s at `to`, replacing what `to` had. Rows set on the source while the copy ran are
+   * not taken: what was checked against the copier's limit and quota is what is stored.
+   */
+  async copy(
+    rootId: string,
+    from: string,
+    to: string,
+    rows: readonly PropRow[],
+    userId: number,
+  ): Promise<void> {
     if (from === to) return;
     await inTransaction(this.sql, async (tx) => {
       await new DavPropsRepo(tx).remove(rootId, to);
-      const rows = await tx
-        .selectFrom('dav_props')
-        .select(['path', 'ns', 'name', 'xml'])
-        .where('root_id', '=', rootId)
-        .where((eb) => (depth0 ? eb('path', '=', from) : within(eb, from)))
-        .execute();
       if (rows.length === 0) return;
       await tx
         .insertInto('dav_props')

@@ -154,7 +154,8 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
       const action = move ? 'rename' : 'copy';
       const file = move ? src.entry : src.real;
       // A copy's dead properties become the copier's: within their limit and the quota, checked now.
-      const propBytes = move ? 0 : await dav.ctx.store.davProps.bytesWithin(rootId, srcPlace, shallow);
+      const propRows = move ? [] : await dav.ctx.store.davProps.rowsWithin(rootId, srcPlace, shallow);
+      const propBytes = propRows.reduce((n, r) => n + Buffer.byteLength(r.xml), 0);
       const propRelease = await propHoldsOf(dav.ctx).hold(
         dav.user.id,
         () => dav.ctx.store.davProps.bytesOfUser(dav.user.id),
@@ -217,7 +218,7 @@ export async function handleCopyMove(dav: DavRequest, move: boolean) {
           },
           (result) => ({ file, destination: result.entry }),
         );
-        if (!move) await dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, shallow, dav.user.id);
+        if (!move) await dav.ctx.store.davProps.copy(rootId, srcPlace, dstPlace, propRows, dav.user.id);
       } finally {
         propHold?.release();
         await propRelease();
