@@ -81,6 +81,7 @@ export class InstanceRegistry {
     await stagingLedgerOf(store).sweep(log, [...live]);
     // Their writes in progress ended with them: what those held back from the quotas is free.
     await store.reservations.forgetInstancesBut([...live]);
+    await store.reservations.forgetCreationsOfInstancesBut([...live]);
     await store.uploadCreations.forgetInstancesBut([...live]);
     // So did their jobs: failed, for whoever follows them on any instance.
     const { error, status } = INSTANCE_GONE;

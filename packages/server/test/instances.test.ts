@@ -232,6 +232,19 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       expect(await a.ctx.store.reservations.total('/carol')).toBe(7);
     });
 
+    it('forgets what an upload being created through an instance that died held, and only that', async () => {
+      const carolId = (await a.createUser({ username: 'carol', scope: '/carol' })).id;
+      // B was creating one upload (its hold taken, the upload not yet recorded) when it died.
+      await bStore.uploadCreations.add('creating', carolId, 100);
+      await bStore.reservations.add(uploadHolder('creating'), ['/carol'], 100);
+      // A pending upload stays held, wherever it began.
+      await bStore.reservations.add(uploadHolder('pending'), ['/carol'], 7);
+      await sql`UPDATE instances SET seen_at = 0 WHERE id = ${bStore.instance.id}`.execute(bStore.sql);
+      await new InstanceRegistry(a.ctx).beat();
+      expect(await a.ctx.store.reservations.total('/carol')).toBe(7);
+      expect(await a.ctx.store.uploadCreations.of(carolId)).toEqual({ count: 0, bytes: 0 });
+    });
+
     it('is written by one request at a time across them: 423 through the other meanwhile, then on', async () => {
       const token = await carol({ scope: '/' });
       expect((await tus(a.app, token, 'POST', { 'upload-length': '10' })).statusCode).toBe(201);

@@ -62,6 +62,22 @@ export class ReservationsRepo {
     await this.sql.deleteFrom('quota_reservations').where('holder', '=', holder).execute();
   }
 
+  /**
+   * Forgets the holds of the uploads that instances not in `live` were creating (their
+   * `upload_creations` rows, under the upload's id) and never recorded: nothing will end them.
+   * Before those rows go (`UploadCreationsRepo.forgetInstancesBut`).
+   */
+  async forgetCreationsOfInstancesBut(live: readonly string[]): Promise<void> {
+    let dead = this.sql.selectFrom('upload_creations').select(sql<string>`'upload:' || id`.as('holder'));
+    if (live.length > 0) dead = dead.where('instance', 'not in', live);
+    const recorded = this.sql.selectFrom('uploads').select(sql<string>`'upload:' || id`.as('holder'));
+    await this.sql
+      .deleteFrom('quota_reservations')
+      .where('holder', 'in', dead)
+      .where('holder', 'not in', recorded)
+      .execute();
+  }
+
   /** Forgets what instances not in `live` held (gone, their writes with them); uploads' stay. */
   async forgetInstancesBut(live: readonly string[]): Promise<void> {
     let query = this.sql.deleteFrom('quota_reservations').where('holder', 'not like', 'upload:%');

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { AppContext } from '../context.js';
@@ -27,11 +26,16 @@ export class PendingLimits {
    * and the record are separated by hooks and disk work, and parallel POSTs through any instance
    * must see each other (the login limit's old mistake).
    */
-  reserve(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
-    return this.turns(`upload-creations:${userId}`, () => this.check(userId, virtual, length));
+  reserve(userId: number, virtual: string, length: number, id: string): Promise<() => Promise<void>> {
+    return this.turns(`upload-creations:${userId}`, () => this.check(userId, virtual, length, id));
   }
 
-  private async check(userId: number, virtual: string, length: number): Promise<() => Promise<void>> {
+  private async check(
+    userId: number,
+    virtual: string,
+    length: number,
+    id: string,
+  ): Promise<() => Promise<void>> {
     const { uploadsPendingLimit: limit, uploadsPendingBytes: budget } = this.ctx.config;
     const { uploads, uploadCreations } = this.ctx.store;
     // Creations first: one that ends between the two reads records its upload before it lets go
@@ -51,7 +55,8 @@ export class PendingLimits {
         `Upload-Length ${length} is more than the ${Math.max(left, 0)} bytes left to the uploads in progress (${budget} in all)`,
       );
     }
-    const id = crypto.randomBytes(12).toString('base64url');
+    // Under the upload's own id: an instance that dies mid-creation leaves a row that names the
+    // quota hold it took (store/reservations.ts `forgetCreationsOfInstancesBut`).
     await uploadCreations.add(id, userId, length);
     let released = false;
     return async () => {

@@ -91,12 +91,12 @@ export class ResumableUploads {
         throw badRequest('Upload-Length must be a whole number of bytes');
       }
       const length = Number(lengthHeader);
-      const release = await this.limits.reserve(user.id, access.scopePathOf(target.virtual), length);
+      const id = crypto.randomBytes(16).toString('base64url');
+      const release = await this.limits.reserve(user.id, access.scopePathOf(target.virtual), length, id);
       let upload: PendingUpload;
       let quota: QuotaHold | undefined;
       try {
         await assertRoomFor(length, this.stagingDir, target.linkFolder ?? target.folder);
-        const id = crypto.randomBytes(16).toString('base64url');
         quota = await access.quota.reserve(
           access,
           landing(target),
@@ -305,7 +305,7 @@ export class ResumableUploads {
             replace,
             async () => {
               await access.quota.beforeReplace?.(joinReal(folder.real, name));
-              await assertUnmoved(folder);
+              await assertUnmoved(access, folder, path.posix.dirname(target.virtual));
               await stillAllowed?.(replace);
             },
             access.replacedItem,

@@ -220,7 +220,7 @@ export async function writeFileAtomic(
           opts.replace ?? !!r.linkStat,
           async () => {
             await access.quota.beforeReplace?.(joinReal(place.folder.real, place.name));
-            await assertUnmoved(place.folder);
+            await assertUnmoved(access, place.folder, parentOf(r.virtual));
             await access.locks.assertWritable(access, r, { member: !r.linkStat });
             await opts.stillAllowed?.();
           },
@@ -260,12 +260,28 @@ export async function makeDirectory(access: FileAccess, r: Opened, dirMode: numb
 }
 
 /**
- * 409 unless a pinned folder is still where it was reached: one moved, or deleted into the trash,
- * while a file was written into it would take the file where nothing checked or counted it (a
- * quota it did not hold room in, an item in the trash whose size was recorded without it).
+ * 409 unless a pinned folder is still where it was reached (`virtual` in `access`): one moved, or
+ * deleted into the trash, while a file was written into it would take the file where nothing
+ * checked or counted it (a quota it did not hold room in, an item in the trash whose size was
+ * recorded without it).
  */
-export async function assertUnmoved(folder: Pinned): Promise<void> {
-  if ((await folder.currentReal()) !== folder.real) {
+export async function assertUnmoved(access: FileAccess, folder: Pinned, virtual: string): Promise<void> {
+  let moved: boolean;
+  try {
+    moved = (await folder.currentReal()) !== folder.real;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw err;
+    // Too deep for the kernel to name: what its path leads to now, walked from the scope.
+    const there = await access.open(virtual, { rules: false, followFinal: false }).catch(() => undefined);
+    moved = there?.stat?.ino !== folder.stat.ino || there?.stat?.dev !== folder.stat.dev;
+    await there?.close();
+  }
+  if (moved) {
     throw conflict('the folder was moved or deleted while the file was written into it: nothing was saved');
   }
+}
+
+/** The virtual path of the folder holding `virtual`. */
+function parentOf(virtual: string): string {
+  return virtual.slice(0, virtual.lastIndexOf('/')) || '/';
 }
