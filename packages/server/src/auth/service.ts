@@ -234,8 +234,14 @@ export class AuthService {
     sessionKey: string,
     userId: number,
   ): Promise<{ user: StoredUser; sessionKey: string }> {
-    const latest = await this.ctx.store.sessions.latestKey(sessionKey);
-    const user = await this.keyUser(latest, userId);
+    // Asked before every step of a stream: the session as held first (one query), its renewals
+    // only once it has ended.
+    let latest = sessionKey;
+    let user = await this.keyUser(latest, userId);
+    if (!user) {
+      latest = await this.ctx.store.sessions.latestKey(sessionKey);
+      if (latest !== sessionKey) user = await this.keyUser(latest, userId);
+    }
     if (!user) {
       throw unauthorized(
         (await this.ctx.store.users.get(userId))
