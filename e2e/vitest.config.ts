@@ -7,6 +7,10 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A poll waits for something the page will show: its limit is a safety net against a hung
+    // test, never a measure. The default (1 s) failed a page that rendered 100 items slowly on
+    // a busy machine.
+    expect: { poll: { timeout: 30_000 } },
     maxWorkers: 2,
   },
 });
