@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 // One config for the unit, component and API tiers; the browser tier lives in e2e/ with its own.
 // The time limits are a safety net against a hung test, never a measure: CI machines are often so
-// busy that a component test which takes 50 ms here takes several seconds there.
-const limits = { testTimeout: 30_000, hookTimeout: 30_000 };
+// busy that a component test which takes 50 ms here takes several seconds there. A poll waits for
+// something that will happen: its limit too is a safety net (the default is 1 s).
+const limits = { testTimeout: 30_000, hookTimeout: 30_000, expect: { poll: { timeout: 30_000 } } };
 
 export default defineConfig({
   test: {
