@@ -3,11 +3,11 @@
 // docs/scale-out.md runs them.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopChild, track } from './cleanup.mjs';
 import { request } from './http.mjs';
+import { privateNginx, tempPaths } from './nginx.mjs';
 import { freePort, which } from './proc.mjs';
 
 /**
@@ -21,24 +21,12 @@ export async function startBalancer({ workDir, upstreams, log }) {
   const dir = path.join(workDir, 'balancer');
   fs.mkdirSync(dir, { recursive: true });
   const port = await freePort();
-  const esc = (/** @type {string} */ p) => JSON.stringify(p);
-  const user = process.getuid?.() === 0 ? `user ${os.userInfo().username};` : '';
   const servers = upstreams.map((u) => `    server ${new URL(u).host};`).join('\n');
   const conf = `
-daemon off;
-master_process on;
-worker_processes 1;
-${user}
-pid ${esc(path.join(dir, 'nginx.pid'))};
-error_log ${esc(path.join(dir, 'error.log'))} warn;
-events { worker_connections 4096; }
+${privateNginx(dir, 1, 4096)}
 http {
   access_log off;
-  client_body_temp_path ${esc(path.join(dir, 'body'))};
-  proxy_temp_path ${esc(path.join(dir, 'proxy'))};
-  fastcgi_temp_path ${esc(path.join(dir, 'fastcgi'))};
-  uwsgi_temp_path ${esc(path.join(dir, 'uwsgi'))};
-  scgi_temp_path ${esc(path.join(dir, 'scgi'))};
+${tempPaths(dir)}
   upstream instances {
 ${servers}
     keepalive 64;

@@ -17,6 +17,37 @@ import { freePort, which } from './proc.mjs';
  * @property {() => Promise<void>} stop
  */
 
+/** @param {string} p a path, double-quoted as nginx reads it */
+export const esc = (p) => JSON.stringify(p);
+
+/**
+ * The top of a private nginx's configuration: in the foreground, its pid and error log in `dir`,
+ * and (running as root) its workers as this user, who alone may read our 0700 temp folders.
+ * @param {string} dir
+ * @param {number} workers
+ * @param {number} connections per worker
+ */
+export function privateNginx(dir, workers, connections) {
+  const user = process.getuid?.() === 0 ? `user ${os.userInfo().username};` : '';
+  return `daemon off;
+master_process on;
+worker_processes ${workers};
+${user}
+pid ${esc(path.join(dir, 'nginx.pid'))};
+error_log ${esc(path.join(dir, 'error.log'))} warn;
+events { worker_connections ${connections}; }`;
+}
+
+/**
+ * Every temp folder of the http block inside `dir` (none in the system's).
+ * @param {string} dir
+ */
+export function tempPaths(dir) {
+  return ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `  ${kind}_temp_path ${esc(path.join(dir, kind === 'client_body' ? 'body' : kind))};`)
+    .join('\n');
+}
+
 /**
  * @param {{ workDir: string, dataRoot: string, uploads: string, workers: number, log: (msg: string) => void }} options
  *   uploads: the folder below dataRoot (relative, existing) that takes PUT requests
@@ -35,17 +66,8 @@ export async function startNginx({ workDir, dataRoot, uploads, workers, log }) {
     throw new Error(`nginx: ${putTemp} and ${uploadsAbs} are on different file systems`);
   }
   const port = await freePort();
-  const esc = (/** @type {string} */ p) => JSON.stringify(p); // nginx accepts double-quoted strings
-  // Running as root, workers would switch to "nobody" and could not read our 0700 temp folder.
-  const user = process.getuid?.() === 0 ? `user ${os.userInfo().username};` : '';
   const conf = `
-daemon off;
-master_process on;
-worker_processes ${workers};
-${user}
-pid ${esc(path.join(dir, 'nginx.pid'))};
-error_log ${esc(path.join(dir, 'error.log'))} warn;
-events { worker_connections 1024; }
+${privateNginx(dir, workers, 1024)}
 http {
   access_log off;
   default_type application/octet-stream;
@@ -53,11 +75,7 @@ http {
   tcp_nopush on;
   keepalive_requests 1000000;
   keepalive_timeout 65;
-  client_body_temp_path ${esc(path.join(dir, 'body'))};
-  proxy_temp_path ${esc(path.join(dir, 'proxy'))};
-  fastcgi_temp_path ${esc(path.join(dir, 'fastcgi'))};
-  uwsgi_temp_path ${esc(path.join(dir, 'uwsgi'))};
-  scgi_temp_path ${esc(path.join(dir, 'scgi'))};
+${tempPaths(dir)}
   server {
     listen 127.0.0.1:${port};
     root ${esc(dataRoot)};
