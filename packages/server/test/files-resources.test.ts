@@ -546,6 +546,21 @@ describe('GET /api/resources/recursive and /api/usage', () => {
     expect((await t.get(bob, '/api/resources/recursive/none')).statusCode).toBe(404);
   });
 
+  it('lists a tree thousands of folders deep to its bottom', async () => {
+    const settings = t.ctx.store.settings.get();
+    await t.ctx.store.settings.save({ ...settings, trash: { ...settings.trash, enabled: false } });
+    const deep = '/deep/' + 'c/'.repeat(3000) + 'f.bin';
+    const put = await t.req(bob, { method: 'POST', url: `/api/resources${deep}`, payload: 'bottom' });
+    expect(put.statusCode, put.body).toBe(200);
+    const res = await t.get(bob, '/api/resources/recursive/deep');
+    expect(res.statusCode).toBe(200);
+    const entries = json<RecursiveEntry[]>(res.body);
+    expect(entries).toHaveLength(3001);
+    expect(entries.at(-1)).toMatchObject({ path: deep, size: 6, isDir: false });
+    // Removed (not into the trash) as deep as it was made: the temporary folder's removal cannot name paths that long.
+    expect((await t.req(bob, { method: 'DELETE', url: '/api/resources/deep' })).statusCode).toBe(204);
+  });
+
   it('reports disk usage for folders and zeros for files', async () => {
     const dir = json<{ total: number; used: number }>((await t.get(bob, '/api/usage/')).body);
     expect(dir.total).toBeGreaterThan(0);

@@ -262,7 +262,8 @@ export async function removeTree(folder: Pinned, name: string): Promise<void> {
 
 /**
  * GET /api/resources/recursive (contract 5.7): every visible entry below a pinned folder, links
- * not followed, folders failing the rules pruned, stopping when `signal` aborts.
+ * not followed, folders failing the rules pruned, stopping when `signal` aborts. Its own stack,
+ * as `walkTree`'s: a tree thousands of folders deep is listed whole, one descriptor per level.
  */
 export async function* recursiveEntries(
   access: AccessView,
@@ -270,27 +271,38 @@ export async function* recursiveEntries(
   virtual: string,
   signal?: AbortSignal,
 ): AsyncGenerator<RecursiveEntry> {
-  for (const name of await namesOf(folder)) {
-    if (signal?.aborted) return;
-    const childVirtual = joinVirtual(virtual, name);
-    if (!access.check(childVirtual)) continue;
-    let st: fs.BigIntStats;
-    try {
-      st = await statEntry(folder, name);
-    } catch {
-      continue;
-    }
-    const isDir = st.isDirectory();
-    yield { path: childVirtual, name, size: Number(st.size), modified: goTime(st.mtimeNs), isDir };
-    if (!isDir) continue;
-    const child = await folder.lookup(name).catch(() => undefined);
-    if (!child) continue;
-    try {
+  const stack: Array<{ folder: Pinned; virtual: string; names: string[]; next: number }> = [
+    { folder, virtual, names: await namesOf(folder), next: 0 },
+  ];
+  try {
+    while (stack.length > 0) {
+      if (signal?.aborted) return;
+      const top = stack.at(-1)!;
+      const name = top.names[top.next++];
+      if (name === undefined) {
+        const done = stack.pop()!;
+        // The caller's folder is the caller's to close.
+        if (stack.length > 0) await done.folder.close();
+        continue;
+      }
+      const childVirtual = joinVirtual(top.virtual, name);
+      if (!access.check(childVirtual)) continue;
+      const st = await statEntry(top.folder, name).catch(() => undefined);
+      if (!st) continue;
+      const isDir = st.isDirectory();
+      yield { path: childVirtual, name, size: Number(st.size), modified: goTime(st.mtimeNs), isDir };
+      if (!isDir) continue;
+      const child = await top.folder.lookup(name).catch(() => undefined);
+      if (!child) continue;
       // Swapped for something else since the stat: not walked.
-      if (child.stat.isDirectory()) yield* recursiveEntries(access, child, childVirtual, signal);
-    } finally {
-      await child.close();
+      if (!child.stat.isDirectory()) await child.close();
+      else {
+        stack.push({ folder: child, virtual: childVirtual, names: [], next: 0 });
+        stack.at(-1)!.names = await namesOf(child);
+      }
     }
+  } finally {
+    for (const frame of stack.slice(1)) await frame.folder.close().catch(() => undefined);
   }
 }
 
