@@ -90,14 +90,111 @@ export function callerFrom(
   };
 }
 
+export interface AllowedOptions {
+  /**
+   * How many items may be found ahead while the caller is asked (0, the default: each item is
+   * asked for once it is found, and nothing is looked for meanwhile). Ahead, finding goes on while
+   * a check is on its way, and one check lets out everything found before it began: every item
+   * still goes out only after a check that began once it was found, but a search on PostgreSQL no
+   * longer waits a round trip per hit. Only for items that hold nothing open (a hit, not a file).
+   */
+  ahead?: number;
+  /** Aborted when the stream stops early (a refusal, its reader gone), for the source to stop its work. */
+  stop?: AbortController;
+}
+
 /**
- * `items` for as long as `caller` may still have them: asked again before each one, so that a
- * stream outliving its request (an archive's members, a search's hits) stops as a new request
- * would be refused, with that refusal as its error.
+ * `items` for as long as `caller` may still have them: asked again before each one goes out
+ * (before each batch found meanwhile, with `ahead`), so that a stream outliving its request (an
+ * archive's members, a search's hits) stops as a new request would be refused, with that refusal
+ * as its error.
  */
-export async function* whileAllowed<T>(items: AsyncIterable<T>, caller: Caller): AsyncGenerator<T> {
-  for await (const item of items) {
-    await caller.now();
-    yield item;
+export async function* whileAllowed<T>(
+  items: AsyncIterable<T>,
+  caller: Caller,
+  opts: AllowedOptions = {},
+): AsyncGenerator<T> {
+  if (!opts.ahead) {
+    for await (const item of items) {
+      await caller.now();
+      yield item;
+    }
+    return;
+  }
+  const found = new FoundAhead(items, opts.ahead);
+  try {
+    for (;;) {
+      const batch = await found.take();
+      if (batch.length === 0) break;
+      await caller.now();
+      yield* batch;
+    }
+  } finally {
+    opts.stop?.abort();
+    await found.close();
+  }
+}
+
+/** Items pulled from a source ahead of their reader, at most `bound` waiting at a time. */
+class FoundAhead<T> {
+  private readonly waiting: T[] = [];
+  private failure: { err: unknown } | undefined;
+  private ended = false;
+  private stopped = false;
+  private wakeReader: (() => void) | undefined;
+  private wakePuller: (() => void) | undefined;
+  private readonly pulling: Promise<void>;
+
+  constructor(
+    items: AsyncIterable<T>,
+    private readonly bound: number,
+  ) {
+    this.pulling = this.pull(items[Symbol.asyncIterator]());
+  }
+
+  private async pull(source: AsyncIterator<T>): Promise<void> {
+    try {
+      while (!this.stopped) {
+        if (this.waiting.length >= this.bound) {
+          await new Promise<void>((resolve) => (this.wakePuller = resolve));
+          continue;
+        }
+        const next = await source.next();
+        if (next.done) return;
+        this.waiting.push(next.value);
+        this.wake('reader');
+      }
+      await source.return?.();
+    } catch (err) {
+      this.failure = { err };
+    } finally {
+      this.ended = true;
+      this.wake('reader');
+    }
+  }
+
+  private wake(who: 'reader' | 'puller'): void {
+    const resolve = who === 'reader' ? this.wakeReader : this.wakePuller;
+    if (who === 'reader') this.wakeReader = undefined;
+    else this.wakePuller = undefined;
+    resolve?.();
+  }
+
+  /** Everything found so far, waiting for at least one item; none once the source ended. */
+  async take(): Promise<T[]> {
+    while (this.waiting.length === 0 && !this.ended) {
+      await new Promise<void>((resolve) => (this.wakeReader = resolve));
+    }
+    if (this.waiting.length === 0 && this.failure) throw this.failure.err;
+    const batch = this.waiting.splice(0);
+    this.wake('puller');
+    return batch;
+  }
+
+  /** Stops pulling and waits for the source to be let go. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.wake('puller');
+    await this.pulling;
   }
 }

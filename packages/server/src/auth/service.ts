@@ -218,9 +218,7 @@ export class AuthService {
   }
 
   private async keyUser(key: string, userId?: number): Promise<StoredUser | undefined> {
-    const session = await this.ctx.store.sessions.getByKey(key);
-    if (!session || (userId !== undefined && session.userId !== userId)) return undefined;
-    return await this.ctx.store.users.get(session.userId);
+    return await this.ctx.store.users.getBySession(key, userId);
   }
 
   /**

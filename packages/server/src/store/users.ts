@@ -120,6 +120,22 @@ export class UsersRepo {
   }
 
   /**
+   * The user of the live session stored under `sessionKey` (of user `userId` when given), in one
+   * query: a session is checked on every request, and on every step of work that outlives one.
+   */
+  async getBySession(sessionKey: string, userId?: number): Promise<StoredUser | undefined> {
+    let query = this.sql
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .selectAll('users')
+      .where('sessions.id_hash', '=', sessionKey)
+      .where('sessions.expires_at', '>', Date.now());
+    if (userId !== undefined) query = query.where('sessions.user_id', '=', userId);
+    const row = await query.executeTakeFirst();
+    return row && fromRow(row);
+  }
+
+  /**
    * The account a typed name means: the one with the same key (NFKC, case folded). A name spelt
    * exactly as stored wins, so that accounts whose keys collided when the key was widened to NFKC
    * (see the schema migration) can still sign in by their own spelling.

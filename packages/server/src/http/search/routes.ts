@@ -14,6 +14,8 @@ import { queryValue, redirectToFolder, requestPath } from '../resources/request-
 import { jsonLines } from './stream.js';
 
 const KEEP_ALIVE_MS = 5000;
+/** Hits found ahead while the caller is asked again (auth/caller.ts `whileAllowed`). */
+const HITS_AHEAD = 256;
 
 /**
  * `GET /api/search{dir}?query=` (contract 7): JSON lines streamed as they are found, with the
@@ -49,12 +51,15 @@ export function searchRoutes(ctx: ServerContext): FastifyPluginAsync {
         // A search walks a whole tree: heavy work, in its user's turn (http/heavy.ts).
         await heavyTurn(ctx, request, reply);
         const query = queryValue(request, 'query') ?? '';
-        // Each hit goes out only while the caller may still search (auth/caller.ts).
+        // Each hit goes out only while the caller may still search (auth/caller.ts); the walk goes
+        // on while the caller is asked, and stops with the stream.
+        const stop = new AbortController();
+        const signal = AbortSignal.any([gone, stop.signal]);
         const hits = root.stat.isDirectory()
-          ? whileAllowed(
-              searchTree(access, root.virtual, query, { signal: gone, dev: root.stat.dev }),
-              caller,
-            )
+          ? whileAllowed(searchTree(access, root.virtual, query, { signal, dev: root.stat.dev }), caller, {
+              ahead: HITS_AHEAD,
+              stop,
+            })
           : (async function* () {})();
         const body = jsonLines(hits, {
           keepAliveMs: KEEP_ALIVE_MS,
