@@ -1,5 +1,6 @@
 import type { Client, Pool, PoolClient } from 'pg';
 import { Kysely, PostgresDialect, sql as raw } from 'kysely';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { TABLES, type Schema } from './schema.js';
 import type { Sql } from './sql.js';
 
@@ -262,12 +263,16 @@ export class NewerPostgresSchemaError extends Error {
   }
 }
 
-/** Where a URL points, for messages: host and database, never the password. */
+/**
+ * Where a URL points, for messages: user, host (or socket folder), port and database, never the
+ * password. Read by the parser `pg` connects with, so that `postgres://u@/db?host=/run/postgresql`
+ * (no host before the path, which WHATWG URLs refuse) is named as it is reached.
+ */
 export function describePostgresUrl(url: string): string {
   try {
-    const u = new URL(url);
-    const host = u.host || u.searchParams.get('host') || 'localhost';
-    return `postgres://${u.username ? `${decodeURIComponent(u.username)}@` : ''}${host}${u.pathname}`;
+    const c = parseConnectionString(url);
+    const port = c.port ? `:${c.port}` : '';
+    return `postgres://${c.user ? `${c.user}@` : ''}${c.host || 'localhost'}${port}/${c.database ?? ''}`;
   } catch {
     return 'postgres://(an unreadable URL)';
   }
