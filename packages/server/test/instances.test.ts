@@ -4,6 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
+import { countersFor, GuessThrottle } from '../src/auth/rate-limit.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { quotaLedgerOf } from '../src/files/change/quota.js';
 import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
@@ -99,6 +100,26 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     const fourth = await wrong(b.app);
     expect(fourth.statusCode).toBe(429);
     expect(Number(fourth.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('forget right guesses through both at once: the address keeps none of them counted', async () => {
+    // Sign-ins in flight are counted, and a right one forgets its own: a guess counted by the
+    // other instance between reading and deleting that count was lost, uncounted, for the window
+    // (the load's sign-ins from one address met the limit).
+    const shared = (store: Store) => new GuessThrottle(4, 60_000, 'slow down', countersFor(store, 'test'));
+    const [viaA, viaB2] = [shared(a.ctx.store), shared(bStore)];
+    for (let round = 0; round < 60; round++) {
+      await Promise.all(
+        [viaA, viaB2, viaA, viaB2].map(async (throttle) => {
+          const guess = await throttle.reserve('203.0.113.9', 'admin');
+          await guess.succeeded();
+        }),
+      );
+    }
+    const left = await sql<{ count: number }>`SELECT count FROM attempts WHERE kind = 'test:address'`.execute(
+      bStore.sql,
+    );
+    expect(left.rows.map((r) => Number(r.count)).filter((n) => n > 0)).toEqual([]);
   });
 
   describe('a resumable upload', () => {

@@ -59,10 +59,10 @@ export class AttemptLimiter implements AttemptCounter {
     return Promise.resolve();
   }
 
-  async clear(key: string, now = Date.now()): Promise<number> {
-    const n = await this.count(key, now);
+  clear(key: string, now = Date.now()): Promise<number> {
+    const w = this.windows.get(key);
     this.windows.delete(key);
-    return n;
+    return Promise.resolve(w && w.resetAt > now ? w.count : 0);
   }
 
   /** Drops the windows that have ended. */
@@ -97,10 +97,8 @@ export class SharedAttempts implements AttemptCounter {
     await this.repo.give(this.kind, key, n, now);
   }
 
-  async clear(key: string, now = Date.now()): Promise<number> {
-    const n = await this.count(key, now);
-    await this.repo.remove(this.kind, key);
-    return n;
+  clear(key: string, now = Date.now()): Promise<number> {
+    return this.repo.clear(this.kind, key, now);
   }
 }
 

@@ -53,8 +53,18 @@ export class AttemptsRepo {
       .execute();
   }
 
-  async remove(kind: string, key: string): Promise<void> {
-    await this.sql.deleteFrom('attempts').where('kind', '=', kind).where('key', '=', key).execute();
+  /**
+   * Forgets the key; answers how many attempts its running window had. One statement: an attempt
+   * counted by another instance between a read and a delete would be forgotten uncounted.
+   */
+  async clear(kind: string, key: string, now: number): Promise<number> {
+    const row = await this.sql
+      .deleteFrom('attempts')
+      .where('kind', '=', kind)
+      .where('key', '=', key)
+      .returning(['count', 'reset_at'])
+      .executeTakeFirst();
+    return row && Number(row.reset_at) > now ? Number(row.count) : 0;
   }
 
   /** Forgets the windows that ended. */
