@@ -35,10 +35,13 @@ export interface WalkOptions {
    */
   staging?: boolean;
   /**
-   * Told (`seen`) when the tree changed while it was walked, as far as a walk can see: a folder
-   * whose entries changed at `since` (ms) or later, by its ctime read once its names were read, or
-   * a name it listed gone when looked up. An entry moved from where the walk had not been to where
-   * it had been changes the folder it left: a walk that missed it knows.
+   * Told (`seen`) when the walk may have missed or twice counted something, as far as a walk can
+   * see: a folder whose entries changed at `since` (ms) or later, by its ctime read once its names
+   * were read, or a name it listed gone when looked up; and a folder it could not read (its
+   * entries are not known). An entry moved from where the walk had not been to where it had been
+   * changes the folder it left: a walk that missed it knows. A folder that changed is listed again
+   * as the walk leaves it, and the names new since are walked: an entry renamed within its folder
+   * while the walk was there is not missed.
    */
   changes?: { since: number; seen(): void };
 }
@@ -68,17 +71,22 @@ function listedKind(d: fs.Dirent): Kind {
 
 /**
  * The entries of a pinned folder with the kind its listing gives (staging files of writes in
- * progress left out unless `staging`). An unreadable folder has none; a failure that is not the
- * file system's refusal is thrown, never taken for an empty folder.
+ * progress left out unless `staging`). An unreadable folder has none (`refused` is told); a
+ * failure that is not the file system's refusal is thrown, never taken for an empty folder.
  */
-async function entriesOf(folder: Pinned, staging = false): Promise<Array<{ name: string; kind: Kind }>> {
+async function entriesOf(
+  folder: Pinned,
+  staging = false,
+  refused?: () => void,
+): Promise<Array<{ name: string; kind: Kind }>> {
   try {
     return (await readFolderTypes(folder))
       .filter((d) => staging || !isStagingName(d.name))
       .map((d) => ({ name: d.name, kind: listedKind(d) }));
   } catch (err) {
-    if (isRefusal(err)) return [];
-    throw err;
+    if (!isRefusal(err)) throw err;
+    refused?.();
+    return [];
   }
 }
 
@@ -95,7 +103,12 @@ interface Frame {
   next: number;
   key: string;
   done: () => Promise<void>;
+  /** Times it was listed again as the walk left it (see `WalkOptions.changes`). */
+  relisted: number;
 }
+
+/** Times a folder that changed under a walk is listed again as the walk leaves it. */
+const RELISTS = 3;
 
 /**
  * Every descendant of a pinned folder, parents before children, folders entered while the entry
@@ -119,20 +132,33 @@ export async function* walkTree(
       return false;
     }
     if (opts.follow) seen.add(key);
-    stack.push({ folder: dir, virtual: dirVirtual, entries: [], next: 0, key, done });
-    stack.at(-1)!.entries = await entriesOf(dir, opts.staging);
+    stack.push({ folder: dir, virtual: dirVirtual, entries: [], next: 0, key, done, relisted: 0 });
+    stack.at(-1)!.entries = await entriesOf(dir, opts.staging, opts.changes?.seen);
     if (opts.changes) await noteChanges(dir, opts.changes);
     return true;
   };
-  /** Leaves the innermost folder; checked once more, for what changed in it while its children were walked. */
+  /**
+   * Leaves the innermost folder, checked once more for what changed in it while its children
+   * were walked; one that changed is listed again first, and stays while it lists new names.
+   */
   const leave = async () => {
-    const frame = stack.pop()!;
-    try {
-      if (opts.changes) await noteChanges(frame.folder, opts.changes);
-    } finally {
-      if (opts.follow) seen.delete(frame.key);
-      await frame.done();
+    const frame = stack.at(-1)!;
+    if (opts.changes && (await noteChanges(frame.folder, opts.changes)) && frame.relisted < RELISTS) {
+      frame.relisted++;
+      const known = new Set(frame.entries.map((e) => e.name));
+      const added = (await entriesOf(frame.folder, opts.staging, opts.changes.seen)).filter(
+        (e) => !known.has(e.name),
+      );
+      if (added.length > 0) {
+        frame.next = frame.entries.length;
+        frame.entries.push(...added);
+        return;
+      }
     }
+    // Failing before this, the frame is let go with the others (below).
+    stack.pop();
+    if (opts.follow) seen.delete(frame.key);
+    await frame.done();
   };
   try {
     // The caller's folder is the caller's to close.
@@ -201,10 +227,15 @@ export async function* walkTree(
   }
 }
 
-/** Tells `changes` when a folder's entries changed since it was asked (or it cannot be looked at). */
-async function noteChanges(folder: Pinned, changes: { since: number; seen(): void }): Promise<void> {
+/**
+ * Tells `changes` when a folder's entries changed since it was asked (or it cannot be looked at);
+ * answers whether they did.
+ */
+async function noteChanges(folder: Pinned, changes: { since: number; seen(): void }): Promise<boolean> {
   const now = await folder.statNow().catch(() => undefined);
-  if (!now || now.ctimeMs >= changes.since) changes.seen();
+  const changed = !now || now.ctimeMs >= changes.since;
+  if (changed) changes.seen();
+  return changed;
 }
 
 /**

@@ -14,7 +14,7 @@ import {
 } from '../access/anchor.js';
 import type { Opened } from '../access/resolver.js';
 import { isStagingName, stagingName } from '../access/staging-names.js';
-import { walkTree } from '../access/tree.js';
+import { measureTree, unsettledMeasure, type Measured } from './measure.js';
 import type { QuotaHold } from './quota-hold.js';
 import { renameInto } from './rename-into.js';
 import { renameToFreeName } from './numbered-name.js';
@@ -93,15 +93,28 @@ async function mergeFolder(
   }
   // Measured where it landed: what was put into the source while it moved came along. Refused
   // (a quota), it goes back, and the empty folder it replaced is made again.
+  let unsettled: number | undefined;
   try {
-    if (progress.sizes)
-      await progress.done?.(await entryBytes(access, place.folder, place.name, src.linkStat!), 0);
+    if (progress.sizes) {
+      const measured = await entryMeasure(access, place.folder, place.name, src.linkStat!);
+      if (!measured.settled) {
+        unsettled = measured.bytes;
+        throw unsettledMeasure();
+      }
+      await progress.done?.(measured.bytes, 0);
+    }
   } catch (err) {
-    // Its old name taken meanwhile, it stays, counted (the meter counted it before refusing).
+    // Its old name taken meanwhile, it stays, counted (the meter counts before it refuses).
     const back = await renameInto(place.folder, place.name, src.folder!, src.leaf, false).then(
       () => true,
       () => false,
     );
+    if (!back && unsettled !== undefined) {
+      const counted = unsettled;
+      await Promise.resolve()
+        .then(() => progress.done?.(counted, 0))
+        .catch(() => undefined);
+    }
     if (!back) return;
     await makeEntryFolder(place.folder, place.name, dstMode).then(
       (made) => made.close(),
@@ -329,25 +342,33 @@ function bytesOfEntry(st: { isFile(): boolean; size: bigint | number }): number 
 }
 
 /** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */
+async function entryMeasure(
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  st: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
+): Promise<Measured> {
+  if (st.isFile()) return { bytes: Number(st.size), settled: true };
+  if (!st.isDirectory()) return { bytes: 0, settled: true };
+  const pin = await folder.lookup(name);
+  if (!pin) return { bytes: 0, settled: true };
+  try {
+    return await measureTree(access, pin, '/', { follow: false, staging: true });
+  } finally {
+    await pin.close();
+  }
+}
+
+/** What landed, measured there: a measure that did not settle refuses the merge (it all goes back). */
 async function entryBytes(
   access: FileAccess,
   folder: Pinned,
   name: string,
   st: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
 ): Promise<number> {
-  if (st.isFile()) return Number(st.size);
-  if (!st.isDirectory()) return 0;
-  const pin = await folder.lookup(name);
-  if (!pin) return 0;
-  try {
-    let bytes = 0;
-    for await (const e of walkTree(access, pin, '/', { follow: false, staging: true })) {
-      if (e.stat.isFile()) bytes += Number(e.stat.size);
-    }
-    return bytes;
-  } finally {
-    await pin.close();
-  }
+  const measured = await entryMeasure(access, folder, name, st);
+  if (!measured.settled) throw unsettledMeasure();
+  return measured.bytes;
 }
 
 /** The names in a folder, staging names left out (another write's, which it renames itself). */

@@ -4,7 +4,7 @@ import type { ChecksumAlgorithm, Usage } from '@filebrowser/contract';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../errors.js';
 import type { FileAccess } from '../access/access.js';
 import { openPinnedFile, statFileSystem } from '../access/anchor.js';
-import { bytesOf } from './quota.js';
+import { bytesOf, measureOpened, unsettledMeasure, type Measured } from './measure.js';
 import type { Replacement, ReplaceMode, ReplaceStep } from './replace.js';
 import { isInside, type Opened } from '../access/resolver.js';
 import { removeTree, walkTree } from '../access/tree.js';
@@ -112,7 +112,10 @@ async function copyCounted(
     if (hold.active) {
       const after = await access.open(dst.virtual, { rules: false });
       try {
-        await hold.commit((await bytesOf(access, after, false)) - before);
+        const measured = await measureOpened(access, after, false);
+        // Not settled (changed under its walks), it may have missed what the copy wrote.
+        const added = measured.bytes - before;
+        await hold.commit(measured.settled ? added : Math.max(added, copied - given));
       } finally {
         await after.close();
       }
@@ -203,14 +206,18 @@ async function renamedBytes(
   undoable: boolean,
 ): Promise<number> {
   const landed = await access.open(target.virtual, { rules: false, followFinal: false });
-  let bytes: number;
+  let measured: Measured;
   try {
-    bytes = await bytesOf(access, landed, false);
+    measured = await measureOpened(access, landed, false);
   } finally {
     await landed.close();
   }
-  if (bytes <= size || !hold.limited) return bytes;
+  const { bytes } = measured;
+  if ((bytes <= size && measured.settled) || !hold.limited) return bytes;
   try {
+    // A measure that never saw the tree still (renames under it, a folder it cannot read) may
+    // have missed anything: refused as a quota passed would be.
+    if (!measured.settled) throw unsettledMeasure();
     await hold.need(bytes - replaced);
   } catch (err) {
     // Back only from a folder that existed (none was made on the way) into a free name.
@@ -221,7 +228,7 @@ async function renamedBytes(
     );
     if (back) throw err;
   }
-  return bytes;
+  return measured.settled ? bytes : Math.max(bytes, size);
 }
 
 export interface PatchRequest {

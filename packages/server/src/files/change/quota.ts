@@ -9,6 +9,7 @@ import { Pinned } from '../access/anchor.js';
 import { isInside } from '../access/resolver.js';
 import { walkTree, type WalkOptions } from '../access/tree.js';
 import { formatBytes, QuotaHold, type Limit } from './quota-hold.js';
+import { CLOCK_SLACK_MS, pauseBeforeWalk, WALK_ATTEMPTS } from './measure.js';
 import { reservationsFor, type Reservations } from './quota-reservations.js';
 import { oncePerStore } from '../../store/once-per-store.js';
 
@@ -35,12 +36,6 @@ import { oncePerStore } from '../../store/once-per-store.js';
 
 /** Recounts every counted scope at least this often: the disk may change behind the server. */
 export const RECOUNT_EVERY_MS = 3600_000;
-
-/** Walks of one recount before it keeps a count of a scope that kept changing under its walks. */
-const WALK_ATTEMPTS = 3;
-
-/** How far a folder's ctime may lag this process's clock (the kernel stamps with a coarse clock). */
-const CLOCK_SLACK_MS = 100;
 
 /** Quotas are kept for the users' root (every user's scope lies in `--root` today). */
 const USERS_ROOT = 'default';
@@ -182,6 +177,14 @@ export class QuotaLedger {
     return new QuotaHold(this, limits, gaining, losing, { holder, held, forgetOnRelease: true });
   }
 
+  /** Whether a quota counts what lies at `real`: its bytes leaving or coming change a count. */
+  async counts(access: AccessView, real: string): Promise<boolean> {
+    const at = access.root.id === USERS_ROOT ? access.rootPathOf(real) : undefined;
+    if (at === undefined) return false;
+    const scopes = [...(await this.countedScopes()), ...(await this.limits(access)).map((l) => l.scope)];
+    return scopes.some((scope) => isInside(scope, at));
+  }
+
   /**
    * Runs `work` when no other exclusive section runs. What the ledger reads from the store and
    * what it holds in memory change together only inside one: a check and the hold it grants, a
@@ -283,7 +286,8 @@ export class QuotaLedger {
    * the result; a walk asked for while one runs waits for that one. A walk is not a snapshot: an
    * entry moved (by anyone) from where it had not been to where it had been is missed. So a walk
    * that saw the tree change under it (`WalkOptions.changes`) is made again, and after
-   * `WALK_ATTEMPTS` such walks the largest count is kept.
+   * `WALK_ATTEMPTS` such walks the largest count is kept, or the stored one when it is larger:
+   * a count is lowered only by a walk that saw nothing change.
    */
   recount(access: AccessView, scope: string): Promise<void> {
     const running = this.walks.get(scope);
@@ -292,6 +296,7 @@ export class QuotaLedger {
       try {
         let largest = 0;
         for (let attempt = 1; ; attempt++) {
+          await pauseBeforeWalk(attempt);
           this.duringWalk.set(scope, 0);
           const before = await this.ctx.store.scopeUsage.get(USERS_ROOT, scope);
           let changed = false;
@@ -304,10 +309,15 @@ export class QuotaLedger {
             const counted = Math.max(0, bytes + meanwhile);
             largest = Math.max(largest, counted);
             if (changed && attempt < WALK_ATTEMPTS) return false;
+            // Walks that all saw changes (or folders they could not read) may all have missed
+            // something: they raise the count, never lower it.
+            const stored = changed
+              ? (await this.ctx.store.scopeUsage.get(USERS_ROOT, scope))?.bytes
+              : undefined;
             await this.ctx.store.scopeUsage.set({
               rootId: USERS_ROOT,
               scope,
-              bytes: changed ? largest : counted,
+              bytes: changed ? Math.max(largest, stored ?? 0) : counted,
               countedAt: Date.now(),
             });
             (await this.countedScopes()).add(scope);
@@ -528,29 +538,6 @@ async function walkBytes(
   } finally {
     await folder.close();
   }
-}
-
-/**
- * Bytes of what an opened path names: a file's size, a folder's files summed (see walkBytes;
- * with `follow`, links inside the scope count as what they lead to, as a copy makes them).
- */
-export async function bytesOf(
-  access: AccessView,
-  r: { node?: Pinned; virtual: string },
-  follow: boolean,
-): Promise<number> {
-  const node = r.node;
-  if (!node) return 0;
-  if (node.stat.isFile()) return node.stat.size;
-  if (!node.stat.isDirectory()) return 0;
-  let total = 0;
-  const include = (e: { real: string }) => !access.isPrivate(e.real);
-  // What a move takes along includes files named as staging files (a recount counts them); a
-  // copy (following links) leaves writes in progress behind.
-  for await (const e of walkTree(access, node, r.virtual, { follow, include, staging: !follow })) {
-    if (e.stat.isFile()) total += e.stat.size;
-  }
-  return total;
 }
 
 const ledgers = oncePerStore<QuotaLedger>();

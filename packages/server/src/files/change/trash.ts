@@ -12,7 +12,7 @@ import { assertDeletable, deletePath } from './ops.js';
 import { freeDestination, moveEntry } from './transfer.js';
 import { placeOf } from './write.js';
 import { serverPaths } from '../access/private.js';
-import { bytesOf } from './quota.js';
+import { bytesOf, measureTree, unsettledMeasure, type Measured } from './measure.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
 import type { Replacement, ReplaceStep } from './replace.js';
 import { removeTree, walkTree } from '../access/tree.js';
@@ -75,17 +75,17 @@ function itemSegments(item: Pick<StoredTrashItem, 'location'>): string[] {
   return item.location.split('/');
 }
 
-/** Bytes of an entry in a pinned folder: a file's size, a folder's files summed (links not followed). */
-async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise<number> {
+/**
+ * Bytes of an entry in a pinned folder: a file's size, a folder's files summed (links not
+ * followed, files of writes in progress included, as a recount counts them), with whether the
+ * measure settled (see measure.ts).
+ */
+async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise<Measured> {
   const node = await folder.lookup(name);
-  if (!node) return 0;
+  if (!node) return { bytes: 0, settled: true };
   try {
-    if (!node.stat.isDirectory()) return node.stat.size;
-    let total = 0;
-    for await (const e of walkTree(access, node, '/' + name, { follow: false })) {
-      if (e.stat.isFile()) total += e.stat.size;
-    }
-    return total;
+    if (!node.stat.isDirectory()) return { bytes: node.stat.size, settled: true };
+    return await measureTree(access, node, '/' + name, { follow: false, staging: true });
   } finally {
     await node.close();
   }
@@ -104,8 +104,8 @@ export async function remeasureTrash(
 ): Promise<void> {
   for (const item of await ctx.store.trash.deletedBelowSince(access.root.id, place, since)) {
     const name = path.posix.basename(item.rootPath);
-    const size = await inTrash(ctx, itemSegments(item), false, (folder) =>
-      sizeOf(access, folder, name),
+    const size = await inTrash(ctx, itemSegments(item), false, async (folder) =>
+      Math.max(item.size, (await sizeOf(access, folder, name)).bytes),
     ).catch(() => undefined);
     if (size !== undefined && size !== item.size) await ctx.store.trash.setSize(item.id, size);
   }
@@ -132,8 +132,13 @@ export async function moveToTrash(
   if (rootPath === undefined) throw forbidden();
   const id = crypto.randomBytes(12).toString('hex');
   const name = r.leaf;
-  // Measured before it goes: the record of a copied move is made with the copy (moveEntry).
-  const size = await sizeOf(access, r.folder!, name);
+  // Measured before it goes (the record of a copied move is made with the copy, moveEntry), and
+  // again once it is in the trash, where nobody changes it: what was written into it while the
+  // first measure walked is counted. One that does not settle where a quota counts it (renames
+  // under it, a folder the server cannot read) is not deleted: its bytes would leave the count.
+  const before = await sizeOf(access, r.folder!, name);
+  if (!before.settled && (await access.quota.counts(access, r.entry))) throw unsettledMeasure();
+  const size = before.bytes;
   return inTrash(ctx, [String(user.id)], true, async (userFolder) => {
     const folder = await makeEntryFolder(userFolder, id, TRASH_DIR_MODE);
     try {
@@ -167,6 +172,7 @@ export async function moveToTrash(
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
       } else {
+        item.size = Math.max(size, (await sizeOf(access, folder, name)).bytes);
         await ctx.store.trash.add(item);
       }
       // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
