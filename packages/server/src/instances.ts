@@ -14,6 +14,9 @@ export const BEAT_MS = 10_000;
  */
 export const DEAD_AFTER_MS = 120_000;
 
+/** A pause between two of this instance's beats past which it was not beating (three beats missed). */
+const BEAT_GAP_MS = 4 * BEAT_MS;
+
 /**
  * This server among the servers on its database. It registers at start and beats while it serves;
  * what an instance that stopped beating left in progress (moves across file systems, staging
@@ -22,6 +25,16 @@ export const DEAD_AFTER_MS = 120_000;
  * recorded there is an earlier process that is gone.
  */
 export class InstanceRegistry {
+  /** When this instance's last beat went through (the database's time). */
+  private lastBeat: number | undefined;
+  /**
+   * Since when this instance has beaten without a gap (undefined: from its start). An instance
+   * that could not beat for a while (the database away, this process paused) cannot tell the
+   * others' silence from its own: it takes none for dead before it has beaten for DEAD_AFTER_MS
+   * again, so that after an outage the first instance back does not settle the running others.
+   */
+  private steadySince: number | undefined;
+
   constructor(private readonly ctx: ServerContext) {}
 
   private get id(): string {
@@ -39,6 +52,7 @@ export class InstanceRegistry {
       for (const other of await store.instances.list()) await store.instances.remove(other.id);
     }
     await store.instances.register(this.record(now));
+    this.lastBeat = now;
     await this.settleDead(now);
   }
 
@@ -55,6 +69,9 @@ export class InstanceRegistry {
       // awaited: a job ends once its work has cleaned up).
       inBackground(this.ctx.jobs.cancelAll(), () => undefined);
     }
+    if (this.lastBeat !== undefined && now - this.lastBeat > BEAT_GAP_MS) this.steadySince = now;
+    this.lastBeat = now;
+    if (this.steadySince !== undefined && now - this.steadySince < DEAD_AFTER_MS) return;
     if (store.instance.shared) await store.exclusively('settle-dead', () => this.settleDead(now));
   }
 

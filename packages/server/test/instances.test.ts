@@ -7,7 +7,7 @@ import { buildApp, type BuiltApp } from '../src/app.js';
 import { countersFor, GuessThrottle } from '../src/auth/rate-limit.js';
 import { stagingName } from '../src/files/access/staging-names.js';
 import { quotaLedgerOf } from '../src/files/change/quota.js';
-import { DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
+import { BEAT_MS, DEAD_AFTER_MS, InstanceRegistry } from '../src/instances.js';
 import { openStore, type Store } from '../src/store/index.js';
 import { uploadHolder } from '../src/store/reservations.js';
 import type { Job } from '@filebrowser/contract';
@@ -639,6 +639,23 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(names).toContain(liveFile);
     expect((await bStore.instances.list()).map((i) => i.id)).not.toContain('gone');
     expect((await bStore.staging.orphaned([])).map((r) => r.name)).toEqual([liveFile]);
+  });
+
+  it('after an outage, take none for dead before beating again for as long as they may be silent', async () => {
+    // The database was away for longer than DEAD_AFTER_MS: nobody could beat, this one included.
+    const registry = new InstanceRegistry(b.ctx);
+    const t0 = await bStore.instances.now();
+    await registry.beat(t0);
+    await bStore.instances.register({ id: 'waiting', host: 'h', pid: 1, startedAt: t0, seenAt: t0 });
+    const ids = async () => (await bStore.instances.list()).map((i) => i.id);
+    const back = t0 + DEAD_AFTER_MS + BEAT_MS;
+    await registry.beat(back);
+    expect(await ids()).toContain('waiting');
+    // It beats on, and the other stays silent all that time: now it is taken for dead.
+    for (let at = back + BEAT_MS; at < back + DEAD_AFTER_MS; at += BEAT_MS) await registry.beat(at);
+    expect(await ids()).toContain('waiting');
+    await registry.beat(back + DEAD_AFTER_MS);
+    expect(await ids()).not.toContain('waiting');
   });
 
   it('take none of them for dead because the clock of one host runs ahead: times are the database’s', async () => {
