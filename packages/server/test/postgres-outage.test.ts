@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
+import { isDatabaseAway } from '../src/errors.js';
 import { openStore, type Store } from '../src/store/index.js';
 import type { Job } from '@filebrowser/contract';
 import { renameWindow } from './files-helpers.js';
@@ -163,6 +164,14 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     await held[0]!.release();
     await releasing;
     await waiting;
+    // One asked for meanwhile fails as the store's queries do: the database is away (503, not 500).
+    for (const asked of [store!.lockLine.hold('three'), store!.lockLine.tryHold('four')]) {
+      const err = await asked.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isDatabaseAway(err), String(err)).toBe(true);
+    }
     await relay.restore();
     // Once it is back, a section takes its lock again (this process still running).
     await until(async () => {

@@ -1,4 +1,5 @@
 import type { Client, Pool } from 'pg';
+import { markingLostConnections, markLostConnection } from './postgres.js';
 
 /** A lock held across the instances of one database, until released or lost. */
 export interface HeldLock {
@@ -57,7 +58,8 @@ export function postgresLockLine(url: string): LockLine {
       // process: the section's query fails instead. Every connection keeps this listener for life.
       pool.on('error', () => undefined);
       pool.on('connect', (client) => client.on('error', () => undefined));
-      return pool;
+      // A section that cannot reach the database answers 503, as the store's queries do.
+      return markingLostConnections(pool);
     }));
 
   const connect = async () => {
@@ -81,12 +83,15 @@ export function postgresLockLine(url: string): LockLine {
 
   const take = async (name: string): Promise<HeldLock | undefined> => {
     if (closed) throw new Error('the store is closed');
-    const { client, held } = await (line ?? connect());
+    const { client, held } = await (line ?? connect()).catch((err: unknown) => {
+      throw markLostConnection(err);
+    });
     const key = `filebrowser:${name}`;
-    const got = await client.query<{ got: boolean }>(
-      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got',
-      [key],
-    );
+    const got = await client
+      .query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS got', [key])
+      .catch((err: unknown) => {
+        throw markLostConnection(err);
+      });
     if (!got.rows[0]?.got) return undefined;
     const lock = { lost: false };
     held.add(lock);

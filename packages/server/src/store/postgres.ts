@@ -417,30 +417,32 @@ const CONNECTION_LOST = new Set([
   'ENOENT',
 ]);
 
+/** `err`, marked `databaseAway` when it is a lost connection's (see `markingLostConnections`). */
+export function markLostConnection(err: unknown): unknown {
+  if (err instanceof Error && !('severity' in err)) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (
+      (code !== undefined && CONNECTION_LOST.has(code)) ||
+      /not queryable|Connection terminated|timeout exceeded when trying to connect/.test(err.message)
+    ) {
+      Object.assign(err, { databaseAway: true });
+    }
+  }
+  return err;
+}
+
 /**
  * The pool as Kysely sees it, every error of a lost connection marked `databaseAway` (errors.ts
  * answers those 503): the socket's EPIPE of a query sent on a cut connection says nothing of the
  * database by itself. Errors the database reports (they carry a `severity`) pass as they are.
  */
-function markingLostConnections(pool: Pool): Pool {
-  const mark = (err: unknown): unknown => {
-    if (err instanceof Error && !('severity' in err)) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (
-        (code !== undefined && CONNECTION_LOST.has(code)) ||
-        /not queryable|Connection terminated|timeout exceeded when trying to connect/.test(err.message)
-      ) {
-        Object.assign(err, { databaseAway: true });
-      }
-    }
-    return err;
-  };
+export function markingLostConnections(pool: Pool): Pool {
   const connect = pool.connect.bind(pool) as () => Promise<PoolClient>;
   const wrapped = new WeakSet<PoolClient>();
   return Object.assign(Object.create(pool) as Pool, {
     connect: async () => {
       const client = await connect().catch((err: unknown) => {
-        throw mark(err);
+        throw markLostConnection(err);
       });
       if (!wrapped.has(client)) {
         wrapped.add(client);
@@ -449,7 +451,7 @@ function markingLostConnections(pool: Pool): Pool {
           const result = query(...args);
           return result instanceof Promise
             ? result.catch((err: unknown) => {
-                throw mark(err);
+                throw markLostConnection(err);
               })
             : result;
         }) as typeof client.query;
