@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { isDatabaseAway } from '../src/errors.js';
+import { measureSeam } from '../src/files/change/measure.js';
 import { openStore, type Store } from '../src/store/index.js';
 import type { Job } from '@filebrowser/contract';
 import { renameWindow } from './files-helpers.js';
@@ -92,7 +93,7 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     });
     expect(login.statusCode, login.body).toBe(200);
     const token = login.body;
-    const as = (method: 'GET' | 'POST', url: string, payload?: string | object) =>
+    const as = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: string | object) =>
       b!.app.inject({ method, url, headers: { 'x-auth': token }, ...(payload !== undefined && { payload }) });
     return { relay, as, carolId: (await a.ctx.store.users.getByUsername('carol'))!.id };
   }
@@ -149,6 +150,23 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     await until(
       async () => (await as('POST', '/api/resources/fits.bin', 'y'.repeat(9_000))).statusCode === 200,
     );
+  });
+
+  it('puts back what it was deleting into the trash when its record cannot be written', async () => {
+    const { relay, as } = await relayedApp();
+    await fs.mkdir(path.join(a!.root, 'carol', 'd'));
+    await fs.writeFile(path.join(a!.root, 'carol', 'd', 'kept.txt'), 'kept');
+    // It is in the trash, measured there, when the database goes: its record cannot be written.
+    measureSeam.step = async (real) => {
+      if (!real.includes(`${path.sep}carol${path.sep}`)) await relay.cut();
+    };
+    const res = await as('DELETE', '/api/resources/d');
+    measureSeam.step = undefined;
+    expect(res.statusCode, res.body).toBe(503);
+    expect(await fs.readFile(path.join(a!.root, 'carol', 'd', 'kept.txt'), 'utf8')).toBe('kept');
+    await relay.restore();
+    await until(async () => (await as('GET', '/api/trash')).statusCode === 200);
+    expect((await as('GET', '/api/trash')).json()).toEqual([]);
   });
 
   it('keeps running when the database goes while short sections hold their locks, and gives them again', async () => {

@@ -51,11 +51,12 @@ export async function measureTree(
   access: AccessView,
   folder: Pinned,
   virtual: string,
-  opts: { follow: boolean; staging: boolean; attempts?: number },
+  opts: { follow: boolean; staging: boolean; attempts?: number; inTrash?: boolean },
 ): Promise<Measured> {
   let largest = 0;
-  const include = (e: { real: string }) => !access.isPrivate(e.real);
-  const { attempts = WALK_ATTEMPTS, ...walk } = opts;
+  // An item in the trash lies below a private path: what it holds is the user's all the same.
+  const include = (e: { real: string }) => !!opts.inTrash || !access.isPrivate(e.real);
+  const { attempts = WALK_ATTEMPTS, inTrash: _, ...walk } = opts;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     await pauseBeforeWalk(attempt);
     let changed = false;

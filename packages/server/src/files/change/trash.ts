@@ -14,6 +14,8 @@ import { placeOf } from './write.js';
 import { serverPaths } from '../access/private.js';
 import { bytesOf, measureTree, unsettledMeasure, type Measured } from './measure.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
+import { renameInto } from './rename-into.js';
+import { storedOrLater } from '../../store/until-stored.js';
 import type { Replacement, ReplaceStep } from './replace.js';
 import { removeTree, walkTree } from '../access/tree.js';
 
@@ -80,12 +82,12 @@ function itemSegments(item: Pick<StoredTrashItem, 'location'>): string[] {
  * followed, files of writes in progress included, as a recount counts them), with whether the
  * measure settled (see measure.ts).
  */
-async function sizeOf(access: FileAccess, folder: Pinned, name: string): Promise<Measured> {
+async function sizeOf(access: FileAccess, folder: Pinned, name: string, inTrash = false): Promise<Measured> {
   const node = await folder.lookup(name);
   if (!node) return { bytes: 0, settled: true };
   try {
     if (!node.stat.isDirectory()) return { bytes: node.stat.size, settled: true };
-    return await measureTree(access, node, '/' + name, { follow: false, staging: true });
+    return await measureTree(access, node, '/' + name, { follow: false, staging: true, inTrash });
   } finally {
     await node.close();
   }
@@ -105,7 +107,7 @@ export async function remeasureTrash(
   for (const item of await ctx.store.trash.deletedBelowSince(access.root.id, place, since)) {
     const name = path.posix.basename(item.rootPath);
     const size = await inTrash(ctx, itemSegments(item), false, async (folder) =>
-      Math.max(item.size, (await sizeOf(access, folder, name)).bytes),
+      Math.max(item.size, (await sizeOf(access, folder, name, true)).bytes),
     ).catch(() => undefined);
     if (size !== undefined && size !== item.size) await ctx.store.trash.setSize(item.id, size);
   }
@@ -172,8 +174,10 @@ export async function moveToTrash(
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
       } else {
-        item.size = Math.max(size, (await sizeOf(access, folder, name)).bytes);
-        await ctx.store.trash.add(item);
+        item.size = Math.max(size, (await sizeOf(access, folder, name, true)).bytes);
+        await recordOrPutBack(ctx, item, { folder, name }, { folder: r.folder!, name }, () =>
+          removeTree(userFolder, id),
+        );
       }
       // The bytes left the tree for the trash, which counts them by its records (files/quota.ts).
       await access.quota.changed(access, r.entry, -item.size);
@@ -182,6 +186,37 @@ export async function moveToTrash(
       await folder.close();
     }
   });
+}
+
+/**
+ * Records an item renamed into the trash. Not recorded (the database away), it goes back where it
+ * was (`putBack` removes what held it) and the delete fails: an item in the trash without a record could never be restored or
+ * purged. Its old name taken meanwhile, it stays, recorded once the database is back.
+ */
+async function recordOrPutBack(
+  ctx: AppContext,
+  item: StoredTrashItem,
+  at: { folder: Pinned; name: string },
+  from: { folder: Pinned; name: string },
+  putBack: () => Promise<void>,
+): Promise<void> {
+  try {
+    await ctx.store.trash.add(item);
+  } catch (err) {
+    const back = await renameInto(at.folder, at.name, from.folder, from.name, false).then(
+      () => true,
+      () => false,
+    );
+    if (back) await putBack().catch(() => undefined);
+    else {
+      await storedOrLater(
+        ctx.store,
+        () => ctx.store.trash.add(item),
+        (e) => ctx.log.error({ err: e, item: item.id }, 'a trash item could not be recorded'),
+      );
+    }
+    throw err;
+  }
 }
 
 /**
