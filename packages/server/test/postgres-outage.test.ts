@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type BuiltApp } from '../src/app.js';
 import { isDatabaseAway } from '../src/errors.js';
 import { measureSeam } from '../src/files/change/measure.js';
+import { quotaLedgerOf } from '../src/files/change/quota.js';
 import { openStore, type Store } from '../src/store/index.js';
 import type { Job } from '@filebrowser/contract';
 import { renameWindow } from './files-helpers.js';
@@ -150,6 +151,25 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     await until(
       async () => (await as('POST', '/api/resources/fits.bin', 'y'.repeat(9_000))).statusCode === 200,
     );
+  });
+
+  it('counts, once it is back, a file put in place while it went away', async () => {
+    const { relay, as } = await relayedApp(10_000);
+    expect((await as('GET', '/api/usage/')).json()).toMatchObject({ used: 0 });
+    // The file is in place when the database goes: its count cannot be stored now.
+    let cut = false;
+    quotaLedgerOf(b!.ctx).beforeCount = async () => {
+      if (cut) return;
+      cut = true;
+      await relay.cut();
+    };
+    await as('POST', '/api/resources/landed.bin', 'x'.repeat(6_000));
+    expect(cut).toBe(true);
+    expect((await fs.stat(path.join(a!.root, 'carol', 'landed.bin'))).size).toBe(6_000);
+    await relay.restore();
+    await until(async () => (await a!.ctx.store.scopeUsage.get('default', '/carol'))?.bytes === 6_000);
+    const over = await as('POST', '/api/resources/more.bin', 'y'.repeat(5_000));
+    expect(over.statusCode, over.body).toBe(507);
   });
 
   it('puts back what it was deleting into the trash when its record cannot be written', async () => {

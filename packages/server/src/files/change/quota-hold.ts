@@ -33,6 +33,8 @@ export interface HoldLedger {
   hold(limits: readonly Limit[], bytes: number, holder: string): Promise<void>;
   letGo(limits: readonly Limit[], bytes: number, holder: string, forget: boolean): Promise<void>;
   record(scopes: readonly string[], delta: number): Promise<void>;
+  /** Runs a count's step now, or once the database is back (what it counts happened on disk). */
+  storedOrLater(step: () => Promise<void>): Promise<void>;
   currentLimits(access: AccessView, of: readonly Limit[]): Promise<Limit[]>;
 }
 
@@ -131,11 +133,15 @@ export class QuotaHold {
     // The bytes are counted and the hold let go in one step, so that no check in between sees
     // them twice or not at all: the give-back is waited for inside the section (shared
     // reservations are rows in the database).
-    await this.ledger.exclusive(async () => {
-      await this.ledger.record(this.gaining, delta);
-      await this.ledger.record(this.losing, -delta);
-      await this.giveBack();
-    });
+    // What it counts is on disk already: a count the database cannot take now (PostgreSQL away)
+    // is stored once it is back, never lost (the hold is given back with it, or by its release).
+    await this.ledger.storedOrLater(() =>
+      this.ledger.exclusive(async () => {
+        await this.ledger.record(this.gaining, delta);
+        await this.ledger.record(this.losing, -delta);
+        await this.giveBack();
+      }),
+    );
   }
 
   /**

@@ -12,6 +12,7 @@ import { formatBytes, QuotaHold, type Limit } from './quota-hold.js';
 import { CLOCK_SLACK_MS, pauseBeforeWalk, WALK_ATTEMPTS } from './measure.js';
 import { reservationsFor, type Reservations } from './quota-reservations.js';
 import { oncePerStore } from '../../store/once-per-store.js';
+import { storedOrLater } from '../../store/until-stored.js';
 
 /**
  * Quotas. A user's quota is a limit on the bytes their scope holds, trash included.
@@ -69,6 +70,8 @@ export class QuotaLedger {
   walkStep?: (realPath: string) => Promise<void> | void;
   /** Tests only (`BuildOptions.beforeReplace`): runs just before a replacing write's or a move's rename. */
   beforeReplace?: (realPath: string) => Promise<void> | void;
+  /** Tests only: runs before a count is stored (a write's, once it is on disk). */
+  beforeCount?: () => Promise<void> | void;
 
   /** The holder of this instance's own writes. */
   private readonly own: string;
@@ -249,6 +252,17 @@ export class QuotaLedger {
       const pending = this.duringWalk.get(s);
       if (pending !== undefined) this.duringWalk.set(s, pending + delta);
     }
+  }
+
+  storedOrLater(step: () => Promise<void>): Promise<void> {
+    return storedOrLater(
+      this.ctx.store,
+      async () => {
+        await this.beforeCount?.();
+        await step();
+      },
+      (err) => this.ctx.log.error({ err }, 'a change of a quota’s count could not be stored'),
+    );
   }
 
   /** A change of `delta` bytes at the real path `real` that nobody had to check (a delete). */
