@@ -68,7 +68,7 @@ describe('a running command is stopped once its caller may no longer run it', ()
     const user = await t.createUser({ ...BOB, username: 'bob-session' });
     const token = await t.login(user.username);
     const ended = await runThenWithdraw({ 'x-auth': token }, async () => {
-      await t.ctx.auth.logout(sessionOf(token));
+      await t.ctx.auth.logout(sessionOf(token), user.id);
     });
     expect(ended).toEqual({
       lines: ['started', 'Command stopped: the session it was started in has ended.'],

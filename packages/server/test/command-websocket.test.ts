@@ -66,15 +66,17 @@ describe('command websocket', () => {
 
     it('runs no command line that comes after its session ended', async () => {
       const token = await login('bob');
-      const sid = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string })
-        .sid;
+      const { sid, user } = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as {
+        sid: string;
+        user: { id: number };
+      };
       const ws = new WebSocket(`${s.url}/api/command/`, { headers: { 'x-auth': token } });
       const lines: string[] = [];
       const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
       ws.on('message', (data) => lines.push((data as Buffer).toString('utf8')));
       // The socket is open (authenticated); the session ends before the command line is sent.
       await new Promise((resolve) => ws.on('open', resolve));
-      await s.ctx.auth.logout(sid);
+      await s.ctx.auth.logout(sid, user.id);
       ws.send('echo still here');
       expect(await closed).toBe(1008);
       expect(lines).toEqual(['Command not allowed: the session it was started in has ended.']);

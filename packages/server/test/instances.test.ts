@@ -553,6 +553,23 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
       expect(await liveSessions()).toBe(1);
     });
 
+    it('never outlives a logout made through the other at the same moment, whichever goes first', async () => {
+      // The logout used to look for the session's owner before taking the user's turn: a renewal
+      // committed in between left it nothing to end, and answered 200.
+      const carolId = (await a.createUser({ username: 'carol', scope: '/carol' })).id;
+      for (let round = 0; round < 40; round++) {
+        const session = await a.ctx.store.sessions.create(carolId, 3600);
+        // The logout starts some round trips after the renewal: every offset is met.
+        const later = async () => {
+          for (let trip = 0; trip < round % 8; trip++) await a.ctx.store.instances.now();
+          await a.ctx.store.sessions.logout(session.id, carolId);
+        };
+        const [next] = await Promise.all([bStore.sessions.renew(session.id, carolId, 3600, 60_000), later()]);
+        expect(await a.ctx.store.sessions.get(session.id)).toBeUndefined();
+        if (next) expect(await a.ctx.store.sessions.get(next.id), `round ${round}`).toBeUndefined();
+      }
+    });
+
     it('never outlives a logout or the end of every session sent beside it, through the other', async () => {
       const carolId = (await a.createUser({ username: 'carol', scope: '/carol' })).id;
       await fs.mkdir(path.join(a.root, 'carol'), { recursive: true });
@@ -560,7 +577,8 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
         const token = await a.login('carol');
         const sid = (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string })
           .sid;
-        const ending = round % 2 === 0 ? bStore.sessions.revokeUser(carolId) : b.ctx.auth.logout(sid);
+        const ending =
+          round % 2 === 0 ? bStore.sessions.revokeUser(carolId) : b.ctx.auth.logout(sid, carolId);
         const [renewed] = await Promise.all([renew(a.app, token), ending]);
         expect([200, 401], renewed.body).toContain(renewed.statusCode);
         // Whichever came first, nothing of that session is left.

@@ -115,7 +115,7 @@ const changes: Array<{
   {
     what: 'its session ends (logout)',
     as: 'session',
-    act: (who) => t.ctx.auth.logout(who.sessionId!),
+    act: (who) => t.ctx.auth.logout(who.sessionId!, who.userId),
     status: 401,
     error: '401 Unauthorized (the session it was started in has ended)',
   },
@@ -212,7 +212,7 @@ describe('inside one large file', () => {
     const who = await setUp('session');
     await fs.writeFile(home('src', 'large.bin'), Buffer.alloc(6 * 1024 * 1024, 7));
     const payload = { action: 'copy', items: ['/src/large.bin'], destination: '/dest' };
-    const job = await jobStoppedBy(who, payload, 0, () => t.ctx.auth.logout(who.sessionId!), 1);
+    const job = await jobStoppedBy(who, payload, 0, () => t.ctx.auth.logout(who.sessionId!, who.userId), 1);
     expect(job).toMatchObject({ state: 'failed', status: 401, bytesDone: 1024 * 1024 });
     expect(await fs.readdir(home('dest'))).toEqual([]);
   });
@@ -232,7 +232,7 @@ describe('an archive download followed as a job', () => {
     let acted: Promise<void> | undefined;
     const onProgress = (job: Job) => {
       if (job.id !== id || acted || job.itemsDone < 2) return;
-      acted = t.ctx.auth.logout(who.sessionId!);
+      acted = t.ctx.auth.logout(who.sessionId!, who.userId);
     };
     t.ctx.jobs.on('progress', onProgress);
     const ended = new Promise<Job>((resolve) => {

@@ -198,8 +198,8 @@ export class AuthService {
   }
 
   /** Ends the session, and what it was renewed into meanwhile. */
-  async logout(sessionId: string): Promise<void> {
-    await this.ctx.store.sessions.logout(sessionId);
+  async logout(sessionId: string, userId: number): Promise<void> {
+    await this.ctx.store.sessions.logout(sessionId, userId);
   }
 
   /** Checks a token: valid signature, unexpired, its session live, its user present. */

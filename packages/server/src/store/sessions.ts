@@ -111,29 +111,14 @@ export class SessionsRepo {
   }
 
   /**
-   * Logout: ends session `id` and every session it was renewed into (a renewal sent just before
-   * with the same token ends with it), in its user's turn.
+   * Logout: ends session `id` of user `userId` and every session it was renewed into (a renewal
+   * sent just before with the same token ends with it), in its user's turn, taken first: a
+   * renewal either ended before (its successor is in the chain) or finds the session ended.
    */
-  async logout(id: string): Promise<void> {
+  async logout(id: string, userId: number): Promise<void> {
     await inTransaction(this.sql, async (tx) => {
-      const repo = new SessionsRepo(tx);
-      // Whose it is, from the session or what it was renewed into; then, in their turn, the
-      // chain as it is now.
-      const owner = async () => {
-        for (const key of await repo.chainOf(hashOf(id))) {
-          const row = await tx
-            .selectFrom('sessions')
-            .select('user_id')
-            .where('id_hash', '=', key)
-            .executeTakeFirst();
-          if (row) return row.user_id;
-        }
-        return undefined;
-      };
-      const userId = await owner();
-      if (userId === undefined) return;
       await lockUser(tx, userId);
-      const keys = await repo.chainOf(hashOf(id));
+      const keys = await new SessionsRepo(tx).chainOf(hashOf(id));
       await tx.deleteFrom('sessions').where('id_hash', 'in', keys).where('user_id', '=', userId).execute();
     });
   }

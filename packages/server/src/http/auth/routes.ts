@@ -118,7 +118,8 @@ export function authRoutes(ctx: ServerContext): FastifyPluginAsync {
         schema: { summary: 'end the session', response: { 200: statusLine('the session has ended') } },
       },
       async (request, reply) => {
-        await ctx.auth.logout(currentAuth(request).sessionId);
+        const { sessionId, user } = currentAuth(request);
+        await ctx.auth.logout(sessionId, user.id);
         return sendStatus(reply, 200);
       },
     );
