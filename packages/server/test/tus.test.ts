@@ -7,7 +7,7 @@ import * as tus from 'tus-js-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPaths } from '../src/files/access/private.js';
 import { ResumableUploads } from '../src/uploads/resumable.js';
-import { startTestApp, type TestApp } from './helpers.js';
+import { ADMIN_PASSWORD, startTestApp, type TestApp } from './helpers.js';
 
 let t: TestApp;
 let token: string;
@@ -307,5 +307,30 @@ describe('tus protocol', () => {
         })
       ).statusCode,
     ).toBe(401);
+  });
+});
+
+describe('an account deleted with uploads pending', () => {
+  it('leaves nothing of them held against the quota of the folder it had', async () => {
+    const fred = await t.createUser({ username: 'fred', scope: '/fred', quota: 10_000 });
+    await fs.mkdir(path.join(t.root, 'fred'), { recursive: true });
+    const asFred = await t.login('fred');
+    for (const name of ['a', 'b', 'c'])
+      expect((await post(`/${name}.bin`, '3000', {}, asFred)).statusCode).toBe(201);
+    const deleted = await t.request(t.adminToken, {
+      method: 'DELETE',
+      url: `/api/users/${fred.id}`,
+      payload: { current_password: ADMIN_PASSWORD },
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    // The next owner of the folder has all of its room.
+    await t.createUser({ username: 'fred2', scope: '/fred', quota: 10_000 });
+    const asFred2 = await t.login('fred2');
+    const put = await t.request(asFred2, {
+      method: 'POST',
+      url: '/api/resources/fits.bin',
+      payload: 'x'.repeat(8_000),
+    });
+    expect(put.statusCode, put.body).toBe(200);
   });
 });

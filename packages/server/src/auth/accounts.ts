@@ -262,4 +262,8 @@ export async function deleteAccount(ctx: AppContext, id: number): Promise<void> 
     await tx.apiTokens.deleteByUser(id);
     await tx.users.delete(id);
   });
+  // Its pending uploads went with it: what they held of quotas is free (their staging files go
+  // with the uploads' sweep), and the instances holding them are told.
+  await ctx.store.reservations.forgetEndedUploads();
+  await ctx.store.notices.publish('uploads', { here: true });
 }

@@ -13,8 +13,8 @@ const RECONNECT_MS = 2_000;
  * connection was lost and made again, every topic is heard once (what was said meanwhile is lost).
  */
 export interface Notices {
-  /** Tells the other instances that `topic` changed (this one is not told). */
-  publish(topic: string): Promise<void>;
+  /** Tells the other instances that `topic` changed (this one too with `here`). */
+  publish(topic: string, opts?: { here?: boolean }): Promise<void>;
   /** Hears `topic` from the other instances. */
   on(topic: string, handler: () => Promise<void>): void;
   /** Where a handler's failure goes (a log); by default nowhere. */
@@ -44,7 +44,10 @@ function noticesWith(
   close: () => Promise<void>,
 ): Notices {
   return {
-    publish,
+    publish: (topic, opts) => {
+      if (opts?.here) handlers.run(topic);
+      return publish(topic);
+    },
     on: (topic, handler) => handlers.on(topic, handler),
     get failed() {
       return handlers.failed;

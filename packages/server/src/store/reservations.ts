@@ -78,6 +78,23 @@ export class ReservationsRepo {
       .execute();
   }
 
+  /**
+   * Forgets the holds of uploads that are neither recorded nor being created: ended without
+   * their hold given back (their user deleted, the records going with the account).
+   */
+  async forgetEndedUploads(): Promise<void> {
+    const recorded = this.sql.selectFrom('uploads').select(sql<string>`'upload:' || id`.as('holder'));
+    const creating = this.sql
+      .selectFrom('upload_creations')
+      .select(sql<string>`'upload:' || id`.as('holder'));
+    await this.sql
+      .deleteFrom('quota_reservations')
+      .where('holder', 'like', 'upload:%')
+      .where('holder', 'not in', recorded)
+      .where('holder', 'not in', creating)
+      .execute();
+  }
+
   /** Forgets what instances not in `live` held (gone, their writes with them); uploads' stay. */
   async forgetInstancesBut(live: readonly string[]): Promise<void> {
     let query = this.sql.deleteFrom('quota_reservations').where('holder', 'not like', 'upload:%');

@@ -356,6 +356,9 @@ export class ResumableUploads {
    * creating the file and recording it). Returns how many uploads were dropped.
    */
   async sweep(now = Date.now()): Promise<number> {
+    // Uploads whose records went without them (their user deleted) hold nothing any more.
+    await this.forgetEnded();
+    await this.ctx.store.reservations.forgetEndedUploads();
     const before = now - this.ctx.config.uploadsExpiry * 1000;
     const stale = await this.ctx.store.uploads.stale(before);
     for (const upload of stale) {
