@@ -161,6 +161,33 @@ describe('dead properties and locks are bounded', () => {
     expect(await fs.readdir(file('carol'))).toEqual(['data.bin']);
   });
 
+  it('counts the properties a move carries into a folder with a quota, through WebDAV and the API', async () => {
+    const carol = await t.user('carol', { quota: 100_000 });
+    const team = await t.user('team', { scope: '/', perm: { ...ALL } });
+    await tree({ 'carol/have.bin': 'h'.repeat(40_000), 'src/a/p.bin': 'p', 'src/b/p.bin': 'p' });
+    for (const leaf of ['a', 'b']) {
+      const set = await dav(
+        'PROPPATCH',
+        `/dav/src/${leaf}/p.bin`,
+        'team',
+        {},
+        setProps({ p: 'x'.repeat(60 * 1024) }),
+      );
+      expect(set.body).toContain('200 OK');
+    }
+    // One byte of files, 60 KiB of properties: past carol's room beside what she has.
+    const moved = await dav('MOVE', '/dav/src/a', 'team', { destination: '/dav/carol/a' });
+    expect(moved.statusCode, moved.body).toBe(507);
+    const renamed = await t.req(team, {
+      method: 'PATCH',
+      url: '/api/resources/src/b?action=rename&destination=%2Fcarol%2Fb',
+    });
+    expect(renamed.statusCode, renamed.body).toBe(507);
+    expect((await fs.readdir(file('carol'))).sort()).toEqual(['have.bin']);
+    expect((await fs.readdir(file('src'))).sort()).toEqual(['a', 'b']);
+    expect((await t.get(carol, '/api/usage/')).json().used).toBe(40_000);
+  });
+
   it('bounds the locks of a resource and of a user with 507, and a lock’s life however it is refreshed', async () => {
     for (let i = 0; i < 16; i++) {
       const res = await dav('LOCK', '/dav/f.txt', 'ann', { depth: '0' }, LOCKINFO('shared', `o${i}`));

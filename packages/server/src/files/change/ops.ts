@@ -149,8 +149,11 @@ async function moveCounted(
     const size = hold.active
       ? await bytesOf(access, src.isSymlink ? { virtual: src.virtual } : src, false)
       : 0;
+    // The WebDAV properties kept on what moves go with it: checked against the quotas it enters
+    // (they count from their records, which follow the move).
+    const props = hold.limited ? await access.quota.propsWithin(access, src.entry) : 0;
     const replaced = overwritten?.active ? await bytesOf(access, dst, false) : 0;
-    await hold.need(size - replaced);
+    await hold.need(size + props - replaced);
     if (replacing) {
       await replacement.apply();
       target = await access.open(dst.virtual, { followFinal: false });
@@ -166,7 +169,7 @@ async function moveCounted(
           sizes: true,
           done: async (bytes, items) => {
             moved += bytes;
-            if (moved > size) await hold.need(moved - replaced);
+            if (moved > size) await hold.need(moved + props - replaced);
             await progress.done?.(bytes, items);
           },
         };
@@ -181,7 +184,11 @@ async function moveCounted(
     // as it renamed it, measured where it landed.
     if (hold.limited && (merging || landed.copied)) await hold.commit(moved);
     else if (!hold.active || merging || landed.copied) await hold.commit(size);
-    else await hold.commit(await renamedBytes(access, hold, src, target, size, replaced, !overwritten));
+    else {
+      // What the hold must cover past the files: their properties, less what was replaced.
+      const beside = props - replaced;
+      await hold.commit(await renamedBytes(access, hold, src, target, size, beside, !overwritten));
+    }
   } finally {
     hold.release();
     overwritten?.release();
@@ -202,7 +209,7 @@ async function renamedBytes(
   src: Opened,
   target: Opened,
   size: number,
-  replaced: number,
+  beside: number,
   undoable: boolean,
 ): Promise<number> {
   const landed = await access.open(target.virtual, { rules: false, followFinal: false });
@@ -218,7 +225,7 @@ async function renamedBytes(
     // A measure that never saw the tree still (renames under it, a folder it cannot read) may
     // have missed anything: refused as a quota passed would be.
     if (!measured.settled) throw unsettledMeasure();
-    await hold.need(bytes - replaced);
+    await hold.need(bytes + beside);
   } catch (err) {
     // Back only from a folder that existed (none was made on the way) into a free name.
     if (!undoable || target.missing.length > 1 || !target.folder || !src.folder) return bytes;

@@ -265,6 +265,12 @@ export class QuotaLedger {
     );
   }
 
+  /** Bytes of the WebDAV properties kept on what lies at `real` and below it. */
+  async propsWithin(access: AccessView, real: string): Promise<number> {
+    const at = access.root.id === USERS_ROOT ? access.rootPathOf(real) : undefined;
+    return at === undefined ? 0 : await this.ctx.store.davProps.bytesWithin(USERS_ROOT, at);
+  }
+
   /** A change of `delta` bytes at the real path `real` that nobody had to check (a delete). */
   async changed(access: AccessView, real: string, delta: number | (() => Promise<number>)): Promise<void> {
     const hold = await this.holdFor(access, real);
