@@ -31,26 +31,44 @@ async function relayTo(target: string) {
   const at = path.join(dir, path.basename(target));
   const open = new Set<net.Socket>();
   let server: net.Server | undefined;
+  // Frozen: connections are taken and nothing flows, as with a stopped (SIGSTOP) server.
+  let frozen = false;
+  const waiting: net.Socket[] = [];
+  const watch = (s: net.Socket) => {
+    open.add(s);
+    s.on('close', () => open.delete(s));
+    s.on('error', () => undefined);
+  };
+  const link = (client: net.Socket) => {
+    const upstream = net.connect(target);
+    watch(upstream);
+    client.pipe(upstream).pipe(client);
+  };
   const restore = () =>
     new Promise<void>((resolve) => {
       server = net.createServer((client) => {
-        const upstream = net.connect(target);
-        for (const s of [client, upstream]) {
-          open.add(s);
-          s.on('close', () => open.delete(s));
-          s.on('error', () => undefined);
-        }
-        client.pipe(upstream).pipe(client);
+        watch(client);
+        if (frozen) waiting.push(client);
+        else link(client);
       });
       server.listen(at, resolve);
     });
+  const freeze = () => {
+    frozen = true;
+    for (const s of open) s.pause();
+  };
+  const thaw = () => {
+    frozen = false;
+    for (const s of open) s.resume();
+    for (const client of waiting.splice(0)) link(client);
+  };
   const cut = async () => {
     const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
     for (const s of open) s.destroy();
     await closed;
   };
   await restore();
-  return { dir, cut, restore };
+  return { dir, cut, restore, freeze, thaw };
 }
 
 describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
@@ -117,6 +135,15 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     expect(listing.json<{ items: { name: string }[] }>().items.map((i) => i.name)).toEqual(['before.txt']);
     expect((await as('POST', '/api/resources/after.txt', 'after')).statusCode).toBe(200);
     expect(await fs.readFile(path.join(a!.root, 'carol', 'before.txt'), 'utf8')).toBe('confirmed');
+  });
+
+  it('answers /health 503 while the database hangs, and 200 once it answers again', async () => {
+    const { relay } = await relayedApp();
+    relay.freeze();
+    const hung = await b!.app.inject({ method: 'GET', url: '/health' });
+    expect(hung.statusCode, hung.body).toBe(503);
+    relay.thaw();
+    await until(async () => (await b!.app.inject({ method: 'GET', url: '/health' })).statusCode === 200);
   });
 
   it('ends, once it is back, a job that ended while it was away: no job stays running for ever', async () => {

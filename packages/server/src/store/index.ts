@@ -4,7 +4,10 @@ import { AttemptsRepo } from './attempts.js';
 import { ReservationsRepo } from './reservations.js';
 import { JobsRepo } from './jobs.js';
 import { InstancesRepo } from './instances.js';
-import { untilStored } from './until-stored.js';
+import { answeredWithin, untilStored } from './until-stored.js';
+
+/** How long `/health` waits for the database to answer before it says it does not. */
+const PING_TIMEOUT_MS = 5_000;
 import { localLockLine, postgresLockLine, type LockLine } from './lock-line.js';
 import { localNotices, postgresNotices, type Notices } from './notices.js';
 import { DavLocksRepo, DavPropsRepo } from './dav.js';
@@ -186,7 +189,7 @@ export async function openStore(database: string): Promise<Store> {
     ...reposOn(sql, settings, instance.id),
     transaction: (work) => sql.transaction().execute((trx) => work(reposOn(trx, settings, instance.id))),
     ping: async () => {
-      await raw`SELECT 1`.execute(sql);
+      await answeredWithin(raw`SELECT 1`.execute(sql), PING_TIMEOUT_MS);
     },
     untilStored: (write) => untilStored(write, closing.signal),
     close: async () => {

@@ -1,5 +1,5 @@
 import type { Client, Pool } from 'pg';
-import { markingLostConnections, markLostConnection } from './postgres.js';
+import { CONNECT_TIMEOUT_MS, markingLostConnections, markLostConnection } from './postgres.js';
 
 /** A lock held across the instances of one database, until released or lost. */
 export interface HeldLock {
@@ -53,7 +53,11 @@ export function postgresLockLine(url: string): LockLine {
   let sections: Promise<Pool> | undefined;
   const sectionPool = () =>
     (sections ??= import('pg').then(({ default: pg }) => {
-      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      const pool = new pg.Pool({
+        connectionString: url,
+        max: 4,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      });
       // A connection the database cuts (an idle one, or one a section holds) must not end the
       // process: the section's query fails instead. Every connection keeps this listener for life.
       pool.on('error', () => undefined);

@@ -242,6 +242,9 @@ CREATE INDEX session_renewals_at ON session_renewals(renewed_at);
 `,
 };
 
+/** How long a new connection to PostgreSQL may take before it fails (as the database being away). */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
 /** PostgreSQL's types that come back as text by default, read as the numbers they are here. */
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -289,6 +292,8 @@ export async function openPostgres(url: string, version: number): Promise<Sql> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    // A server that accepts and never answers (frozen) fails a new connection instead of hanging it.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
         oid === INT8 || oid === NUMERIC

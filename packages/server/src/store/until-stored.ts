@@ -46,3 +46,28 @@ export async function storedOrLater(
     inBackground(store.untilStored(write), failed);
   }
 }
+
+/**
+ * `work`'s answer, or a failure marked as the database's absence once `ms` pass without one: a
+ * database that hangs (a frozen server holds its connections open) is as away as a stopped one,
+ * for what must answer anyway (`/health`).
+ */
+export async function answeredWithin<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          Object.assign(new Error(`the database did not answer within ${ms / 1000} s`), {
+            databaseAway: true,
+          }),
+        ),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
