@@ -114,7 +114,7 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     const token = login.body;
     const as = (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: string | object) =>
       b!.app.inject({ method, url, headers: { 'x-auth': token }, ...(payload !== undefined && { payload }) });
-    return { relay, as, carolId: (await a.ctx.store.users.getByUsername('carol'))!.id };
+    return { relay, as, token, carolId: (await a.ctx.store.users.getByUsername('carol'))!.id };
   }
 
   it('answers 503 with a message meanwhile, and goes on by itself when it is back, nothing lost', async () => {
@@ -197,6 +197,31 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     await until(async () => (await a!.ctx.store.scopeUsage.get('default', '/carol'))?.bytes === 6_000);
     const over = await as('POST', '/api/resources/more.bin', 'y'.repeat(5_000));
     expect(over.statusCode, over.body).toBe(507);
+  });
+
+  it('finishes, when it is asked how far it came, a resumable upload whose last step failed while it was away', async () => {
+    const { relay, token } = await relayedApp();
+    const tus = (method: 'POST' | 'PATCH' | 'HEAD', headers: Record<string, string>, payload?: string) =>
+      b!.app.inject({
+        method,
+        url: '/api/tus/whole.txt',
+        headers: { 'x-auth': token, 'tus-resumable': '1.0.0', ...headers },
+        ...(payload !== undefined && { payload }),
+      });
+    expect((await tus('POST', { 'upload-length': '5' })).statusCode).toBe(201);
+    // Every byte is there when the database goes, just before the file takes its place.
+    seam.next(() => relay.cut());
+    const last = await tus(
+      'PATCH',
+      { 'content-type': 'application/offset+octet-stream', 'upload-offset': '0' },
+      'whole',
+    );
+    expect(last.statusCode, last.body).toBe(503);
+    await relay.restore();
+    let asked: Awaited<ReturnType<typeof tus>> | undefined;
+    await until(async () => (asked = await tus('HEAD', {})).statusCode === 200);
+    expect(asked!.headers['upload-offset']).toBe('5');
+    expect(await fs.readFile(path.join(a!.root, 'carol', 'whole.txt'), 'utf8')).toBe('whole');
   });
 
   it('puts back what it was deleting into the trash when its record cannot be written', async () => {

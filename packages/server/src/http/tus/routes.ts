@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { periodically } from '../periodic.js';
 import { PathParams, TusQuery } from '@filebrowser/contract';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
@@ -36,6 +37,10 @@ export function tusRoutes(
   events: FileEvents = {},
   uploads = new ResumableUploads(ctx),
 ): FastifyPluginAsync {
+  /** Asked as a finished upload lands: its caller may still create, and modify what it replaces. */
+  const landingAllowed = (request: FastifyRequest) => (replacing: boolean) =>
+    callerOf(ctx, request, replacing ? ['create', 'modify'] : ['create']);
+
   /** A finished upload is an upload event like a plain POST: after-hooks and change listeners. */
   async function finished(request: FastifyRequest, reply: FastifyReply, status: UploadStatus) {
     if (!status.completed) return audit(request, { skip: true });
@@ -124,7 +129,20 @@ export function tusRoutes(
       );
 
       const head = async (request: FastifyRequest, reply: FastifyReply) => {
-        const { offset, length } = await uploads.status(currentUser(request), pathOf(request));
+        let status = await uploads.status(currentUser(request), pathOf(request));
+        if (status.offset === status.length) {
+          // Every byte came, but its last step failed where nothing could undo it (the database
+          // away): finished now, as an empty PATCH would, or a client takes it for done with no file.
+          status = await uploads.append(
+            currentUser(request),
+            pathOf(request),
+            String(status.offset),
+            Readable.from([]),
+            landingAllowed(request),
+          );
+          await finished(request, reply, status);
+        }
+        const { offset, length } = status;
         return tusHeaders(reply)
           .code(200)
           .header('Upload-Offset', String(offset))
@@ -156,7 +174,7 @@ export function tusRoutes(
             pathOf(request),
             header(request, 'upload-offset'),
             request.raw,
-            (replacing) => callerOf(ctx, request, replacing ? ['create', 'modify'] : ['create']),
+            landingAllowed(request),
           );
           await finished(request, reply, status);
           const { offset } = status;
