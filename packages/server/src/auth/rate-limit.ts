@@ -201,14 +201,18 @@ export class GuessThrottle {
     now: number,
     message: string,
   ): Promise<void> {
-    const pairLimit =
-      (await this.bySubject.count(subject, now)) >= this.limit ? this.underAttack : this.limit;
+    // Taken first: a right guess of the pair (through another instance) gives back what the pair
+    // counted from all addresses and subjects' counts with it, so a guess is counted against its
+    // subject before its pair can be given back (taken after, its subject count was never given).
+    const bySubject = await this.bySubject.take(subject, now);
+    const pairLimit = bySubject.count - 1 >= this.limit ? this.underAttack : this.limit;
     const byAddress = await this.byAddress.take(addr, now);
     const byPair = await this.byPair.take(pair, now);
     if (byAddress.count > this.limit || byPair.count > pairLimit) {
       // Refused guesses are not counted: they checked nothing.
       await this.byAddress.give(addr, 1, now);
       await this.byPair.give(pair, 1, now);
+      await this.bySubject.give(subject, 1, now);
       const until = Math.max(
         byAddress.count > this.limit ? byAddress.resetAt : now,
         byPair.count > pairLimit ? byPair.resetAt : now,
@@ -216,6 +220,5 @@ export class GuessThrottle {
       const wait = Math.max(1, Math.ceil((until - now) / 1000));
       throw new AppError('too_many_requests', message, { 'Retry-After': String(wait) });
     }
-    await this.bySubject.take(subject, now);
   }
 }
