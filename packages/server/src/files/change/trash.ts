@@ -77,17 +77,25 @@ function itemSegments(item: Pick<StoredTrashItem, 'location'>): string[] {
   return item.location.split('/');
 }
 
+/** A measure in the trash: nobody changes what is there, so one walk is enough (its rename is fresh). */
+const IN_TRASH = { inTrash: true, attempts: 1 };
+
 /**
  * Bytes of an entry in a pinned folder: a file's size, a folder's files summed (links not
  * followed, files of writes in progress included, as a recount counts them), with whether the
  * measure settled (see measure.ts).
  */
-async function sizeOf(access: FileAccess, folder: Pinned, name: string, inTrash = false): Promise<Measured> {
+async function sizeOf(
+  access: FileAccess,
+  folder: Pinned,
+  name: string,
+  where: { inTrash?: boolean; attempts?: number },
+): Promise<Measured> {
   const node = await folder.lookup(name);
   if (!node) return { bytes: 0, settled: true };
   try {
     if (!node.stat.isDirectory()) return { bytes: node.stat.size, settled: true };
-    return await measureTree(access, node, '/' + name, { follow: false, staging: true, inTrash });
+    return await measureTree(access, node, '/' + name, { follow: false, staging: true, ...where });
   } finally {
     await node.close();
   }
@@ -107,7 +115,7 @@ export async function remeasureTrash(
   for (const item of await ctx.store.trash.deletedBelowSince(access.root.id, place, since)) {
     const name = path.posix.basename(item.rootPath);
     const size = await inTrash(ctx, itemSegments(item), false, async (folder) =>
-      Math.max(item.size, (await sizeOf(access, folder, name, true)).bytes),
+      Math.max(item.size, (await sizeOf(access, folder, name, IN_TRASH)).bytes),
     ).catch(() => undefined);
     if (size !== undefined && size !== item.size) await ctx.store.trash.setSize(item.id, size);
   }
@@ -138,8 +146,10 @@ export async function moveToTrash(
   // again once it is in the trash, where nobody changes it: what was written into it while the
   // first measure walked is counted. One that does not settle where a quota counts it (renames
   // under it, a folder the server cannot read) is not deleted: its bytes would leave the count.
-  const before = await sizeOf(access, r.folder!, name);
-  if (!before.settled && (await access.quota.counts(access, r.entry))) throw unsettledMeasure();
+  const counted = await access.quota.counts(access, r.entry);
+  // Walked until still only where a quota counts it (a walk after a change waits a moment first).
+  const before = await sizeOf(access, r.folder!, name, { attempts: counted ? undefined : 1 });
+  if (!before.settled && counted) throw unsettledMeasure();
   const size = before.bytes;
   return inTrash(ctx, [String(user.id)], true, async (userFolder) => {
     const folder = await makeEntryFolder(userFolder, id, TRASH_DIR_MODE);
@@ -174,7 +184,7 @@ export async function moveToTrash(
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
       } else {
-        item.size = Math.max(size, (await sizeOf(access, folder, name, true)).bytes);
+        item.size = Math.max(size, (await sizeOf(access, folder, name, IN_TRASH)).bytes);
         await recordOrPutBack(ctx, item, { folder, name }, { folder: r.folder!, name }, () =>
           removeTree(userFolder, id),
         );
