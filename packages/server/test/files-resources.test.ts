@@ -559,7 +559,7 @@ describe('GET /api/resources/recursive and /api/usage', () => {
     expect(entries.at(-1)).toMatchObject({ path: deep, size: 6, isDir: false });
     // Removed (not into the trash) as deep as it was made: the temporary folder's removal cannot name paths that long.
     expect((await t.req(bob, { method: 'DELETE', url: '/api/resources/deep' })).statusCode).toBe(204);
-  });
+  }, 180_000);
 
   it('reports disk usage for folders and zeros for files', async () => {
     const dir = json<{ total: number; used: number }>((await t.get(bob, '/api/usage/')).body);

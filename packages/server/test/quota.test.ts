@@ -479,6 +479,7 @@ describe('parallel writes', () => {
     });
   });
 
+  // Every step at that depth goes through 3,000 folders: long on a busy machine (a bound, not a measure).
   it('a recount walks a tree thousands of folders deep to its bottom', async () => {
     await t.ctx.store.settings.save({
       ...t.ctx.store.settings.get(),
@@ -492,7 +493,7 @@ describe('parallel writes', () => {
     // Removed as deep as it was made (the folder's own path is longer than any path may be).
     expect((await del(bob, '/deep')).statusCode).toBe(204);
     expect((await usage(bob, '?recount=true')).used).toBe(0);
-  });
+  }, 180_000);
 
   it('a recount under which a folder not yet walked is swapped for a file walks again', async () => {
     await fs.mkdir(file('bob', 'a'));

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Sql } from './sql.js';
+import { inTransaction, type Sql } from './sql.js';
 
 /** The holder of a pending resumable upload's reservation: any instance may go on with it. */
 export const uploadHolder = (id: string): string => `upload:${id}`;
@@ -14,9 +14,16 @@ export const uploadHolder = (id: string): string => `upload:${id}`;
 export class ReservationsRepo {
   constructor(private readonly sql: Sql) {}
 
-  /** Adds `delta` bytes (negative: gives them back) to `holder`'s hold on each scope. */
+  /**
+   * Adds `delta` bytes (negative: gives them back) to `holder`'s hold on each scope, all or none:
+   * a change tried again once the database is back (a give-back) is never half applied before.
+   */
   async add(holder: string, scopes: readonly string[], delta: number): Promise<void> {
     if (delta === 0) return;
+    await inTransaction(this.sql, (tx) => new ReservationsRepo(tx).addEach(holder, scopes, delta));
+  }
+
+  private async addEach(holder: string, scopes: readonly string[], delta: number): Promise<void> {
     for (const scope of scopes) {
       await this.sql
         .insertInto('quota_reservations')
