@@ -53,7 +53,9 @@ export class InstanceRegistry {
     }
     await store.instances.register(this.record(now));
     this.lastBeat = now;
-    await this.settleDead(now);
+    // Nobody could beat while the database was down: an instance silent since before it started
+    // again is judged from then (a start just after an outage does not settle the running others).
+    await this.settleDead(now, await store.instances.upSince());
   }
 
   /** Says this instance is running, then settles what dead ones left (one instance at a time). */
@@ -89,11 +91,11 @@ export class InstanceRegistry {
    * Finishes or undoes the moves, removes the staging files, forgets the quota reservations and
    * fails the jobs of every instance that is not running (`live`: this one and those heard from within DEAD_AFTER_MS), then forgets the dead.
    */
-  private async settleDead(now: number): Promise<void> {
+  private async settleDead(now: number, upSince = 0): Promise<void> {
     const { store, log } = this.ctx;
     const instances = await store.instances.list();
     const live = new Set([this.id]);
-    for (const i of instances) if (i.seenAt >= now - DEAD_AFTER_MS) live.add(i.id);
+    for (const i of instances) if (Math.max(i.seenAt, upSince) >= now - DEAD_AFTER_MS) live.add(i.id);
     await moveJournalOf(store, log).recover([...live]);
     await stagingLedgerOf(store).sweep(log, [...live]);
     // Their writes in progress ended with them: what those held back from the quotas is free.

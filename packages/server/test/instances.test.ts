@@ -676,6 +676,30 @@ describe.skipIf(!onPostgres)('two instances on one database and one folder', () 
     expect(await ids()).not.toContain('waiting');
   });
 
+  it('take none for dead as one starts just after the database did: they could not beat', async () => {
+    // Silent for longer than DEAD_AFTER_MS, but only because the database was down until a
+    // moment ago: here, one started just now (`at` is a moment after it came up).
+    const upSince = await bStore.instances.upSince();
+    await bStore.instances.register({
+      id: 'was-waiting',
+      host: 'h',
+      pid: 1,
+      startedAt: 1,
+      seenAt: upSince - DEAD_AFTER_MS - 1,
+    });
+    // B starts again (its row made anew).
+    const startB = async (at: number) => {
+      await bStore.instances.remove(bStore.instance.id);
+      await new InstanceRegistry(b.ctx).start(at);
+    };
+    await startB(upSince + 1_000);
+    const ids = (await bStore.instances.list()).map((i) => i.id);
+    expect(ids).toContain('was-waiting');
+    // Still silent two minutes after the database came up: dead.
+    await startB(upSince + DEAD_AFTER_MS + 1_000);
+    expect((await bStore.instances.list()).map((i) => i.id)).not.toContain('was-waiting');
+  });
+
   it('take none of them for dead because the clock of one host runs ahead: times are the database’s', async () => {
     const ahead = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + 3 * DEAD_AFTER_MS);
     try {

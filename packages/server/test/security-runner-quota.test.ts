@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../src/auth/accounts.js';
+import { quotaLedgerOf } from '../src/files/change/quota.js';
 import type { StoredUser } from '../src/store/users.js';
 import {
   PASSWORD,
@@ -77,6 +78,28 @@ describe.each(['bwrap', 'off'] as const)('commands and quotas (sandbox: %s)', (s
   });
 
   afterAll(() => stopServer(s));
+
+  it('counts the room it lent a command as written while the walks after it cannot see the whole scope (a red-team finding)', async () => {
+    // A folder the server cannot list, or one too deep to walk, hid what commands wrote into it:
+    // here every walk after the command sees the scope change under it.
+    expect((await upload('spin.bin', 1)).statusCode).toBe(200);
+    let n = 0;
+    quotaLedgerOf(s.ctx).walkStep = async (real) => {
+      if (!/^(spin\.bin|moving-\d+)$/.test(path.basename(real))) return;
+      await fs.rename(real, path.join(path.dirname(real), `moving-${++n}`)).catch(() => undefined);
+    };
+    try {
+      const dd = await run(s, token, 'dd if=big.bin of=part.bin bs=1000 count=100');
+      expect(dd, dd.lines.join('\n')).toMatchObject({ code: 1000 });
+    } finally {
+      quotaLedgerOf(s.ctx).walkStep = undefined;
+    }
+    const counted = await s.app.inject({ method: 'GET', url: '/api/usage/', headers: { 'x-auth': token } });
+    expect(counted.json<{ used: number }>().used).toBeGreaterThanOrEqual(QUOTA);
+    expect((await upload('more.bin', 1)).statusCode).toBe(507);
+    // A walk that sees it all counts what is there.
+    expect(await usage()).toMatchObject({ used: 700_001 });
+  });
 
   it('cuts a file written past the room the quota leaves, and says so', async () => {
     const dd = await run(s, token, 'dd if=big.bin of=copy.bin bs=65536');

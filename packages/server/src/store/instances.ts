@@ -32,6 +32,15 @@ export class InstancesRepo {
     return Number(rows[0]!.ms);
   }
 
+  /** Since when the database has been running (0 on a SQLite file: it is this process's). */
+  async upSince(): Promise<number> {
+    if (dialectOf(this.sql) !== 'postgres') return 0;
+    const { rows } = await sql<{
+      ms: string | number;
+    }>`SELECT floor(extract(epoch from pg_postmaster_start_time()) * 1000) AS ms`.execute(this.sql);
+    return Number(rows[0]!.ms);
+  }
+
   async register(record: InstanceRecord): Promise<void> {
     await this.sql
       .insertInto('instances')

@@ -59,7 +59,7 @@ export class QuotaLedger {
   /** Bytes reserved by writes in progress, per quota'd scope. */
   private readonly reserved: Reservations;
   /** Walks in progress, shared by everyone who needs the count meanwhile. */
-  private readonly walks = new Map<string, Promise<void>>();
+  private readonly walks = new Map<string, Promise<boolean>>();
   /** Changes made while a scope was being walked: added to the walk's result. */
   private readonly duringWalk = new Map<string, number>();
   /** Counted scopes (the store's rows), read once. */
@@ -307,9 +307,10 @@ export class QuotaLedger {
    * entry moved (by anyone) from where it had not been to where it had been is missed. So a walk
    * that saw the tree change under it (`WalkOptions.changes`) is made again, and after
    * `WALK_ATTEMPTS` such walks the largest count is kept, or the stored one when it is larger:
-   * a count is lowered only by a walk that saw nothing change.
+   * a count is lowered only by a walk that saw nothing change. Answers whether the count kept
+   * came from such a walk (settled).
    */
-  recount(access: AccessView, scope: string): Promise<void> {
+  recount(access: AccessView, scope: string): Promise<boolean> {
     const running = this.walks.get(scope);
     if (running) return running;
     const walk = (async () => {
@@ -325,10 +326,10 @@ export class QuotaLedger {
           const kept = await this.exclusive(async () => {
             const meanwhile = await this.changedMeanwhile(scope, before);
             // Another instance counted it meanwhile: its count is as fresh, and stays.
-            if (meanwhile === undefined) return true;
+            if (meanwhile === undefined) return { settled: true };
             const counted = Math.max(0, bytes + meanwhile);
             largest = Math.max(largest, counted);
-            if (changed && attempt < WALK_ATTEMPTS) return false;
+            if (changed && attempt < WALK_ATTEMPTS) return undefined;
             // Walks that all saw changes (or folders they could not read) may all have missed
             // something: they raise the count, never lower it.
             const stored = changed
@@ -341,9 +342,9 @@ export class QuotaLedger {
               countedAt: Date.now(),
             });
             (await this.countedScopes()).add(scope);
-            return true;
+            return { settled: !changed };
           });
-          if (kept) return;
+          if (kept) return kept.settled;
         }
       } finally {
         this.duringWalk.delete(scope);
@@ -394,7 +395,8 @@ export class QuotaLedger {
    * without holding their room. `room` is the least of them (undefined: no quota applies), `over`
    * a covering quota the scope already passed. Counts a walk is correcting are waited for.
    * `settle`, once the command has ended, walks the counted scopes it could have changed again
-   * and then lets the room go: its writes are counted before anyone else may use that room;
+   * and then lets the room go: its writes are counted before anyone else may use that room (when
+   * a walk could not see the whole scope, the room it was lent counts as written);
    * `release` lets it go at once (a command that never started).
    */
   async lendToCommand(access: AccessView): Promise<{
@@ -413,9 +415,13 @@ export class QuotaLedger {
         .map(([, walk]) => walk.catch(() => undefined)),
     );
     const hold = await this.holdFor(access, access.scope.real);
+    let lent = 0;
     const settle = async () => {
       try {
-        await this.recountOverlapping(access, place);
+        // Its writes are counted by the walks after it: walks that could not see the whole scope
+        // (changed under them, a folder they cannot read or too deep to walk, a failure) may have
+        // missed them, so what it was lent counts as written until a walk sees it all.
+        if (!(await this.recountOverlapping(access, place)) && lent > 0) await hold.commit(lent);
       } finally {
         hold.release();
       }
@@ -432,8 +438,9 @@ export class QuotaLedger {
       }
       const inside = (await this.limits(access)).filter((l) => l.scope !== place && isInside(place, l.scope));
       for (const l of inside) await this.ensureCounted(access, l.scope);
+      lent = (await hold.holdAllRoom()) ?? 0;
       const rooms = [
-        await hold.holdAllRoom(),
+        hold.limited ? lent : undefined,
         inside.length > 0 ? await this.room(inside, 0) : undefined,
       ].filter((r): r is number => r !== undefined);
       if (rooms.length === 0) return { settle, release };
@@ -504,13 +511,17 @@ export class QuotaLedger {
    * A change the server cannot follow byte by byte (a command run in a scope): the counted
    * scopes overlapping it are walked again.
    */
-  private async recountOverlapping(access: AccessView, place: string): Promise<void> {
+  private async recountOverlapping(access: AccessView, place: string): Promise<boolean> {
+    let settled = true;
     for (const scope of await this.countedScopes()) {
       if (!overlaps(scope, place)) continue;
-      await this.recount(access, scope).catch((err: unknown) =>
-        this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota'),
-      );
+      const done = await this.recount(access, scope).catch((err: unknown) => {
+        this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota');
+        return false;
+      });
+      settled &&= done;
     }
+    return settled;
   }
 
   /** Recounts every counted scope (drift from changes made outside the server). */
@@ -522,9 +533,14 @@ export class QuotaLedger {
       try {
         await this.recount(access, scope);
       } catch (err) {
-        // A scope folder that went away is counted again once it is needed.
-        await this.ctx.store.scopeUsage.delete(USERS_ROOT, scope);
-        (await this.countedScopes()).delete(scope);
+        // A scope folder that went away is counted again once it is needed. Any other failure
+        // (a tree too deep to walk, no descriptors left) keeps the count it had: forgotten, every
+        // write below it would walk again, and fail, until someone repairs the tree.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') {
+          await this.ctx.store.scopeUsage.delete(USERS_ROOT, scope);
+          (await this.countedScopes()).delete(scope);
+        }
         this.ctx.log.warn({ err, scope }, 'a scope could not be recounted for its quota');
       }
     }
