@@ -4,6 +4,7 @@ import type { TrashItem, Usage } from '@filebrowser/contract';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { measureSeam } from '../src/files/change/measure.js';
 import { quotaLedgerOf } from '../src/files/change/quota.js';
+import { fileAccessFor } from '../src/files/access/access.js';
 import { ALL, startFilesApp, type FilesApp } from './files-helpers.js';
 
 /**
@@ -76,6 +77,22 @@ describe('a recount', () => {
       current = next;
     };
     expect((await usage('?recount=true')).used).toBe(4_100);
+  });
+});
+
+describe('the hourly recount of every scope', () => {
+  it('keeps the count of a scope it could not walk: writes below do not walk again and fail', async () => {
+    expect((await upload(bob, '/first.bin', bytes(1_000))).statusCode).toBe(200);
+    // A tree deeper than the descriptors a walk may hold, say: the walk fails, not as a refusal.
+    quotaLedgerOf(t.ctx).walkStep = () => {
+      throw Object.assign(new Error('too many open files'), { code: 'EMFILE' });
+    };
+    const user = (await t.ctx.store.users.getByUsername('root'))!;
+    await quotaLedgerOf(t.ctx).recountAll(await fileAccessFor(t.ctx, user));
+    const put = await upload(bob, '/second.bin', bytes(1_000));
+    expect(put.statusCode, put.body).toBe(200);
+    quotaLedgerOf(t.ctx).walkStep = undefined;
+    expect((await usage()).used).toBe(2_000);
   });
 });
 
