@@ -47,6 +47,8 @@ export class QuotaHold {
   private held: number;
   private checked = false;
   private done = false;
+  /** A commit is under way (perhaps stored later): it gives the hold back itself. */
+  private committing = false;
   private readonly holder: string;
   private readonly forgetOnRelease: boolean;
 
@@ -134,14 +136,21 @@ export class QuotaHold {
     // them twice or not at all: the give-back is waited for inside the section (shared
     // reservations are rows in the database).
     // What it counts is on disk already: a count the database cannot take now (PostgreSQL away)
-    // is stored once it is back, never lost (the hold is given back with it, or by its release).
-    await this.ledger.storedOrLater(() =>
-      this.ledger.exclusive(async () => {
-        await this.ledger.record(this.gaining, delta);
-        await this.ledger.record(this.losing, -delta);
-        await this.giveBack();
-      }),
-    );
+    // is stored once it is back, never lost, and the hold is given back with it, in the same step,
+    // never before by a release (between the two, another write would find the room free).
+    this.committing = true;
+    try {
+      await this.ledger.storedOrLater(() =>
+        this.ledger.exclusive(async () => {
+          await this.ledger.record(this.gaining, delta);
+          await this.ledger.record(this.losing, -delta);
+          await this.giveBack();
+        }),
+      );
+    } catch (err) {
+      this.committing = false;
+      throw err;
+    }
   }
 
   /**
@@ -150,6 +159,7 @@ export class QuotaHold {
    * safe side).
    */
   release(): void {
+    if (this.committing) return;
     inBackground(this.giveBack(), () => undefined);
   }
 
