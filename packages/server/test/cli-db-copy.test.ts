@@ -168,7 +168,7 @@ describe('db copy', () => {
     expect(there.err).toBe('');
     expect(there.code).toBe(0);
     expect(there.out).toMatch(
-      /^Copied \d+ rows from .* to postgres:\/\/postgres@localhost\/fb_\w+ \(.*\); the counts match\.\n$/,
+      /^Copied \d+ rows from .* to postgres:\/\/postgres@\S+\/fb_\w+ \(.*\); the counts match\.\n$/,
     );
     const pg = await openStore(url);
     try {
@@ -203,7 +203,7 @@ describe('db copy', () => {
     const refused = await cli(['db', 'copy', '--from', file, '--to', url]);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(
-      /^error: database postgres:\/\/postgres@localhost\/fb_\w+ already holds File Browser's data: copy into a new database\n$/,
+      /^error: database postgres:\/\/postgres@\S+\/fb_\w+ already holds File Browser's data: copy into a new database\n$/,
     );
     const missing = await cli([
       'db',

@@ -61,6 +61,7 @@ function heldWhileSent(root: string): { perEntry: number; length: number } {
 
 let root: string;
 
+// 20,000 files made one by one: a bound for a busy machine (the full run met 30 s), not a measure.
 beforeAll(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), 'fb-listing-memory-'));
   const big = path.join(root, 'big');
@@ -74,11 +75,11 @@ beforeAll(async () => {
       '',
     );
   }
-});
+}, 180_000);
 
 afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
-});
+}, 180_000);
 
 describe('a big listing being sent', () => {
   it('holds its names and a few bytes an entry, not an object per entry', () => {
