@@ -228,6 +228,10 @@ describe.skipIf(!onPostgres)('PostgreSQL going away while serving', () => {
     await until(async () => (asked = await tus('HEAD', {})).statusCode === 200);
     expect(asked!.headers['upload-offset']).toBe('5');
     expect(await fs.readFile(path.join(a!.root, 'carol', 'whole.txt'), 'utf8')).toBe('whole');
+    // Recorded as the upload it finished (the asking alone is not).
+    await b!.ctx.audit.flush();
+    const records = await a!.ctx.store.audit.list({ action: 'file.upload', pathPrefix: '/whole.txt' }, 10);
+    expect(records.map((r) => r.status).sort()).toEqual([200, 503]);
   });
 
   it('puts back what it was deleting into the trash when its record cannot be written', async () => {

@@ -129,8 +129,11 @@ export function tusRoutes(
       );
 
       const head = async (request: FastifyRequest, reply: FastifyReply) => {
+        // Asking how far an upload came is no upload: recorded only when it finishes one.
+        audit(request, { skip: true });
         let status = await uploads.status(currentUser(request), pathOf(request));
         if (status.offset === status.length) {
+          audit(request, { skip: false });
           // Every byte came, but its last step failed where nothing could undo it (the database
           // away): finished now, as an empty PATCH would, or a client takes it for done with no file.
           status = await uploads.append(
@@ -152,8 +155,8 @@ export function tusRoutes(
       const progress = schema('how far an upload is', {
         response: { 200: empty('Upload-Offset and Upload-Length say it') },
       });
-      app.head(url, { config: uploader, schema: progress }, head);
-      app.get(url, { config: uploader, schema: progress }, head);
+      app.head(url, { config: { ...uploader, audit: uploadAudit }, schema: progress }, head);
+      app.get(url, { config: { ...uploader, audit: uploadAudit }, schema: progress }, head);
 
       // The guard checks the permission first (contract 13: 403 before 415).
       app.patch(
