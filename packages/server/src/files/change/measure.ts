@@ -76,6 +76,31 @@ export async function measureTree(
 }
 
 /**
+ * The entry `name` of a pinned folder, measured: a folder's tree (links in it not followed,
+ * files of writes in progress counted, as a recount counts them); for anything else the size
+ * it stands at (the trash records a link so), or, given the caller's `st`, a file's size and
+ * nothing for the rest (a merge's count), without a lookup.
+ */
+export async function measureEntry(
+  access: AccessView,
+  folder: Pinned,
+  name: string,
+  opts: { attempts?: number; inTrash?: boolean } = {},
+  st?: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
+): Promise<Measured> {
+  if (st?.isFile()) return { bytes: Number(st.size), settled: true };
+  if (st && !st.isDirectory()) return { bytes: 0, settled: true };
+  const node = await folder.lookup(name);
+  if (!node) return { bytes: 0, settled: true };
+  try {
+    if (!node.stat.isDirectory()) return { bytes: node.stat.size, settled: true };
+    return await measureTree(access, node, '/' + name, { follow: false, staging: true, ...opts });
+  } finally {
+    await node.close();
+  }
+}
+
+/**
  * What an opened path names, measured: a file's size, a folder's tree (see `measureTree`; a
  * move's measure counts staging names, a copy's follows links as the copy makes them).
  * `attempts` 1: one walk, for what only checks ahead (a move's or copy's size before it starts)

@@ -14,7 +14,7 @@ import {
 } from '../access/anchor.js';
 import type { Opened } from '../access/resolver.js';
 import { isStagingName, stagingName } from '../access/staging-names.js';
-import { measureTree, unsettledMeasure, type Measured } from './measure.js';
+import { measureEntry, unsettledMeasure } from './measure.js';
 import type { QuotaHold } from './quota-hold.js';
 import { renameInto } from './rename-into.js';
 import { renameToFreeName } from './numbered-name.js';
@@ -96,7 +96,7 @@ async function mergeFolder(
   let unsettled: number | undefined;
   try {
     if (progress.sizes) {
-      const measured = await entryMeasure(access, place.folder, place.name, src.linkStat!);
+      const measured = await measureEntry(access, place.folder, place.name, {}, src.linkStat!);
       if (!measured.settled) {
         unsettled = measured.bytes;
         throw unsettledMeasure();
@@ -110,10 +110,11 @@ async function mergeFolder(
       () => false,
     );
     if (!back && unsettled !== undefined) {
-      const counted = unsettled;
-      await Promise.resolve()
-        .then(() => progress.done?.(counted, 0))
-        .catch(() => undefined);
+      try {
+        await progress.done?.(unsettled, 0);
+      } catch {
+        // Counted, whatever the meter answers: it stays where it landed.
+      }
     }
     if (!back) return;
     await makeEntryFolder(place.folder, place.name, dstMode).then(
@@ -341,24 +342,6 @@ function bytesOfEntry(st: { isFile(): boolean; size: bigint | number }): number 
   return st.isFile() ? Number(st.size) : 0;
 }
 
-/** Bytes of an entry as it is (a folder's files, walked; a link counts nothing). */
-async function entryMeasure(
-  access: FileAccess,
-  folder: Pinned,
-  name: string,
-  st: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
-): Promise<Measured> {
-  if (st.isFile()) return { bytes: Number(st.size), settled: true };
-  if (!st.isDirectory()) return { bytes: 0, settled: true };
-  const pin = await folder.lookup(name);
-  if (!pin) return { bytes: 0, settled: true };
-  try {
-    return await measureTree(access, pin, '/', { follow: false, staging: true });
-  } finally {
-    await pin.close();
-  }
-}
-
 /** What landed, measured there: a measure that did not settle refuses the merge (it all goes back). */
 async function entryBytes(
   access: FileAccess,
@@ -366,7 +349,7 @@ async function entryBytes(
   name: string,
   st: { isFile(): boolean; isDirectory(): boolean; size: bigint | number },
 ): Promise<number> {
-  const measured = await entryMeasure(access, folder, name, st);
+  const measured = await measureEntry(access, folder, name, {}, st);
   if (!measured.settled) throw unsettledMeasure();
   return measured.bytes;
 }

@@ -12,7 +12,7 @@ import { assertDeletable, deletePath } from './ops.js';
 import { freeDestination, moveEntry } from './transfer.js';
 import { placeOf } from './write.js';
 import { serverPaths } from '../access/private.js';
-import { bytesOf, measureTree, unsettledMeasure, type Measured } from './measure.js';
+import { bytesOf, measureEntry, unsettledMeasure } from './measure.js';
 import { joinVirtual, type Opened } from '../access/resolver.js';
 import { renameInto } from './rename-into.js';
 import { storedOrLater } from '../../store/until-stored.js';
@@ -81,27 +81,6 @@ function itemSegments(item: Pick<StoredTrashItem, 'location'>): string[] {
 const IN_TRASH = { inTrash: true, attempts: 1 };
 
 /**
- * Bytes of an entry in a pinned folder: a file's size, a folder's files summed (links not
- * followed, files of writes in progress included, as a recount counts them), with whether the
- * measure settled (see measure.ts).
- */
-async function sizeOf(
-  access: FileAccess,
-  folder: Pinned,
-  name: string,
-  where: { inTrash?: boolean; attempts?: number },
-): Promise<Measured> {
-  const node = await folder.lookup(name);
-  if (!node) return { bytes: 0, settled: true };
-  try {
-    if (!node.stat.isDirectory()) return { bytes: node.stat.size, settled: true };
-    return await measureTree(access, node, '/' + name, { follow: false, staging: true, ...where });
-  } finally {
-    await node.close();
-  }
-}
-
-/**
  * Measures again what was deleted from `place` (a place below the root) or below it since `since`:
  * a program that still had a file open when it was deleted (a command writing it) goes on growing
  * it in the trash, where the size recorded at the delete would not count it.
@@ -115,7 +94,7 @@ export async function remeasureTrash(
   for (const item of await ctx.store.trash.deletedBelowSince(access.root.id, place, since)) {
     const name = path.posix.basename(item.rootPath);
     const size = await inTrash(ctx, itemSegments(item), false, async (folder) =>
-      Math.max(item.size, (await sizeOf(access, folder, name, IN_TRASH)).bytes),
+      Math.max(item.size, (await measureEntry(access, folder, name, IN_TRASH)).bytes),
     ).catch(() => undefined);
     if (size !== undefined && size !== item.size) await ctx.store.trash.setSize(item.id, size);
   }
@@ -148,7 +127,7 @@ export async function moveToTrash(
   // under it, a folder the server cannot read) is not deleted: its bytes would leave the count.
   const counted = await access.quota.counts(access, r.entry);
   // Walked until still only where a quota counts it (a walk after a change waits a moment first).
-  const before = await sizeOf(access, r.folder!, name, { attempts: counted ? undefined : 1 });
+  const before = await measureEntry(access, r.folder!, name, { attempts: counted ? undefined : 1 });
   if (!before.settled && counted) throw unsettledMeasure();
   const size = before.bytes;
   return inTrash(ctx, [String(user.id)], true, async (userFolder) => {
@@ -184,7 +163,7 @@ export async function moveToTrash(
           'the trash is on another file system than this item: it was copied into the trash, then removed',
         );
       } else {
-        item.size = Math.max(size, (await sizeOf(access, folder, name, IN_TRASH)).bytes);
+        item.size = Math.max(size, (await measureEntry(access, folder, name, IN_TRASH)).bytes);
         await recordOrPutBack(ctx, item, { folder, name }, { folder: r.folder!, name }, () =>
           removeTree(userFolder, id),
         );
@@ -200,8 +179,9 @@ export async function moveToTrash(
 
 /**
  * Records an item renamed into the trash. Not recorded (the database away), it goes back where it
- * was (`putBack` removes what held it) and the delete fails: an item in the trash without a record could never be restored or
- * purged. Its old name taken meanwhile, it stays, recorded once the database is back.
+ * was (`putBack` removes what held it) and the delete fails: an item in the trash without a record
+ * could never be restored or purged. Its old name taken meanwhile, it stays, recorded once the
+ * database is back.
  */
 async function recordOrPutBack(
   ctx: AppContext,
